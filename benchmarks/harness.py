@@ -1,0 +1,137 @@
+"""The project's benchmark harness: medians, ratios to a baseline measured in the same run, peak memory.
+
+Every figure is printed next to its baseline and goal, as ``name: value (baseline) ratio=R goal<=G PASS|MISS``.
+Benchmarks are run by hand (``python -m benchmarks.<name>``), never inside the unit-test suite.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+RESULTS: list[Figure] = []
+
+
+@dataclass
+class Figure:
+    name: str
+    value: float
+    unit: str
+    baseline_name: str | None = None
+    baseline: float | None = None
+    goal: float | None = None
+    goal_kind: str = "ratio"  # "ratio" (value/baseline <= goal) or "absolute" (value <= goal)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.baseline is None or self.baseline == 0:
+            return None
+        return self.value / self.baseline
+
+    @property
+    def met(self) -> bool | None:
+        if self.goal is None:
+            return None
+        measured = self.ratio if self.goal_kind == "ratio" else self.value
+        return None if measured is None else measured <= self.goal
+
+
+def median_time(fn: Callable[[], object], *, repeat: int = 15, warmup: int = 2) -> float:
+    """Median wall time of ``fn()`` in seconds, garbage collector paused during each call."""
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            fn()
+            samples.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return statistics.median(samples)
+
+
+def median_command_time(
+    argv: Sequence[str],
+    *,
+    repeat: int = 21,
+    warmup: int = 3,
+    stdin: bytes = b"",
+    env: dict[str, str] | None = None,
+) -> float:
+    """Median wall time of running ``argv`` to completion with ``stdin`` (seconds)."""
+
+    def run() -> None:
+        subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+    return median_time(run, repeat=repeat, warmup=warmup)
+
+
+def interleaved_command_times(
+    commands: dict[str, tuple[Sequence[str], bytes]],
+    *,
+    repeat: int = 21,
+    env: dict[str, str] | None = None,
+) -> dict[str, float]:
+    """Median times of several commands, run round-robin so machine noise hits them all alike."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(3):
+        for argv, data in commands.values():
+            subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    for _ in range(repeat):
+        for name, (argv, data) in commands.items():
+            start = time.perf_counter()
+            subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def peak_memory(fn: Callable[[], object]) -> int:
+    """Peak bytes allocated by Python while ``fn()`` runs (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def report(fig: Figure) -> Figure:
+    """Print one figure and remember it for :func:`dump_json`."""
+    RESULTS.append(fig)
+    scale, unit = (1e3, "ms") if fig.unit == "s" else (1.0, fig.unit)
+    text = f"{fig.name}: {fig.value * scale:.3f} {unit}"
+    if fig.baseline is not None:
+        text += f"  (baseline {fig.baseline_name}: {fig.baseline * scale:.3f} {unit})"
+    if fig.ratio is not None:
+        text += f"  ratio={fig.ratio:.2f}x"
+    if fig.goal is not None:
+        bound = f"{fig.goal}x" if fig.goal_kind == "ratio" else f"{fig.goal * scale:g} {unit}"
+        text += f"  goal<={bound} {'PASS' if fig.met else 'MISS'}"
+    for key, val in fig.extra.items():
+        text += f"  {key}={val}"
+    print(text, flush=True)
+    return fig
+
+
+def dump_json(path: str | None = None) -> None:
+    """Write every reported figure as JSON (to ``path`` or ``$BENCH_JSON`` when set)."""
+    target = path or os.environ.get("BENCH_JSON")
+    if not target:
+        return
+    rows = [dict(asdict(f), ratio=f.ratio, met=f.met) for f in RESULTS]
+    with open(target, "w", encoding="utf-8") as fh:
+        json.dump({"python": sys.version, "figures": rows}, fh, indent=2)

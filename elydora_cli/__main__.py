@@ -1,0 +1,3 @@
+from elydora_cli.main import main
+
+raise SystemExit(main())

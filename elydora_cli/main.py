@@ -1,0 +1,88 @@
+"""The ``elydora`` command: argument parsing, the error boundary and exit codes.
+
+Each sub-command lives in ``elydora_cli/commands/<name>.py`` and exposes ``register(subparsers)``; the module
+must stay cheap to import (heavy imports go inside the command's ``run`` function).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from . import __version__, exitcodes
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "agent",
+    "audit",
+)
+
+
+class UsageError(Exception):
+    """A bad flag or argument combination detected after parsing."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"Error: {message}\n")
+        raise SystemExit(exitcodes.USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
+    parser.add_argument("--version", action="version", version=f"elydora {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
+    parser.add_argument("--log-json", action="store_true", help="log as JSON lines on stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"elydora_cli.commands.{name}")
+        module.register(sub)
+    return parser
+
+
+def _exit_code_for(exc: BaseException) -> int:
+    from elydora_config import errors
+
+    if isinstance(exc, (errors.ConcurrentModificationError, errors.LockTimeoutError)):
+        return exitcodes.CONFLICT
+    if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
+        return exitcodes.RECOVERY
+    return exitcodes.UNHEALTHY
+
+
+def _describe(exc: BaseException) -> str:
+    from elydora_config.errors import ConfigError
+
+    if isinstance(exc, ConfigError):
+        return exc.message
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from elydora_config import log
+
+    log.configure(verbose=args.verbose, json=args.log_json)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return exitcodes.USAGE
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        sys.stderr.write(f"Error: {exc}\n")
+        return exitcodes.USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("Error: interrupted\n")
+        return exitcodes.INTERRUPTED
+    except Exception as exc:  # the CLI boundary: one line, no traceback
+        if args.verbose >= 2:
+            raise
+        sys.stderr.write(f"Error: {_describe(exc)}\n")
+        return _exit_code_for(exc)

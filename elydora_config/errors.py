@@ -1,0 +1,79 @@
+"""The error hierarchy of elydora_config: every error names a path and carries a one-line message."""
+
+from __future__ import annotations
+
+import os
+from typing import Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class ConfigError(Exception):
+    """Base of every error the library raises on purpose.
+
+    ``path`` is the file the problem is about (may be ``None`` for errors not tied to one file);
+    ``reason`` is a short, secret-free, single-line description.
+    """
+
+    def __init__(self, path: PathLike | None, reason: str) -> None:
+        self.path = os.fspath(path) if path is not None else None
+        self.reason = " ".join(str(reason).split())
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        if self.path is None:
+            return self.reason
+        return f"{self.path}: {self.reason}"
+
+
+class MalformedConfigError(ConfigError):
+    """A configuration text could not be parsed (or an edit would make it invalid)."""
+
+    def __init__(self, path: PathLike | None, reason: str, *, line: int = 0, column: int = 0) -> None:
+        self.line = line
+        self.column = column
+        super().__init__(path, reason)
+
+    @property
+    def message(self) -> str:
+        where = self.path if self.path is not None else "<text>"
+        if self.line:
+            where = f"{where}:{self.line}:{self.column}"
+        return f"{where}: {self.reason}"
+
+
+class ConcurrentModificationError(ConfigError):
+    """A file changed between the moment we read it and the moment we were about to replace it."""
+
+
+class UnsafePathError(ConfigError):
+    """A path is a link, not a regular file, has an unsafe name, or is otherwise refused."""
+
+
+class FileTooLargeError(ConfigError):
+    """A file exceeds the size cap the caller gave."""
+
+
+class LockTimeoutError(ConfigError):
+    """The state-directory lock could not be taken in time."""
+
+    def __init__(self, path: PathLike | None, reason: str, *, holder_pid: int | None = None) -> None:
+        self.holder_pid = holder_pid
+        super().__init__(path, reason)
+
+
+class RollbackIncompleteError(ConfigError):
+    """A rollback step could not be done safely; the artifacts to finish by hand are kept."""
+
+    def __init__(self, path: PathLike | None, reason: str, *, recovery_path: PathLike | None = None) -> None:
+        self.recovery_path = os.fspath(recovery_path) if recovery_path is not None else None
+        super().__init__(path, reason)
+
+
+class RecoveryNeededError(ConfigError):
+    """A journal from an interrupted transaction exists; run recovery first."""
+
+
+class InvalidKeyError(ConfigError):
+    """A key encoding is not canonical or not a valid Ed25519 seed."""

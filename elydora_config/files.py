@@ -1,0 +1,216 @@
+"""Physical reads and owner-only durable writes.
+
+* :func:`read_physical` opens with ``O_NOFOLLOW`` relative to a link-checked parent, accepts only regular
+  files, compares the opened file's identity (``fstat``) with the directory entry (``lstat``) and enforces the
+  caller's size cap.
+* :func:`write_atomic` writes a same-directory temporary file created ``0600`` with ``O_EXCL|O_NOFOLLOW``,
+  fsyncs it, sets the kept or requested mode, renames it over the target and fsyncs the directory.
+* :func:`append_private` appends to an owner-only file with ``O_APPEND|O_NOFOLLOW`` in one ``write``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from dataclasses import dataclass
+from typing import Literal, overload
+
+from . import _sysio
+from .errors import FileTooLargeError, MalformedConfigError, PathLike, UnsafePathError
+from .paths import opened_directory, split_target
+
+TEMP_MARKER = ".elydora-tmp-"
+"""Every temporary file the library creates has this in its name; recovery removes stale ones."""
+
+_READ_FLAGS = os.O_RDONLY | _sysio.O_NOFOLLOW | _sysio.O_NONBLOCK
+
+
+@dataclass(frozen=True)
+class PhysicalRead:
+    """The bytes of a regular file together with the ``fstat`` of the very descriptor they came from."""
+
+    data: bytes
+    stat: os.stat_result
+
+
+def temp_name(final_name: str) -> str:
+    """A fresh, unpredictable temporary name in the target's directory."""
+    return f".{final_name[:80]}{TEMP_MARKER}{os.getpid()}-{secrets.token_hex(6)}"
+
+
+def _refuse_non_regular(path: str, mode: int) -> None:
+    if stat.S_ISLNK(mode):
+        raise UnsafePathError(path, "is a symbolic link; refusing to follow it")
+    if stat.S_ISDIR(mode):
+        raise UnsafePathError(path, "is a directory, expected a regular file")
+    if not stat.S_ISREG(mode):
+        raise UnsafePathError(path, "is not a regular file (FIFO, socket or device)")
+
+
+def read_physical_stat(
+    path: PathLike, *, max_bytes: int, allow_links: bool = False
+) -> PhysicalRead | None:
+    """Read ``path`` physically; ``None`` when it does not exist. See the module docstring."""
+    parent, name = split_target(path)
+    full = os.path.join(parent, name)
+    try:
+        with opened_directory(parent, allow_links=allow_links) as dfd:
+            return _read_in(dfd, name, full, max_bytes, allow_links)
+    except FileNotFoundError:
+        return None
+
+
+def _read_in(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
+    flags = _READ_FLAGS & ~(_sysio.O_NOFOLLOW if allow_links else 0)
+    try:
+        fd = _sysio.open_file(name, flags, dir_fd=dfd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(full, "is a symbolic link; refusing to follow it") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        _refuse_non_regular(full, info.st_mode)
+        if info.st_size > max_bytes:
+            raise FileTooLargeError(full, f"is {info.st_size} bytes, larger than the {max_bytes}-byte limit")
+        data = _read_fd(fd, full, max_bytes, info.st_size)
+        entry = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
+        if (entry.st_dev, entry.st_ino) != (info.st_dev, info.st_ino):
+            raise UnsafePathError(full, "was replaced while it was being read")
+        return PhysicalRead(data, info)
+    finally:
+        _sysio.close(fd)
+
+
+def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    want = max(size_hint, 1 << 16)
+    while True:
+        chunk = os.read(fd, min(want, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            raise FileTooLargeError(full, f"grew beyond the {max_bytes}-byte limit while being read")
+        want = 1 << 16
+    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
+def decode_text(data: bytes, path: PathLike | None) -> str:
+    """Strict UTF-8 decoding; the error names the file, line and column of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise MalformedConfigError(path, "is not valid UTF-8", line=line, column=column) from None
+
+
+@overload
+def read_physical(
+    path: PathLike, *, max_bytes: int, text: Literal[False] = ..., allow_links: bool = ...
+) -> bytes | None: ...
+@overload
+def read_physical(path: PathLike, *, max_bytes: int, text: Literal[True], allow_links: bool = ...) -> str | None: ...
+def read_physical(
+    path: PathLike, *, max_bytes: int, text: bool = False, allow_links: bool = False
+) -> bytes | str | None:
+    """The content of a regular file (``None`` when absent), strictly UTF-8 decoded when ``text``."""
+    result = read_physical_stat(path, max_bytes=max_bytes, allow_links=allow_links)
+    if result is None:
+        return None
+    return decode_text(result.data, path) if text else result.data
+
+
+def existing_mode(dfd: int, name: str, full: str) -> int | None:
+    """Permission bits of an existing regular file (``None`` if absent); links and specials refused."""
+    try:
+        info = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    _refuse_non_regular(full, info.st_mode)
+    return stat.S_IMODE(info.st_mode)
+
+
+def create_temp(dfd: int, final_name: str, data: bytes, mode: int, *, sync: bool = True) -> str:
+    """Create a ``0600`` temp file beside ``final_name``, write ``data``, optionally fsync, set ``mode``.
+
+    Returns the temp file's name. On any failure the temp file is removed again.
+    """
+    name = temp_name(final_name)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _sysio.O_NOFOLLOW
+    fd = _sysio.open_file(name, flags, 0o600, dir_fd=dfd)
+    try:
+        try:
+            _sysio.write_all(fd, data)
+            if sync:
+                _sysio.fsync(fd)
+            if mode != 0o600:
+                _sysio.fchmod(fd, mode)
+        finally:
+            _sysio.close(fd)
+    except BaseException:
+        remove_quietly(dfd, name)
+        raise
+    return name
+
+
+def remove_quietly(dfd: int, name: str) -> None:
+    """Best-effort unlink used while cleaning up after another error."""
+    try:
+        _sysio.unlink(name, dir_fd=dfd)
+    except OSError:
+        pass
+
+
+def write_atomic(path: PathLike, data: bytes, *, mode: int | None = None, allow_links: bool = False) -> None:
+    """Durably replace (or create) ``path`` with ``data``; readers see the old or the new file, never a mix.
+
+    ``mode=None`` keeps an existing file's permission bits; new files get ``0600``.
+    """
+    parent, name = split_target(path)
+    full = os.path.join(parent, name)
+    with opened_directory(parent, allow_links=allow_links) as dfd:
+        kept = existing_mode(dfd, name, full)
+        final_mode = mode if mode is not None else (kept if kept is not None else 0o600)
+        tmp = create_temp(dfd, name, data, final_mode)
+        try:
+            _sysio.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            remove_quietly(dfd, tmp)
+            raise
+        _sysio.fsync_dir(dfd)
+
+
+def append_private(path: PathLike, line: bytes | str, *, allow_links: bool = False) -> None:
+    """Append ``line`` to an owner-only file in a single ``O_APPEND`` write (created ``0600``).
+
+    A ``str`` is UTF-8 encoded. An existing file readable by others is refused, not silently fixed.
+    """
+    data = line.encode("utf-8") if isinstance(line, str) else line
+    parent, name = split_target(path)
+    full = os.path.join(parent, name)
+    with opened_directory(parent, allow_links=allow_links) as dfd:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _sysio.O_NOFOLLOW
+        try:
+            fd = _sysio.open_file(name, flags, 0o600, dir_fd=dfd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UnsafePathError(full, "is a symbolic link; refusing to follow it") from None
+            raise
+        try:
+            info = os.fstat(fd)
+            _refuse_non_regular(full, info.st_mode)
+            if stat.S_IMODE(info.st_mode) & 0o077:
+                raise UnsafePathError(full, "is readable or writable by other users; expected mode 0600")
+            written = os.write(fd, data)
+            if written != len(data):
+                raise OSError(errno.EIO, f"short append to {full}")
+        finally:
+            _sysio.close(fd)

@@ -1,0 +1,64 @@
+"""Ed25519 identities: generation, canonical one-line encoding, strict decoding.
+
+The canonical form of a private key is the unpadded base64url encoding of its 32-byte seed (43 characters).
+Decoding refuses anything that does not re-encode to exactly the same text (padding, whitespace, standard
+base64 alphabet, non-zero trailing bits, wrong length), so one key has exactly one spelling.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from .errors import InvalidKeyError, PathLike
+
+_B64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def b64url_encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode_strict(text: str, *, length: int, what: str, path: PathLike | None = None) -> bytes:
+    """Decode unpadded base64url of exactly ``length`` bytes; refuse any non-canonical spelling."""
+    if not _B64URL.fullmatch(text):
+        raise InvalidKeyError(path, f"{what} is not unpadded base64url")
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        raise InvalidKeyError(path, f"{what} is not valid base64url") from None
+    if len(raw) != length or b64url_encode(raw) != text:
+        raise InvalidKeyError(path, f"{what} is not the canonical encoding of {length} bytes")
+    return raw
+
+
+def generate_private_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def encode_private_key(key: Ed25519PrivateKey) -> str:
+    """The canonical one-line text of ``key`` (no trailing newline)."""
+    seed = key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    return b64url_encode(seed)
+
+
+def decode_private_key(text: str, *, path: PathLike | None = None) -> Ed25519PrivateKey:
+    """Strictly decode a canonical private key (one trailing newline is tolerated)."""
+    body = text[:-1] if text.endswith("\n") else text
+    seed = b64url_decode_strict(body, length=32, what="private key", path=path)
+    return Ed25519PrivateKey.from_private_bytes(seed)
+
+
+def encode_public_key(key: Ed25519PublicKey) -> str:
+    return b64url_encode(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+
+
+def decode_public_key(text: str, *, path: PathLike | None = None) -> Ed25519PublicKey:
+    raw = b64url_decode_strict(text, length=32, what="public key", path=path)
+    return Ed25519PublicKey.from_public_bytes(raw)

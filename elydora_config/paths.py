@@ -1,0 +1,156 @@
+"""Safe path components and link-refusing directory traversal.
+
+``open_directory`` walks a directory path one component at a time with ``O_NOFOLLOW|O_DIRECTORY``, so a
+component that is a symbolic link is refused (unless the caller opts in) and the returned descriptor is the
+physical directory that was checked: there is no window in which a link can be swapped in.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from . import _sysio
+from .errors import PathLike, UnsafePathError
+
+_WINDOWS_DEVICES = frozenset(
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+    + [f"COM{i}" for i in "123456789¹²³"]
+    + [f"LPT{i}" for i in "123456789¹²³"]
+)
+_FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*/\\]')
+_DIR_FLAGS = os.O_RDONLY | _sysio.O_DIRECTORY | _sysio.O_CLOEXEC
+
+
+def check_safe_name(name: str, *, what: str = "name") -> str:
+    """Return ``name`` when it is one safe path component on every platform, else raise UnsafePathError."""
+    reason = unsafe_name_reason(name)
+    if reason:
+        raise UnsafePathError(None, f"unsafe {what} {name!r}: {reason}")
+    return name
+
+
+def unsafe_name_reason(name: str) -> str | None:
+    """Why ``name`` is not a safe single path component, or ``None`` when it is."""
+    if not name:
+        return "it is empty"
+    if name in (".", ".."):
+        return "it is a relative directory reference"
+    bad = _FORBIDDEN.search(name)
+    if bad:
+        char = bad.group()
+        if char in "/\\":
+            return "it contains a path separator"
+        if ord(char) < 0x20 or char == "\x7f":
+            return "it contains a control character"
+        return f"it contains the reserved character {char!r}"
+    if name[-1] in ". ":
+        return "it ends with a dot or a space"
+    stem = name.split(".", 1)[0].rstrip(" ").upper()
+    if stem in _WINDOWS_DEVICES:
+        return "it is a reserved Windows device name"
+    return None
+
+
+def _components(path: str) -> tuple[str, list[str]]:
+    absolute = os.path.abspath(path)
+    parts = [p for p in absolute.split(os.sep) if p]
+    return os.sep, parts
+
+
+def open_directory(path: PathLike, *, allow_links: bool = False) -> int:
+    """Open the directory ``path`` and return its descriptor (caller closes it).
+
+    Without ``allow_links`` every component is opened relative to its parent with ``O_NOFOLLOW``; a
+    component that is a symbolic link raises :class:`UnsafePathError` naming it.
+    """
+    text = os.fspath(path)
+    if allow_links:
+        try:
+            return _sysio.open_file(text, _DIR_FLAGS)
+        except NotADirectoryError:
+            raise UnsafePathError(text, "is not a directory") from None
+    root, parts = _components(text)
+    fd = _sysio.open_file(root, _DIR_FLAGS)
+    walked = root
+    try:
+        for part in parts:
+            walked = os.path.join(walked, part)
+            try:
+                child = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                _raise_for_component(exc, walked, part, fd)
+                raise
+            _sysio.close(fd)
+            fd = child
+    except BaseException:
+        _sysio.close(fd)
+        raise
+    return fd
+
+
+def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -> None:
+    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+        return
+    try:
+        info = os.stat(part, dir_fd=parent_fd, follow_symlinks=False)
+    except OSError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafePathError(walked, "is a symbolic link; refusing to follow it") from None
+    raise UnsafePathError(walked, "is not a directory") from None
+
+
+@contextmanager
+def opened_directory(path: PathLike, *, allow_links: bool = False) -> Iterator[int]:
+    """Context manager around :func:`open_directory`."""
+    fd = open_directory(path, allow_links=allow_links)
+    try:
+        yield fd
+    finally:
+        _sysio.close(fd)
+
+
+def ensure_directory(path: PathLike, *, mode: int = 0o700, allow_links: bool = False) -> list[str]:
+    """Create ``path`` and any missing parents physically (no component may be a link).
+
+    Returns the directories that were created, outermost first. Each new directory's parent is fsynced so the
+    creation is durable.
+    """
+    text = os.path.abspath(os.fspath(path))
+    missing: list[str] = []
+    probe = text
+    while not os.path.lexists(probe):
+        missing.append(probe)
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    created: list[str] = []
+    for directory in reversed(missing):
+        parent, name = os.path.split(directory)
+        with opened_directory(parent, allow_links=allow_links) as pfd:
+            try:
+                _sysio.mkdir(name, mode, dir_fd=pfd)
+            except FileExistsError:
+                pass
+            else:
+                created.append(directory)
+                _sysio.fsync_dir(pfd)
+    # Validate the whole chain (including pre-existing parts) without following links.
+    with opened_directory(text, allow_links=allow_links):
+        pass
+    return created
+
+
+def split_target(path: PathLike) -> tuple[str, str]:
+    """Split an absolute-ised file path into (parent directory, safe final name)."""
+    text = os.path.abspath(os.fspath(path))
+    parent, name = os.path.split(text)
+    if not name:
+        raise UnsafePathError(text, "is a directory path, not a file")
+    return parent, name
