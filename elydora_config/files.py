@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -57,12 +58,13 @@ def read_physical_stat(
     full = os.path.join(parent, name)
     try:
         with opened_directory(parent, allow_links=allow_links) as dfd:
-            return _read_in(dfd, name, full, max_bytes, allow_links)
+            return read_at(dfd, name, full, max_bytes, allow_links)
     except FileNotFoundError:
         return None
 
 
-def _read_in(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
+def read_at(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool = False) -> PhysicalRead | None:
+    """Like :func:`read_physical_stat` for ``name`` inside the already opened directory ``dfd``."""
     flags = _READ_FLAGS & ~(_sysio.O_NOFOLLOW if allow_links else 0)
     try:
         fd = _sysio.open_file(name, flags, dir_fd=dfd)
@@ -163,10 +165,8 @@ def create_temp(dfd: int, final_name: str, data: bytes, mode: int, *, sync: bool
 
 def remove_quietly(dfd: int, name: str) -> None:
     """Best-effort unlink used while cleaning up after another error."""
-    try:
+    with contextlib.suppress(OSError):
         _sysio.unlink(name, dir_fd=dfd)
-    except OSError:
-        pass
 
 
 def write_atomic(path: PathLike, data: bytes, *, mode: int | None = None, allow_links: bool = False) -> None:

@@ -1,8 +1,9 @@
 """What a file looked like when we read it, and the check that it still does.
 
 A snapshot records existence, file type, device, inode, size, ``mtime_ns``, ``ctime_ns``, permission bits and
-the SHA-256 of the content. Verification compares every field, so neither an in-place edit that restores the
-timestamps nor a delete-and-recreate that happens to reuse the inode number goes unnoticed.
+the SHA-256 of the content. Verification always re-hashes the content (a write within one clock tick can leave
+every timestamp unchanged) and compares every field, so neither an in-place edit nor a delete-and-recreate
+that happens to reuse the inode number goes unnoticed.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from .errors import ConcurrentModificationError, PathLike
-from .files import read_physical_stat
+from .files import read_at
+from .paths import opened_directory, split_target
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+_COMPARED = ("file_type", "device", "inode", "size", "mtime_ns", "ctime_ns", "mode", "sha256")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class Snapshot:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Snapshot:
@@ -64,45 +67,68 @@ class Snapshot:
             return ["existence"]
         return [name for name in _COMPARED if getattr(self, name) != getattr(other, name)]
 
+    def same_content(self, other: Snapshot) -> bool:
+        """Same existence and, when present, the same bytes (metadata may differ)."""
+        return self.exists == other.exists and self.sha256 == other.sha256
 
-_COMPARED = ("file_type", "device", "inode", "size", "mtime_ns", "ctime_ns", "mode", "sha256")
+    def with_ctime(self, ctime_ns: int) -> Snapshot:
+        return replace(self, ctime_ns=ctime_ns)
 
 
-def take(path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES, allow_links: bool = False) -> tuple[Snapshot, bytes | None]:
-    """Read ``path`` physically and return its snapshot with the bytes (``None`` when absent)."""
-    result = read_physical_stat(path, max_bytes=max_bytes, allow_links=allow_links)
+def take_at(
+    dfd: int, name: str, full: str, *, max_bytes: int = DEFAULT_MAX_BYTES, allow_links: bool = False
+) -> tuple[Snapshot, bytes | None]:
+    """Snapshot of ``name`` inside the open directory ``dfd`` (``full`` names it in errors)."""
+    result = read_at(dfd, name, full, max_bytes, allow_links)
     if result is None:
-        return Snapshot.absent(path), None
-    return Snapshot.of(path, result.data, result.stat), result.data
+        return Snapshot.absent(full), None
+    return Snapshot.of(full, result.data, result.stat), result.data
 
 
-def _quick_matches(snap: Snapshot, allow_links: bool) -> bool | None:
-    """Compare metadata only: False on a sure mismatch, None when the content must be hashed."""
+def take(
+    path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES, allow_links: bool = False
+) -> tuple[Snapshot, bytes | None]:
+    """Read ``path`` physically and return its snapshot with the bytes (``None`` when absent)."""
+    parent, name = split_target(path)
+    full = os.path.join(parent, name)
     try:
-        info = os.stat(snap.path, follow_symlinks=allow_links)
+        with opened_directory(parent, allow_links=allow_links) as dfd:
+            return take_at(dfd, name, full, max_bytes=max_bytes, allow_links=allow_links)
     except FileNotFoundError:
-        return not snap.exists
+        return Snapshot.absent(full), None
+
+
+def _raise_changed(snap: Snapshot, diff: list[str]) -> None:
+    raise ConcurrentModificationError(
+        snap.path,
+        f"was changed by another program after it was read ({', '.join(diff)} differs); nothing was written",
+    )
+
+
+def verify_at(dfd: int, name: str, snap: Snapshot, *, allow_links: bool = False) -> None:
+    """Raise :class:`ConcurrentModificationError` unless ``name`` in ``dfd`` still matches ``snap``."""
+    try:
+        info = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
+    except FileNotFoundError:
+        if snap.exists:
+            _raise_changed(snap, ["existence"])
+        return
     if not snap.exists:
-        return False
-    current = (stat.S_IFMT(info.st_mode), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
-               info.st_ctime_ns, stat.S_IMODE(info.st_mode))
-    recorded = (snap.file_type, snap.device, snap.inode, snap.size, snap.mtime_ns, snap.ctime_ns, snap.mode)
-    return None if current == recorded else False
+        _raise_changed(snap, ["existence"])
+    if (info.st_size, info.st_ino) != (snap.size, snap.inode):
+        _raise_changed(snap, ["size" if info.st_size != snap.size else "inode"])
+    now, _ = take_at(dfd, name, snap.path, max_bytes=max(snap.size, 1), allow_links=allow_links)
+    diff = snap.differences(now)
+    if diff:
+        _raise_changed(snap, diff)
 
 
 def verify(snap: Snapshot, *, allow_links: bool = False) -> None:
     """Raise :class:`ConcurrentModificationError` naming the file unless it still matches ``snap``."""
-    quick = _quick_matches(snap, allow_links)
-    if quick is True:
-        return
-    if quick is None:
-        now, _ = take(snap.path, max_bytes=max(snap.size, 1), allow_links=allow_links)
-        diff = snap.differences(now)
-        if not diff:
-            return
-    else:
-        diff = ["metadata"]
-    detail = ", ".join(diff)
-    raise ConcurrentModificationError(
-        snap.path, f"was changed by another program after it was read ({detail} differs); nothing was written"
-    )
+    parent, name = split_target(snap.path)
+    try:
+        with opened_directory(parent, allow_links=allow_links) as dfd:
+            verify_at(dfd, name, snap, allow_links=allow_links)
+    except FileNotFoundError:
+        if snap.exists:
+            _raise_changed(snap, ["existence"])

@@ -1,0 +1,125 @@
+"""The on-disk record of a transaction in flight.
+
+A journal lives in ``<state_dir>/transactions/<txid>.journal`` and is written once, before any temporary file
+exists, then fsynced together with its directory. Its last line carries the SHA-256 of the body, so a torn
+journal (power lost before the fsync) is recognised and treated as "nothing happened yet". Rollback artifacts
+(``<txid>.<n>.orig``) sit beside it; after a successful commit the journal is renamed ``<txid>.done`` and kept,
+with its artifacts, under bounded retention.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _sysio
+from .errors import MalformedConfigError
+from .snapshot import Snapshot
+
+TRANSACTIONS_DIR = "transactions"
+JOURNAL_SUFFIX = ".journal"
+DONE_SUFFIX = ".done"
+FORMAT = 1
+
+
+def new_txid() -> str:
+    """Sortable by creation time, unique across processes."""
+    return f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+@dataclass
+class Entry:
+    """One staged change: ``kind`` is ``write`` or ``remove``."""
+
+    path: str
+    kind: str
+    old: Snapshot
+    new_sha256: str | None = None
+    mode: int | None = None
+    temp: str | None = None
+    artifact: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "old": self.old.to_json(),
+            "new_sha256": self.new_sha256,
+            "mode": self.mode,
+            "temp": self.temp,
+            "artifact": self.artifact,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Entry:
+        return cls(
+            path=data["path"],
+            kind=data["kind"],
+            old=Snapshot.from_json(data["old"]),
+            new_sha256=data["new_sha256"],
+            mode=data["mode"],
+            temp=data["temp"],
+            artifact=data["artifact"],
+        )
+
+
+@dataclass
+class Journal:
+    txid: str
+    entries: list[Entry] = field(default_factory=list)
+    created_dirs: list[str] = field(default_factory=list)
+
+    def encode(self) -> bytes:
+        body = json.dumps(
+            {
+                "format": FORMAT,
+                "txid": self.txid,
+                "entries": [e.to_json() for e in self.entries],
+                "created_dirs": self.created_dirs,
+            },
+            sort_keys=True,
+        ).encode("utf-8")
+        return body + b"\nsha256:" + hashlib.sha256(body).hexdigest().encode("ascii") + b"\n"
+
+    @classmethod
+    def decode(cls, data: bytes, path: str) -> Journal | None:
+        """The journal in ``data``, or ``None`` when it is torn (incomplete or checksum mismatch)."""
+        body, sep, trailer = data.rpartition(b"\nsha256:")
+        if not sep or trailer.strip() != hashlib.sha256(body).hexdigest().encode("ascii"):
+            return None
+        try:
+            raw = json.loads(body)
+            if raw.get("format") != FORMAT:
+                raise MalformedConfigError(path, f"journal format {raw.get('format')!r} is not supported")
+            return cls(
+                txid=raw["txid"],
+                entries=[Entry.from_json(e) for e in raw["entries"]],
+                created_dirs=list(raw["created_dirs"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise MalformedConfigError(path, f"journal is inconsistent: {exc}") from None
+
+
+def write_new(dfd: int, name: str, data: bytes) -> int:
+    """Create ``name`` exclusively (0600) in the directory ``dfd`` and write ``data``; returns the open fd."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _sysio.O_NOFOLLOW
+    fd = _sysio.open_file(name, flags, 0o600, dir_fd=dfd)
+    try:
+        _sysio.write_all(fd, data)
+    except BaseException:
+        _sysio.close(fd)
+        raise
+    return fd
+
+
+def artifact_name(txid: str, index: int) -> str:
+    return f"{txid}.{index}.orig"
+
+
+def belongs_to(name: str, txid: str) -> bool:
+    return name.startswith(txid + ".")

@@ -1,0 +1,173 @@
+"""Crash recovery: finish or undo every journal a dead process left behind.
+
+A journal that is torn never reached its fsync, so no temp file was created for it: its artifacts are removed.
+A complete journal is resolved by content: when every target already holds its new bytes, the transaction is
+complete (its directories are fsynced and the journal retired); otherwise every target that holds our new
+bytes gets its original back, so the result is all-old. A target that holds bytes neither old nor ours was
+written by somebody else after the crash: it is left alone, the artifacts are kept and
+:class:`RollbackIncompleteError` names the journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from . import _sysio
+from ._commit import DirCache, pending_journals, prune
+from ._undo import NEW, OLD, entry_state, restore
+from .errors import PathLike, RollbackIncompleteError
+from .files import TEMP_MARKER, remove_quietly
+from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal, belongs_to
+from .lock import StateLock
+from .paths import opened_directory
+
+
+@dataclass
+class PendingTransaction:
+    txid: str
+    journal_path: str
+    paths: list[str] = field(default_factory=list)
+    torn: bool = False
+
+
+@dataclass
+class RecoveryReport:
+    txid: str
+    outcome: str  # "completed" | "rolled back" | "discarded"
+    paths: list[str] = field(default_factory=list)
+
+
+def _read_journal(txdir: str, name: str) -> Journal | None:
+    path = os.path.join(txdir, name)
+    with open(path, "rb") as fh:
+        return Journal.decode(fh.read(), path)
+
+
+def pending(state_dir: PathLike) -> list[PendingTransaction]:
+    """The interrupted transactions :func:`recover` would resolve (read-only, no lock taken)."""
+    txdir = os.path.join(os.fspath(state_dir), TRANSACTIONS_DIR)
+    found = []
+    for name in pending_journals(txdir):
+        journal = _read_journal(txdir, name)
+        txid = name[: -len(JOURNAL_SUFFIX)]
+        paths = [e.path for e in journal.entries] if journal else []
+        found.append(PendingTransaction(txid, os.path.join(txdir, name), paths, journal is None))
+    return found
+
+
+def recover(
+    state_dir: PathLike, *, scan_dirs: Iterable[PathLike] = (), lock_timeout: float = 10.0, retention: int = 10
+) -> list[RecoveryReport]:
+    """Resolve every interrupted transaction of ``state_dir``; remove stale temp files in ``scan_dirs``."""
+    state = os.fspath(state_dir)
+    txdir = os.path.join(state, TRANSACTIONS_DIR)
+    reports: list[RecoveryReport] = []
+    if not os.path.isdir(txdir):
+        _remove_stale_temps(scan_dirs)
+        return reports
+    with StateLock(state, timeout=lock_timeout), opened_directory(txdir) as txfd:
+        for name in pending_journals(txdir):
+            reports.append(_recover_one(txdir, txfd, name, retention))
+        _remove_stale_temps(scan_dirs)
+    return reports
+
+
+def _recover_one(txdir: str, txfd: int, name: str, retention: int) -> RecoveryReport:
+    txid = name[: -len(JOURNAL_SUFFIX)]
+    journal = _read_journal(txdir, name)
+    if journal is None:
+        _remove_all(txfd, txid)
+        return RecoveryReport(txid, "discarded")
+    dirs = DirCache(allow_links=False)
+    try:
+        states = [_state(dirs, e) for e in journal.entries]
+        paths = [e.path for e in journal.entries]
+        if all(s == NEW for s in states):
+            _fsync_existing_dirs(dirs, paths)
+            _sysio.rename(name, txid + DONE_SUFFIX, src_dir_fd=txfd, dst_dir_fd=txfd)
+            prune(txfd, retention)
+            return RecoveryReport(txid, "completed", paths)
+        _undo(journal, dirs, txfd, states, os.path.join(txdir, name))
+        _remove_temps(dirs, journal.entries)
+        for directory in reversed(journal.created_dirs):
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)
+        _fsync_existing_dirs(dirs, paths)
+        _remove_all(txfd, txid)
+        return RecoveryReport(txid, "rolled back", paths)
+    finally:
+        dirs.close()
+
+
+def _state(dirs: DirCache, entry: Entry) -> str:
+    try:
+        dfd, _ = dirs.of(entry.path)
+    except FileNotFoundError:
+        return NEW if entry.kind == "remove" or not entry.old.exists else "foreign"
+    return entry_state(dfd, entry)
+
+
+def _undo(journal: Journal, dirs: DirCache, txfd: int, states: list[str], journal_path: str) -> None:
+    foreign = [e for e, s in zip(journal.entries, states, strict=False) if s not in (NEW, OLD)]
+    if foreign:
+        raise RollbackIncompleteError(
+            foreign[0].path,
+            "holds content written by another program since the interrupted transaction; nothing was "
+            f"changed; its original and the journal are kept at {journal_path}",
+            recovery_path=journal_path,
+        )
+    for entry, state in reversed(list(zip(journal.entries, states, strict=False))):
+        if state == NEW:
+            dfd, _ = dirs.of(entry.path)
+            restore(dfd, txfd, entry)
+
+
+def _remove_temps(dirs: DirCache, entries: list[Entry]) -> None:
+    for entry in entries:
+        if entry.temp is None:
+            continue
+        try:
+            dfd, _ = dirs.of(entry.path)
+        except FileNotFoundError:
+            continue
+        remove_quietly(dfd, entry.temp)
+
+
+def _fsync_existing_dirs(dirs: DirCache, paths: list[str]) -> None:
+    for directory in sorted({os.path.dirname(p) for p in paths}):
+        if os.path.isdir(directory):
+            _sysio.fsync_dir(dirs.fd(directory))
+
+
+def _remove_all(txfd: int, txid: str) -> None:
+    for name in os.listdir(txfd):
+        if belongs_to(name, txid):
+            remove_quietly(txfd, name)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_temps(scan_dirs: Iterable[PathLike]) -> None:
+    """Remove ``*.elydora-tmp-<pid>-*`` files whose creating process is gone."""
+    for directory in scan_dirs:
+        try:
+            names = os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for name in names:
+            _, marker, rest = name.partition(TEMP_MARKER)
+            pid = rest.split("-", 1)[0]
+            if marker and pid.isdigit() and not _pid_alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(os.fspath(directory), name))

@@ -1,0 +1,145 @@
+"""``Transaction``: read many files, stage changes, commit them all-or-nothing.
+
+    with Transaction(state_dir) as tx:
+        data = tx.read(settings, max_bytes=2 << 20)      # snapshot taken
+        tx.depend(policy_file)                           # read-only precondition
+        tx.write(settings, new_bytes)                    # staged, nothing on disk yet
+        tx.remove(old_script)
+    # clean exit: commit (see _commit.py); exception: nothing was written
+
+Every file that is read, depended on or written is snapshotted; the commit re-verifies all of them under the
+state lock and each target again right before its rename, so a concurrent writer is detected, never
+overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+from types import TracebackType
+
+from ._commit import Change, Plan, commit
+from .errors import ConcurrentModificationError, ConfigError, PathLike
+from .files import decode_text
+from .snapshot import DEFAULT_MAX_BYTES, Snapshot, take
+
+
+class Transaction:
+    """Stage file changes and commit them atomically; see the module docstring."""
+
+    def __init__(
+        self,
+        state_dir: PathLike,
+        *,
+        lock_timeout: float = 10.0,
+        allow_links: bool = False,
+        retention: int = 10,
+    ) -> None:
+        self.state_dir = os.path.abspath(os.fspath(state_dir))
+        self.lock_timeout = lock_timeout
+        self.allow_links = allow_links
+        self.retention = retention
+        self.txid: str | None = None
+        self._snapshots: dict[str, Snapshot] = {}
+        self._changes: dict[str, Change] = {}
+        self._dirs: dict[str, int] = {}
+        self._closed = False
+
+    # -- reading -----------------------------------------------------------------------------------------
+    def read(self, path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | None:
+        """The bytes of ``path`` (``None`` when absent); its snapshot becomes a commit precondition."""
+        key = self._key(path)
+        if key in self._changes:
+            change = self._changes[key]
+            return change.data if change.kind == "write" else None
+        snap, data = take(key, max_bytes=max_bytes, allow_links=self.allow_links)
+        previous = self._snapshots.get(key)
+        if previous is not None and previous.differences(snap):
+            raise ConcurrentModificationError(key, "changed between two reads in the same transaction")
+        self._snapshots[key] = snap
+        return data
+
+    def read_text(self, path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | None:
+        """Like :meth:`read`, strictly decoded as UTF-8."""
+        data = self.read(path, max_bytes=max_bytes)
+        return None if data is None else decode_text(data, self._key(path))
+
+    def depend(self, path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | None:
+        """Snapshot a read-only source that must not change before the commit; returns its bytes."""
+        return self.read(path, max_bytes=max_bytes)
+
+    def snapshot(self, path: PathLike) -> Snapshot | None:
+        return self._snapshots.get(self._key(path))
+
+    # -- staging -----------------------------------------------------------------------------------------
+    def write(self, path: PathLike, data: bytes, *, mode: int | None = None) -> None:
+        """Stage new content; ``mode=None`` keeps the existing mode (new files: 0600)."""
+        if not isinstance(data, bytes):
+            raise TypeError("Transaction.write takes bytes")
+        key = self._snapshot_before_staging(path)
+        self._changes[key] = Change(key, "write", data, mode)
+
+    def remove(self, path: PathLike) -> None:
+        """Stage the removal of ``path`` (nothing happens when it does not exist at commit time)."""
+        key = self._snapshot_before_staging(path)
+        self._changes[key] = Change(key, "remove")
+
+    def mkdir(self, path: PathLike, mode: int = 0o700) -> None:
+        """Create the directory (and missing parents, no links) at commit time."""
+        self._check_open()
+        self._dirs[os.path.abspath(os.fspath(path))] = mode
+
+    @property
+    def staged_paths(self) -> list[str]:
+        return list(self._changes)
+
+    # -- outcome -----------------------------------------------------------------------------------------
+    def commit(self) -> str | None:
+        """Commit every staged change all-or-nothing; returns the transaction id (``None``: nothing to do)."""
+        self._check_open()
+        self._closed = True
+        dirs = sorted(self._dirs.items(), key=lambda item: item[0].count(os.sep))
+        plan = Plan(
+            self.state_dir,
+            dict(self._snapshots),
+            list(self._changes.values()),
+            dirs,
+            allow_links=self.allow_links,
+            lock_timeout=self.lock_timeout,
+            retention=self.retention,
+        )
+        self.txid = commit(plan)
+        return self.txid
+
+    def discard(self) -> None:
+        """Drop every staged change (nothing was written before commit)."""
+        self._closed = True
+        self._changes.clear()
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc_type is not None:
+            self.discard()
+        elif not self._closed:
+            self.commit()
+
+    # -- helpers -----------------------------------------------------------------------------------------
+    def _key(self, path: PathLike) -> str:
+        return os.path.abspath(os.fspath(path))
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConfigError(self.state_dir, "transaction is already committed or discarded")
+
+    def _snapshot_before_staging(self, path: PathLike) -> str:
+        self._check_open()
+        key = self._key(path)
+        if key not in self._snapshots:
+            self.read(key)
+        return key
+
+    def __repr__(self) -> str:
+        return f"Transaction({self.state_dir!r}, staged={len(self._changes)})"

@@ -1,0 +1,18 @@
+"""Shared test configuration: hypothesis profiles and the location of ../shared."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SHARED = PROJECT_ROOT.parent / "shared"
+
+settings.register_profile(
+    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))

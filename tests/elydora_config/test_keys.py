@@ -1,0 +1,66 @@
+"""Canonical Ed25519 key encoding and strict decoding."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from elydora_config.errors import InvalidKeyError
+from elydora_config.keys import (
+    decode_private_key,
+    decode_public_key,
+    encode_private_key,
+    encode_public_key,
+    generate_private_key,
+)
+
+
+def test_round_trip_and_signature():
+    key = generate_private_key()
+    text = encode_private_key(key)
+    assert len(text) == 43 and "=" not in text
+    again = decode_private_key(text + "\n")
+    assert encode_private_key(again) == text
+    signature = again.sign(b"message")
+    decode_public_key(encode_public_key(key.public_key())).verify(signature, b"message")
+
+
+def _variants(text: str) -> list[str]:
+    seed = base64.urlsafe_b64decode(text + "=")
+    last = text[-1]
+    alphabet = "AEIMQUYcgkosw048"  # characters whose low 2 bits are zero
+    other = next(c for c in "BCDFGHJKLNOPRSTVWXZabdefhijlmnpqrtuvxyz1235679-_" if c != last)
+    variants = [
+        text + "=",  # padding
+        " " + text,  # whitespace
+        text + "\n\n",  # two newlines
+        text[:-1],  # short
+        text + "A",  # long
+        base64.b64encode(seed).decode().rstrip("="),  # standard alphabet (when it differs)
+        text[:-1] + other,  # non-zero trailing bits (when last char had them zero) or different key
+    ]
+    if last in alphabet:
+        variants.append(text[:-1] + chr(ord(last) + 1))
+    return [v for v in variants if v.rstrip("\n") != text]
+
+
+def test_non_canonical_spellings_refused():
+    for _ in range(20):
+        text = encode_private_key(generate_private_key())
+        for variant in _variants(text):
+            try:
+                decoded = decode_private_key(variant)
+            except InvalidKeyError:
+                continue
+            # Only a different, equally canonical key may decode: it must re-encode to itself.
+            assert encode_private_key(decoded) == variant.rstrip("\n")
+            assert variant.rstrip("\n") != text
+
+
+def test_error_names_path_without_secret():
+    secret = encode_private_key(generate_private_key())
+    with pytest.raises(InvalidKeyError) as info:
+        decode_private_key(secret + "=", path="/home/u/.elydora/a/private.key")
+    assert "/home/u/.elydora/a/private.key" in info.value.message
+    assert secret not in info.value.message

@@ -1,0 +1,118 @@
+"""The Transaction API: staging, commit, discard, no-op writes, preconditions."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from elydora_config import (
+    ConcurrentModificationError,
+    RecoveryNeededError,
+    Transaction,
+    pending,
+    recover,
+)
+from elydora_config.files import TEMP_MARKER
+
+
+def _tree(root):
+    return {
+        os.path.relpath(os.path.join(d, f), root): open(os.path.join(d, f), "rb").read()
+        for d, _, files in os.walk(root)
+        for f in files
+        if ".elydora" not in d
+    }
+
+
+def test_commit_three_kinds_of_change(tmp_path):
+    home, state = tmp_path / "home", tmp_path / "home" / ".elydora"
+    home.mkdir()
+    (home / "replace").write_bytes(b"old")
+    (home / "replace").chmod(0o644)
+    (home / "remove").write_bytes(b"gone")
+    with Transaction(state) as tx:
+        assert tx.read(home / "replace") == b"old"
+        tx.write(home / "replace", b"new")
+        tx.mkdir(home / "dir")
+        tx.write(home / "dir" / "created", b"fresh")
+        tx.remove(home / "remove")
+        assert tx.read(home / "replace") == b"new"  # reads see staged content
+    assert tx.txid is not None
+    assert _tree(home) == {"replace": b"new", "dir/created": b"fresh"}
+    assert stat.S_IMODE((home / "replace").stat().st_mode) == 0o644
+    assert stat.S_IMODE((home / "dir" / "created").stat().st_mode) == 0o600
+    assert stat.S_IMODE((home / "dir").stat().st_mode) == 0o700
+    assert pending(state) == []
+
+
+def test_exception_inside_block_writes_nothing(tmp_path):
+    (tmp_path / "f").write_bytes(b"old")
+    with pytest.raises(RuntimeError), Transaction(tmp_path / "state") as tx:
+        tx.write(tmp_path / "f", b"new")
+        raise RuntimeError("boom")
+    assert (tmp_path / "f").read_bytes() == b"old"
+    assert not (tmp_path / "state").exists()
+
+
+def test_identical_write_is_a_no_op(tmp_path):
+    target = tmp_path / "f"
+    target.write_bytes(b"same")
+    before = target.stat()
+    with Transaction(tmp_path / "state") as tx:
+        tx.write(target, b"same")
+    assert tx.txid is None
+    after = target.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_change_after_read_is_detected_and_nothing_lost(tmp_path):
+    target, other = tmp_path / "f", tmp_path / "g"
+    target.write_bytes(b"mine")
+    tx = Transaction(tmp_path / "state")
+    tx.read(target)
+    tx.write(target, b"ours")
+    tx.write(other, b"second file")
+    target.write_bytes(b"theirs")
+    with pytest.raises(ConcurrentModificationError) as info:
+        tx.commit()
+    assert str(target) in info.value.message
+    assert target.read_bytes() == b"theirs" and not other.exists()
+    assert not [n for n in os.listdir(tmp_path) if TEMP_MARKER in n]
+
+
+def test_dependency_change_aborts(tmp_path):
+    policy, target = tmp_path / "policy", tmp_path / "target"
+    policy.write_bytes(b"v1")
+    tx = Transaction(tmp_path / "state")
+    assert tx.depend(policy) == b"v1"
+    tx.write(target, b"data")
+    policy.write_bytes(b"v2")
+    with pytest.raises(ConcurrentModificationError, match="policy"):
+        tx.commit()
+    assert not target.exists()
+
+
+def test_leftover_journal_requires_recovery(tmp_path):
+    state = tmp_path / "state"
+    (state / "transactions").mkdir(parents=True)
+    (state / "transactions" / "123-1-abcd.journal").write_bytes(b"torn")
+    with pytest.raises(RecoveryNeededError):
+        with Transaction(state) as tx:
+            tx.write(tmp_path / "f", b"x")
+    assert [p.txid for p in pending(state)] == ["123-1-abcd"] and pending(state)[0].torn
+    assert [r.outcome for r in recover(state)] == ["discarded"]
+    with Transaction(state) as tx:
+        tx.write(tmp_path / "f", b"x")
+    assert (tmp_path / "f").read_bytes() == b"x"
+
+
+def test_retention_is_bounded(tmp_path):
+    target = tmp_path / "f"
+    for i in range(15):
+        with Transaction(tmp_path / "state", retention=3) as tx:
+            tx.write(target, str(i).encode())
+    names = os.listdir(tmp_path / "state" / "transactions")
+    assert len([n for n in names if n.endswith(".done")]) == 3
+    assert len([n for n in names if n.endswith(".orig")]) == 3
