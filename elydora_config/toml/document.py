@@ -1,0 +1,437 @@
+"""``TomlDocument``: a TOML text with minimal, verified edits.
+
+Parsing and verification use ``tomllib`` (TOML 1.0). Edits are made by the span editor where it can
+(minimal splices, bytes outside the edited span untouched) and by tomlkit otherwise. Every edit is
+checked: the new text must re-parse with ``tomllib`` to exactly the intended data, else the edit is
+refused with :class:`~elydora_config.errors.MalformedConfigError` and the document is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from elydora_config.errors import MalformedConfigError, PathLike
+from elydora_config.toml.scanner import ScanError, detect_newline, scan
+from elydora_config.toml.spans import SpanEditor, apply_splices
+from elydora_config.toml.tomlkit_edit import is_implicit as tomlkit_is_implicit
+from elydora_config.toml.tomlkit_edit import tomlkit_edit
+from elydora_config.toml.values import Key, Path, copy_data, normalize, same
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+
+_BOM = "\ufeff"
+_AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+_MISSING: Any = object()
+_SPAN_FAILURES = (ScanError, LookupError, ValueError, TypeError, tomllib.TOMLDecodeError)
+
+
+class MissingPathError(KeyError, IndexError):
+    """A path names nothing: caught by ``except KeyError`` and by ``except IndexError`` alike."""
+
+
+def _location(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads`` (TOML 1.0), kept in one place for the whole package."""
+    data: dict[str, Any] = tomllib.loads(text)
+    return data
+
+
+class TomlDocument:
+    """A TOML document that is edited in place, text-first.
+
+    Paths are tuples of keys (``str``) and array indexes (``int``, negative counts from the end).
+    """
+
+    __slots__ = ("_body", "_bom", "_editor", "_history", "_last_engine", "_path", "_value")
+
+    def __init__(self, body: str, value: dict[str, Any], *, bom: str, path: str | None) -> None:
+        self._body = body
+        self._bom = bom
+        self._value = value
+        self._path = path
+        self._editor: SpanEditor | None = None
+        self._history: list[tuple[str, dict[str, Any]]] = []  # (body, data) before each edit
+        self._last_engine: str | None = None  # "span" or "tomlkit": which engine made the last edit
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str | bytes, *, path: PathLike | None = None) -> TomlDocument:
+        """Parse TOML 1.0 text (``bytes`` must be UTF-8; a leading BOM is kept).
+
+        Raises :class:`MalformedConfigError` with the line and column of the first problem.
+        """
+        where = None if path is None else str(path)
+        if isinstance(text, bytes | bytearray):
+            raw = bytes(text)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                prefix = raw[: exc.start].decode("utf-8", "replace")
+                line, column = _location(prefix, len(prefix))
+                raise MalformedConfigError(where, "not valid UTF-8", line=line, column=column) from None
+        bom = _BOM if text.startswith(_BOM) else ""
+        body = text[len(bom) :]
+        try:
+            value = loads(body)
+        except tomllib.TOMLDecodeError as exc:
+            raise _decode_error(where, body, exc) from None
+        return cls(body, value, bom=bom, path=where)
+
+    @classmethod
+    def parse_bytes(cls, data: bytes, *, path: PathLike | None = None) -> TomlDocument:
+        """Same as :meth:`parse` for bytes (UTF-8, optional BOM)."""
+        return cls.parse(bytes(data), path=path)
+
+    def to_bytes(self) -> bytes:
+        """The current text as UTF-8."""
+        return self.text.encode("utf-8")
+
+    @property
+    def text(self) -> str:
+        """The current text, byte for byte what was parsed except for the edits made."""
+        return self._bom + self._body
+
+    @property
+    def newline(self) -> str:
+        """The line ending new lines are written with ("\\r\\n" when the first line ends so)."""
+        return detect_newline(self._body)
+
+    @property
+    def value(self) -> dict[str, Any]:
+        """The document's data as ``tomllib`` returns it (a fresh copy)."""
+        result: dict[str, Any] = copy_data(self._value)
+        return result
+
+    def get(self, path: Sequence[Key], default: Any = _MISSING) -> Any:
+        """The value at ``path`` (a copy); ``default`` when absent, else ``KeyError`` / ``IndexError``."""
+        try:
+            norm, found = self._resolve(path)
+            if found < len(norm):
+                raise _missing(norm, found)
+        except MissingPathError:
+            if default is _MISSING:
+                raise
+            return default
+        return copy_data(self._lookup(norm))
+
+    def has(self, path: Sequence[Key]) -> bool:
+        """Whether ``path`` names an existing value."""
+        try:
+            norm, found = self._resolve(path)
+        except MissingPathError:
+            return False
+        return found == len(norm)
+
+    # -- editing ----------------------------------------------------------------------------------
+
+    def set(self, path: Sequence[Key], value: object) -> None:
+        """Set the value at ``path``, creating missing tables on the way.
+
+        An existing value is replaced in place. A new key is added at the end of its table: a key line
+        for scalars, arrays and empty tables, a ``[table]`` block for a non-empty table and
+        ``[[array]]`` blocks for a non-empty list of tables (inline when the parent is inline).
+        """
+        norm, found = self._resolve(path)
+        if not norm:
+            raise ValueError("the path is empty: replace the document by parsing new text")
+        new = normalize(value, where=_show(norm))
+        if found == len(norm):
+            if same(self._lookup(norm), new):
+                self._last_engine = None
+                return
+            self._refuse_non_table_in_table_array(norm[:-1], new)
+        elif not isinstance(norm[found], str) or not all(isinstance(k, str) for k in norm[found:]):
+            raise _missing(norm, found)
+        intended = _with_value(self._value, norm, found, new)
+
+        def span(editor: SpanEditor) -> str:
+            if found == len(norm):
+                return self._span_replace(editor, norm, new)
+            nested: Any = new
+            for key in reversed(norm[found + 1 :]):
+                nested = {key: nested}
+            parent, key = norm[:found], norm[found]
+            assert isinstance(key, str)
+            return apply_splices(editor.text, editor.add(parent, key, nested))
+
+        self._edit(span, intended, "set", norm, new)
+
+    def remove(self, path: Sequence[Key]) -> None:
+        """Remove the value at ``path`` (``KeyError`` / ``IndexError`` when absent).
+
+        Removing a table or an ``[[array]]`` entry removes its header, its body, its sub-tables, the
+        comment lines directly above the header and the blank-line separation it owns. A container
+        left empty that has no text of its own (an ``[[array]]`` or an implicit table such as ``a``
+        in ``[a.b]``) disappears with it; an inline ``key = []`` or an explicit ``[table]`` stays.
+        """
+        norm, found = self._resolve(path)
+        if not norm:
+            raise ValueError("the path is empty")
+        if found < len(norm):
+            raise _missing(norm, found)
+        editor = self._span_editor()
+        implicit = editor.is_implicit if editor is not None else self._tomlkit_implicit
+        intended, pruned = _without(self._value, norm, implicit)
+
+        def span(editor: SpanEditor) -> str:
+            return apply_splices(editor.text, editor.remove(norm))
+
+        self._edit(span, intended, "remove", norm, prune=pruned)
+
+    def insert(self, path: Sequence[Key], index: int, value: object) -> None:
+        """Insert ``value`` before item ``index`` of the array at ``path`` (``len`` or ``-1`` appends).
+
+        Works for inline arrays (the new item follows its neighbours' layout) and arrays of tables
+        (a new ``[[path]]`` block, separated like the existing entries).
+        """
+        norm, found = self._resolve(path)
+        if found < len(norm):
+            raise _missing(norm, found)
+        target = self._lookup(norm)
+        if type(target) is not list:
+            raise TypeError(f"{_show(norm)} is not an array")
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError("the index must be an integer")
+        size = len(target)
+        position = size if index == -1 else index
+        if not 0 <= position <= size:
+            raise IndexError(f"index {index} is out of range for {_show(norm)} (length {size})")
+        new = normalize(value, where=f"{_show(norm)}[{position}]")
+        self._refuse_non_table_in_table_array(norm, new)
+        intended = _with_insert(self._value, norm, position, new)
+
+        def span(editor: SpanEditor) -> str:
+            return apply_splices(editor.text, editor.insert(norm, position, new, size))
+
+        self._edit(span, intended, "insert", norm, new, index=position)
+
+    def append_table(self, path: Sequence[Key], table: Mapping[str, object]) -> None:
+        """Append ``table`` to the array of tables at ``path``, creating ``[[path]]`` when absent.
+
+        When ``path`` is an inline array, the table is appended to it as an inline table.
+        """
+        if not isinstance(table, Mapping):
+            raise TypeError("append_table needs a mapping")
+        norm, found = self._resolve(path)
+        if found == len(norm):
+            target = self._lookup(norm)
+            if type(target) is not list:
+                raise TypeError(f"{_show(norm)} is not an array")
+            self.insert(norm, len(target), table)
+        else:
+            self.set(norm, [table])
+
+    # -- internals ----------------------------------------------------------------------------------
+
+    def _span_editor(self) -> SpanEditor | None:
+        if self._editor is None:
+            try:
+                self._editor = SpanEditor(scan(self._body))
+            except ScanError:
+                return None
+        return self._editor
+
+    def _refuse_non_table_in_table_array(self, array: Path, new: Any) -> None:
+        if type(new) is dict or not array or type(self._lookup(array)) is not list:
+            return
+        editor = self._span_editor()
+        if editor is not None and editor.covering_entry(array) is None:
+            raise TypeError(f"{_show(array)} is an array of tables ([[...]]): it can only hold tables")
+
+    def _tomlkit_implicit(self, path: Path) -> bool:
+        try:
+            return tomlkit_is_implicit(self._body, path)
+        except Exception:
+            return False
+
+    def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> str:
+        if editor.covering_entry(norm) is None and isinstance(norm[-1], int) and type(new) is dict:
+            # an [[array]] entry: remove it, then insert the new one at the same index
+            size = len(self._lookup(norm[:-1]))
+            if size < 2:
+                raise ScanError("replacing the only entry of an array of tables")
+            first = apply_splices(editor.text, editor.remove(norm))
+            second = SpanEditor(scan(first))
+            return apply_splices(first, second.insert(norm[:-1], norm[-1], new, size - 1))
+        return apply_splices(editor.text, editor.replace(norm, new))
+
+    def _edit(
+        self,
+        span: Callable[[SpanEditor], str],
+        intended: dict[str, Any],
+        kind: str,
+        norm: Path,
+        value: Any = None,
+        *,
+        index: int = 0,
+        prune: tuple[Path, ...] = (),
+    ) -> None:
+        editor = self._span_editor()
+        if editor is not None:
+            try:
+                body = span(editor)
+                parsed = loads(body)
+            except _SPAN_FAILURES:
+                pass
+            else:
+                if same(parsed, intended):
+                    self._commit(body, parsed, "span")
+                    return
+        self._edit_with_tomlkit(intended, kind, norm, value, index, prune)
+
+    def _edit_with_tomlkit(
+        self, intended: dict[str, Any], kind: str, norm: Path, value: Any, index: int, prune: tuple[Path, ...]
+    ) -> None:
+        try:
+            body = tomlkit_edit(self._body, kind, norm, value, index, prune, self.newline)
+        except Exception as exc:  # tomlkit raises many kinds; the message may quote values, so omit it
+            raise MalformedConfigError(
+                self._path, f"cannot {kind} {_show(norm)}: the fallback editor failed ({type(exc).__name__})"
+            ) from None
+        try:
+            parsed = loads(body)
+        except tomllib.TOMLDecodeError as exc:
+            raise MalformedConfigError(
+                self._path, f"refusing to {kind} {_show(norm)}: the edited text would not parse ({exc})"
+            ) from None
+        if not same(parsed, intended):
+            raise MalformedConfigError(
+                self._path,
+                f"refusing to {kind} {_show(norm)}: the edited text would re-parse to different data",
+            )
+        self._commit(body, parsed, "tomlkit")
+
+    def undo(self) -> None:
+        """Go back to the text (and data) before the most recent edit; ``IndexError`` when none."""
+        if not self._history:
+            raise IndexError("nothing to undo")
+        self._body, self._value = self._history.pop()
+        self._editor = None
+        self._last_engine = None
+
+    def _commit(self, body: str, parsed: dict[str, Any], engine: str) -> None:
+        self._history.append((self._body, self._value))
+        self._body = body
+        self._value = parsed
+        self._editor = None
+        self._last_engine = engine
+
+    def _lookup(self, norm: Path) -> Any:
+        node: Any = self._value
+        for key in norm:
+            node = node[key]
+        return node
+
+    def _resolve(self, path: Sequence[Key]) -> tuple[Path, int]:
+        """Normalise ``path`` (negative indexes) and count how many of its steps exist.
+
+        A step of the wrong kind (an index into a table, a key into an array, anything under a
+        scalar) raises :class:`MissingPathError`: nothing can be there.
+        """
+        if isinstance(path, str | bytes):
+            raise TypeError("a path is a sequence of keys and indexes, not a string")
+        steps = tuple(path)
+        node: Any = self._value
+        norm: list[Key] = []
+        for position, step in enumerate(steps):
+            if type(node) is dict:
+                if not isinstance(step, str):
+                    raise MissingPathError(steps[: position + 1])
+                if step not in node:
+                    return (*norm, *steps[position:]), position
+                node = node[step]
+            elif type(node) is list:
+                if isinstance(step, bool) or not isinstance(step, int):
+                    raise MissingPathError(steps[: position + 1])
+                if step < 0:
+                    step += len(node)
+                if not 0 <= step < len(node):
+                    return (*norm, step, *steps[position + 1 :]), position
+                node = node[step]
+            else:
+                raise MissingPathError(steps[: position + 1])  # nothing lies under a scalar
+            norm.append(step)
+        return tuple(norm), len(norm)
+
+
+def _show(path: Path) -> str:
+    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).lstrip(".") or "<root>"
+
+
+def _missing(norm: Path, found: int) -> MissingPathError:
+    return MissingPathError(norm[: found + 1])
+
+
+def _decode_error(where: str | None, body: str, exc: Exception) -> MalformedConfigError:
+    message = str(exc)
+    line = int(getattr(exc, "lineno", 0) or 0)
+    column = int(getattr(exc, "colno", 0) or 0)
+    located = _AT_LINE.search(message)
+    if located:
+        line, column = line or int(located.group(1)), column or int(located.group(2))
+        message = message[: located.start()]
+    elif _AT_END.search(message):
+        line, column = _location(body, len(body))
+        message = _AT_END.sub("", message)
+    message = getattr(exc, "msg", None) or message
+    return MalformedConfigError(where, f"invalid TOML: {message}", line=line, column=column)
+
+
+def _spine(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], Any]:
+    """A shallow copy of ``data`` with the containers along ``path`` copied; returns (root, last)."""
+    root = dict(data)
+    node: Any = root
+    for key in path:
+        child = node[key]
+        child = dict(child) if type(child) is dict else list(child)
+        node[key] = child
+        node = child
+    return root, node
+
+
+def _with_value(data: dict[str, Any], norm: Path, found: int, value: Any) -> dict[str, Any]:
+    """``data`` with ``value`` at ``norm``, of which the first ``found`` steps exist."""
+    existing = norm[: min(found, len(norm) - 1)]
+    root, parent = _spine(data, existing)
+    for key in norm[len(existing) : -1]:
+        child: dict[str, Any] = {}
+        parent[key] = child
+        parent = child
+    parent[norm[-1]] = value
+    return root
+
+
+def _with_insert(data: dict[str, Any], norm: Path, index: int, value: Any) -> dict[str, Any]:
+    root, target = _spine(data, norm)
+    target.insert(index, value)
+    return root
+
+
+def _without(data: dict[str, Any], norm: Path, implicit: Any) -> tuple[dict[str, Any], tuple[Path, ...]]:
+    root, parent = _spine(data, norm[:-1])
+    del parent[norm[-1]]
+    pruned: list[Path] = []
+    holder_path = norm[:-1]
+    while holder_path and not _lookup_in(root, holder_path) and implicit(holder_path):
+        pruned.append(holder_path)
+        del _lookup_in(root, holder_path[:-1])[holder_path[-1]]
+        holder_path = holder_path[:-1]
+    return root, tuple(pruned)
+
+
+def _lookup_in(data: Any, path: Path) -> Any:
+    for key in path:
+        data = data[key]
+    return data

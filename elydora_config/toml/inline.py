@@ -1,0 +1,278 @@
+"""Inline arrays and inline tables: where their items are, and the minimal splices that edit them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from elydora_config.toml.scanner import (
+    EQ_RE,
+    KEY_RE,
+    ScanError,
+    key_parts,
+    line_start,
+    skip_value,
+)
+from elydora_config.toml.values import Path, Style, render_dotted, render_value
+
+Splice = tuple[int, int, str]
+
+_GAP_RE = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+_SPACE_RE = re.compile(r"[ \t]*")
+_LINE_TAIL_RE = re.compile(r"[ \t]*,?[ \t]*(?:#[^\n]*)?\r?\n")
+
+
+@dataclass(eq=False)
+class Node:
+    """A value in the text: ``kind`` is "array", "table" or "scalar"; ``start``/``end`` its span."""
+
+    kind: str
+    start: int
+    end: int
+    items: list[Node] = field(default_factory=list)  # array items or inline-table values
+    keys: list[tuple[str, ...]] = field(default_factory=list)  # inline table: each pair's keys
+    key_starts: list[int] = field(default_factory=list)  # inline table: where each pair starts
+    commas: list[int] = field(default_factory=list)  # offset of the comma after item i, or -1
+
+
+def parse_node(text: str, pos: int) -> Node:
+    char = text[pos : pos + 1]
+    if char == "[":
+        return _parse_array(text, pos)
+    if char == "{":
+        return _parse_table(text, pos)
+    return Node("scalar", pos, skip_value(text, pos))
+
+
+def _parse_array(text: str, pos: int) -> Node:
+    node = Node("array", pos, pos)
+    pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+    while text[pos : pos + 1] != "]":
+        item = parse_node(text, pos)
+        node.items.append(item)
+        pos = _GAP_RE.match(text, item.end).end()  # type: ignore[union-attr]
+        if text[pos : pos + 1] == ",":
+            node.commas.append(pos)
+            pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        elif text[pos : pos + 1] == "]":
+            node.commas.append(-1)
+        else:
+            raise ScanError(f"expected ',' or ']' at offset {pos}")
+    node.end = pos + 1
+    return node
+
+
+def _parse_table(text: str, pos: int) -> Node:
+    node = Node("table", pos, pos)
+    pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+    while text[pos : pos + 1] != "}":
+        key = KEY_RE.match(text, pos)
+        eq = EQ_RE.match(text, key.end()) if key else None
+        if key is None or eq is None:
+            raise ScanError(f"cannot read the inline-table key at offset {pos}")
+        item = parse_node(text, eq.end())
+        node.keys.append(key_parts(key.group()))
+        node.key_starts.append(pos)
+        node.items.append(item)
+        pos = _GAP_RE.match(text, item.end).end()  # type: ignore[union-attr]
+        if text[pos : pos + 1] == ",":
+            node.commas.append(pos)
+            pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        elif text[pos : pos + 1] == "}":
+            node.commas.append(-1)
+        else:
+            raise ScanError(f"expected ',' or '}}' at offset {pos}")
+    node.end = pos + 1
+    return node
+
+
+def find(node: Node, rest: Path) -> tuple[Node, Node | None, int]:
+    """Walk ``rest`` from ``node``: (parent container, target or None when absent, index in parent).
+
+    Raises ScanError for shapes the span editor leaves to the fallback (dotted keys that only
+    partly match inside an inline table).
+    """
+    parent = node
+    target: Node | None = node
+    index = -1
+    while rest:
+        if target is None:
+            raise ScanError("missing intermediate value inside an inline value")
+        parent = target
+        step = rest[0]
+        if parent.kind == "array" and isinstance(step, int):
+            if not 0 <= step < len(parent.items):
+                return parent, None, step
+            index, target, rest = step, parent.items[step], rest[1:]
+            continue
+        if parent.kind != "table" or not isinstance(step, str):
+            raise ScanError("path does not match the inline value")
+        for i, keys in enumerate(parent.keys):
+            if rest[: len(keys)] == keys:
+                index, target, rest = i, parent.items[i], rest[len(keys) :]
+                break
+        else:
+            if any(keys[0] == step for keys in parent.keys):
+                raise ScanError("an implicit table made by dotted keys inside an inline table")
+            if len(rest) > 1:
+                raise ScanError("missing intermediate table inside an inline value")
+            return parent, None, len(parent.keys)
+    assert target is not None
+    return parent, target, index
+
+
+def is_written(node: Node, rest: Path) -> bool:
+    """Whether ``rest`` names a value written as such inside ``node`` (not only a dotted-key prefix)."""
+    while rest:
+        step = rest[0]
+        if node.kind == "array" and isinstance(step, int) and 0 <= step < len(node.items):
+            node, rest = node.items[step], rest[1:]
+            continue
+        if node.kind != "table":
+            return False
+        for i, keys in enumerate(node.keys):
+            if rest[: len(keys)] == keys:
+                node, rest = node.items[i], rest[len(keys) :]
+                break
+        else:
+            return False
+    return True
+
+
+def _is_multiline(text: str, node: Node) -> bool:
+    return "\n" in text[node.start : node.end]
+
+
+def _item_start(node: Node, index: int) -> int:
+    return node.key_starts[index] if node.kind == "table" else node.items[index].start
+
+
+def _own_line(text: str, node: Node, index: int) -> tuple[int, int] | None:
+    """The line span of item ``index`` when it sits alone on its line(s) in a multi-line array."""
+    start = _item_start(node, index)
+    begin = line_start(text, start)
+    if text[begin:start].strip(" \t"):
+        return None
+    tail = _LINE_TAIL_RE.match(text, node.items[index].end)
+    if tail is None or node.commas[index] >= tail.end():
+        return None
+    return begin, tail.end()
+
+
+def _separator(text: str, node: Node, style: Style) -> str:
+    if len(node.items) >= 2 and node.commas[0] >= 0:
+        sep = text[node.commas[0] : _item_start(node, 1)]
+        if "\n" not in sep and "#" not in sep:
+            return sep
+    return style.separator
+
+
+def inline_style(text: str, node: Node, style: Style) -> Style:
+    """``style`` adjusted to the first non-empty inline table inside ``node`` (``=`` spacing, padding)."""
+    for item in node.items:
+        if item.kind == "table" and item.items:
+            key = KEY_RE.match(text, item.key_starts[0])
+            eq = text[key.end() : item.items[0].start] if key is not None else style.eq
+            pad = text[item.start + 1 : item.key_starts[0]]
+            return replace(style, eq=eq, brace_pad=" " if pad else "")
+    return style
+
+
+def deepest_written(node: Node, rest: Path) -> tuple[Node, Path]:
+    """The deepest value written inside ``node`` along ``rest``, and the steps left after it."""
+    while rest:
+        step = rest[0]
+        if node.kind == "array" and isinstance(step, int) and 0 <= step < len(node.items):
+            node, rest = node.items[step], rest[1:]
+            continue
+        if node.kind != "table":
+            break
+        for i, keys in enumerate(node.keys):
+            if rest[: len(keys)] == keys:
+                node, rest = node.items[i], rest[len(keys) :]
+                break
+        else:
+            break
+    return node, rest
+
+
+def render_item(text: str, node: Node, keys: tuple[str, ...] | None, value: Any, style: Style) -> str:
+    """An array item (``keys`` None) or an inline-table pair, styled like its neighbours."""
+    style = inline_style(text, node, style)
+    rendered = render_value(value, style)
+    if keys is None:
+        return rendered
+    eq = style.eq
+    if node.kind == "table" and node.items:
+        first = node.items[0].start
+        key_end = node.key_starts[0]
+        match = KEY_RE.match(text, key_end)
+        if match is not None:
+            eq = text[match.end() : first]
+    return render_dotted(keys) + eq + rendered
+
+
+def insert_item(text: str, node: Node, index: int, item_text: str, style: Style) -> list[Splice]:
+    """Splices inserting ``item_text`` as item ``index`` of an inline array or table."""
+    count = len(node.items)
+    if count == 0:
+        return [(node.start + 1, node.start + 1, item_text)]
+    if _is_multiline(text, node) and node.kind == "array":
+        return _insert_multiline(text, node, index, item_text, style)
+    sep = _separator(text, node, style)
+    if index < count:
+        at = _item_start(node, index)
+        return [(at, at, item_text + sep)]
+    at = node.items[-1].end
+    return [(at, at, sep + item_text)]
+
+
+def _insert_multiline(text: str, node: Node, index: int, item_text: str, style: Style) -> list[Splice]:
+    count = len(node.items)
+    anchor = index if index < count else count - 1
+    own = _own_line(text, node, anchor)
+    if own is None:
+        sep = _separator(text, node, style)
+        if index < count:
+            at = node.items[index].start
+            return [(at, at, item_text + sep)]
+        at = node.items[-1].end
+        return [(at, at, sep + item_text)]
+    begin, end = own
+    indent = _SPACE_RE.match(text, begin).group()  # type: ignore[union-attr]
+    newline = "\r\n" if text[end - 2 : end] == "\r\n" else "\n"
+    if index < count:
+        return [(begin, begin, indent + item_text + "," + newline)]
+    trailing_comma = node.commas[-1] >= 0
+    splices: list[Splice] = []
+    if not trailing_comma:
+        splices.append((node.items[-1].end, node.items[-1].end, ","))
+    splices.append((end, end, indent + item_text + ("," if trailing_comma else "") + newline))
+    return splices
+
+
+def remove_item(text: str, node: Node, index: int) -> list[Splice]:
+    """Splices removing item ``index`` (with one separator) from an inline array or table."""
+    count = len(node.items)
+    item = node.items[index]
+    start = _item_start(node, index)
+    if node.kind == "array" and _is_multiline(text, node):
+        own = _own_line(text, node, index)
+        if own is not None:
+            splices: list[Splice] = [(own[0], own[1], "")]
+            if index == count - 1 and node.commas[index] < 0 and count > 1 and node.commas[index - 1] >= 0:
+                comma = node.commas[index - 1]
+                splices.insert(0, (comma, comma + 1, ""))
+            return splices
+    if count == 1:
+        end = item.end
+        if node.commas[0] >= 0:
+            end = _SPACE_RE.match(text, node.commas[0] + 1).end()  # type: ignore[union-attr]
+        return [(start, end, "")]
+    if index < count - 1:
+        return [(start, _item_start(node, index + 1), "")]
+    previous = node.items[index - 1].end
+    if "#" in text[previous:start]:
+        return [(start, item.end, "")] if node.commas[index] < 0 else [(start, node.commas[index] + 1, "")]
+    return [(previous, item.end, "")]

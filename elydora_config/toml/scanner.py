@@ -1,0 +1,328 @@
+"""A line-oriented structural scanner for TOML text that ``tomllib`` has already accepted.
+
+It finds where things are, not what they mean: every table header (``[x]``, ``[[x]]``) with the
+comment lines that belong to it, and every key/value statement with the span of its key and value.
+Values are skipped over (strings, multi-line strings, nested arrays and inline tables), never decoded.
+The scanner trusts that the text is valid TOML; if it meets something it does not understand it raises
+:class:`ScanError` and the caller falls back to another engine.
+
+Ownership rules (documented in docs/editors-toml.md):
+- a key/value statement owns its own line(s), including a comment on its last line;
+- a table header owns the run of comment lines directly above it (no blank line in between);
+- a section's body runs from its header to the next header's owned comments; trailing blank lines
+  are separation, not body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from elydora_config.toml.values import Key, Path
+
+
+class ScanError(Exception):
+    """The scanner met text it does not understand (a bug or an unsupported construct)."""
+
+
+_BASIC = r'"(?:[^"\\\n]|\\.)*"'
+_LITERAL = r"'[^'\n]*'"
+_KEY_PART = r"[A-Za-z0-9_-]+|" + _BASIC + "|" + _LITERAL
+_KEY_TEXT = r"(?:" + _KEY_PART + r")(?:[ \t]*\.[ \t]*(?:" + _KEY_PART + r"))*"
+
+KEY_RE = re.compile(_KEY_TEXT)
+KEY_PART_RE = re.compile(_KEY_PART)
+_HEADER_RE = re.compile(r"(\[\[?)[ \t]*(" + _KEY_TEXT + r")[ \t]*(\]\]?)")
+EQ_RE = re.compile(r"[ \t]*=[ \t]*")
+_WS_RE = re.compile(r"[ \t]*")
+_TAIL_RE = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r?\n|\Z)")
+_BLANK_LINE_RE = re.compile(r"[ \t]*(?:\r?\n|\Z)")
+
+ML_BASIC_RE = re.compile(r'"""(?:[^\\"]|\\[\s\S]|"(?!""))*"""(?:"{0,2})')
+ML_LITERAL_RE = re.compile(r"'''[\s\S]*?'''(?:'{0,2})")
+BASIC_RE = re.compile(_BASIC)
+LITERAL_RE = re.compile(_LITERAL)
+SCALAR_RE = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?"
+    r"|[A-Za-z0-9_+.:-]+"
+)
+# Flat single-line arrays and inline tables: no nesting, no comments, one-line strings only.
+_FLAT = r"""(?:[^\[\]{}"'#\n]|""" + _BASIC + r'(?!")|' + _LITERAL + r"(?!'))*"
+_SIMPLE_LINE_RE = re.compile(
+    r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*"
+    r"(" + _BASIC + r"(?!\")|" + _LITERAL + r"(?!')|[A-Za-z0-9_+.:-]+|\[" + _FLAT + r"\]|\{" + _FLAT + r"\})"
+    r"[ \t]*(?:#[^\r\n]*)?(?:\r?\n|\Z)"
+)
+# Tokens inside arrays / inline tables, for skipping over a whole nested value quickly.
+_NESTED_RE = re.compile(
+    r'"""(?:[^\\"]|\\[\s\S]|"(?!""))*"""(?:"{0,2})'
+    r"|'''[\s\S]*?'''(?:'{0,2})"
+    r"|" + _BASIC + r"|" + _LITERAL + r"|#[^\n]*"
+    r"|[\[{]|[\]}]"
+    r"|[^\"'#\[\]{}]+"
+)
+
+_ESCAPE_RE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
+_SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _unescape_one(match: re.Match[str]) -> str:
+    code = match.group(1) or match.group(2)
+    if code:
+        return chr(int(code, 16))
+    char = match.group(3)
+    if char not in _SIMPLE_ESCAPES:
+        raise ScanError(f"unknown escape \\{char}")
+    return _SIMPLE_ESCAPES[char]
+
+
+def key_parts(text: str) -> tuple[str, ...]:
+    """Decode a (possibly dotted) key as written into its parts."""
+    parts: list[str] = []
+    for match in KEY_PART_RE.finditer(text):
+        raw = match.group()
+        if raw[0] == '"':
+            parts.append(_ESCAPE_RE.sub(_unescape_one, raw[1:-1]))
+        elif raw[0] == "'":
+            parts.append(raw[1:-1])
+        else:
+            parts.append(raw)
+    return tuple(parts)
+
+
+def skip_value(text: str, pos: int) -> int:
+    """End offset of the TOML value starting at ``pos``."""
+    char = text[pos : pos + 1]
+    if char == '"':
+        match = (ML_BASIC_RE if text.startswith('"""', pos) else BASIC_RE).match(text, pos)
+    elif char == "'":
+        match = (ML_LITERAL_RE if text.startswith("'''", pos) else LITERAL_RE).match(text, pos)
+    elif char in ("[", "{"):
+        return _skip_nested(text, pos)
+    else:
+        match = SCALAR_RE.match(text, pos)
+    if match is None:
+        raise ScanError(f"cannot read the value at offset {pos}")
+    return match.end()
+
+
+def _skip_nested(text: str, pos: int) -> int:
+    depth = 0
+    matcher = _NESTED_RE.match
+    while True:
+        match = matcher(text, pos)
+        if match is None:
+            raise ScanError(f"unterminated array or inline table at offset {pos}")
+        token = match.group()
+        pos = match.end()
+        if token in ("[", "{"):
+            depth += 1
+        elif token in ("]", "}"):
+            depth -= 1
+            if depth == 0:
+                return pos
+
+
+@dataclass(eq=False, slots=True)
+class Entry:
+    """One ``key = value`` statement."""
+
+    keys: tuple[str, ...]  # as written (dotted parts), relative to the section
+    path: Path  # absolute
+    start: int  # start of its first line (indentation included)
+    key_start: int
+    key_end: int
+    value_start: int
+    value_end: int
+    end: int  # just past the newline ending its last line (or the end of the text)
+
+
+@dataclass(eq=False)
+class Section:
+    """The root table or one ``[header]`` / ``[[header]]`` with its body."""
+
+    keys: tuple[str, ...]  # header keys as written; () for the root
+    path: Path  # absolute, with array-of-tables indexes
+    is_array: bool
+    lead: int  # start of the comment lines it owns (== start when none)
+    start: int  # start of the header line
+    header_end: int  # just past the header line
+    entries: list[Entry] = field(default_factory=list)
+    end: int = 0  # where the next section's lead starts (or the end of the text)
+    content_end: int = 0  # just past its last non-blank line (>= header_end)
+
+
+@dataclass(eq=False)
+class Scan:
+    text: str
+    sections: list[Section]
+    newline: str
+
+    def entries(self) -> list[Entry]:
+        return [entry for section in self.sections for entry in section.entries]
+
+
+def line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def content_end_before(text: str, pos: int) -> int:
+    """Offset just past the last non-blank line that ends at or before ``pos`` (0 when none).
+
+    ``pos`` must be the start of a line.
+    """
+    while pos > 0:
+        start = line_start(text, pos - 1)
+        if text[start:pos].strip(" \t\r\n"):
+            return pos
+        pos = start
+    return 0
+
+
+def blank_run_after(text: str, pos: int) -> int:
+    """Start of the first non-blank line at or after ``pos`` (a line start), or the end of the text."""
+    size = len(text)
+    while pos < size:
+        match = _BLANK_LINE_RE.match(text, pos)
+        if match is None:
+            return pos
+        if match.end() == pos:  # end of text
+            return size
+        pos = match.end()
+    return size
+
+
+def detect_newline(text: str) -> str:
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
+def scan(text: str) -> Scan:
+    """Scan ``text`` (valid TOML, BOM removed) into sections and statements."""
+    root = Section(keys=(), path=(), is_array=False, lead=0, start=0, header_end=0)
+    sections = [root]
+    current = root
+    aot_counts: dict[Path, int] = {}
+    pos = 0
+    size = len(text)
+    last_content_end = 0  # just past the last non-blank line seen
+    comment_run_start = -1  # start of the run of comment lines directly above the current line
+    content_before_run = 0  # last_content_end before that run
+    ws_match = _WS_RE.match
+    simple_match = _SIMPLE_LINE_RE.match
+    entries = current.entries
+    while pos < size:
+        simple = simple_match(text, pos)
+        if simple is not None:  # fast path: `key = scalar  # comment`
+            end = simple.end()
+            entries.append(
+                Entry(
+                    (simple.group(1),),
+                    (*current.path, simple.group(1)),
+                    pos,
+                    simple.start(1),
+                    simple.end(1),
+                    simple.start(2),
+                    simple.end(2),
+                    end,
+                )
+            )
+            pos = last_content_end = end
+            comment_run_start = -1
+            continue
+        first = ws_match(text, pos).end()  # type: ignore[union-attr]
+        char = text[first : first + 1]
+        if char in ("\n", "\r", ""):
+            blank = _BLANK_LINE_RE.match(text, first)
+            if blank is None:
+                raise ScanError(f"unexpected character at offset {first}")
+            pos = blank.end()
+            comment_run_start = -1
+            continue
+        if char == "#":
+            tail = _TAIL_RE.match(text, first)
+            assert tail is not None  # the pattern always matches
+            if comment_run_start < 0:
+                comment_run_start = pos
+                content_before_run = last_content_end
+            pos = last_content_end = tail.end()
+            continue
+        if char == "[":
+            header = _HEADER_RE.match(text, first)
+            if header is None or len(header.group(1)) != len(header.group(3)):
+                raise ScanError(f"cannot read the table header at offset {first}")
+            tail = _TAIL_RE.match(text, header.end())
+            if tail is None:
+                raise ScanError(f"unexpected text after the table header at offset {header.end()}")
+            lead = pos if comment_run_start < 0 else comment_run_start
+            body_content_end = last_content_end if comment_run_start < 0 else content_before_run
+            current.end = lead
+            current.content_end = max(body_content_end, current.header_end)
+            keys = key_parts(header.group(2))
+            is_array = len(header.group(1)) == 2
+            current = Section(
+                keys=keys,
+                path=_resolve_header(keys, is_array, aot_counts),
+                is_array=is_array,
+                lead=lead,
+                start=pos,
+                header_end=tail.end(),
+            )
+            sections.append(current)
+            entries = current.entries
+            pos = last_content_end = tail.end()
+            comment_run_start = -1
+            continue
+        key = KEY_RE.match(text, first)
+        if key is None:
+            raise ScanError(f"cannot read the key at offset {first}")
+        eq = EQ_RE.match(text, key.end())
+        if eq is None:
+            raise ScanError(f"expected '=' at offset {key.end()}")
+        value_start = eq.end()
+        value_end = skip_value(text, value_start)
+        tail = _TAIL_RE.match(text, value_end)
+        if tail is None:
+            raise ScanError(f"unexpected text after the value at offset {value_end}")
+        keys = key_parts(key.group())
+        entries.append(
+            Entry(
+                keys=keys,
+                path=current.path + keys,
+                start=pos,
+                key_start=first,
+                key_end=key.end(),
+                value_start=value_start,
+                value_end=value_end,
+                end=tail.end(),
+            )
+        )
+        pos = last_content_end = tail.end()
+        comment_run_start = -1
+    current.end = size
+    current.content_end = max(last_content_end, current.header_end)
+    return Scan(text=text, sections=sections, newline=detect_newline(text))
+
+
+def _resolve_header(keys: tuple[str, ...], is_array: bool, aot_counts: dict[Path, int]) -> Path:
+    """The absolute path of a header: ``[[a]]`` then ``[a.b]`` is ``("a", <last index>, "b")``."""
+    path: Path = ()
+    last = len(keys) - 1
+    for i, key in enumerate(keys):
+        path = (*path, key)
+        if i == last and is_array:
+            index = aot_counts.get(path, 0)
+            aot_counts[path] = index + 1
+            return (*path, index)
+        count = aot_counts.get(path)
+        if count is not None:
+            path = (*path, count - 1)
+    return path
+
+
+def starts_with(path: Path, prefix: Path) -> bool:
+    return len(path) >= len(prefix) and path[: len(prefix)] == prefix
+
+
+def key_of(path: Path) -> Key:
+    return path[-1]

@@ -1,0 +1,371 @@
+"""The span editor: turns one edit of a TOML document into minimal text splices.
+
+It works on a :class:`~elydora_config.toml.scanner.Scan` of text that ``tomllib`` accepted and on the
+data ``tomllib`` returned for it. Shapes it does not handle raise :class:`ScanError`; the document
+then falls back to tomlkit. Whatever it produces is re-parsed and compared by the caller.
+
+Blocks (a table header with its owned comments and body) are inserted and removed so that an
+insertion followed by the removal of the same block gives back the original bytes:
+
+- removing a block takes the blank lines before it when something precedes it (or, when something
+  follows it directly and blank lines precede it, only the block); when nothing precedes it, the
+  blank lines after it;
+- inserting a block adds exactly what that rule would take away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from elydora_config.toml.inline import (
+    Node,
+    deepest_written,
+    find,
+    insert_item,
+    is_written,
+    parse_node,
+    remove_item,
+    render_item,
+)
+from elydora_config.toml.scanner import (
+    Entry,
+    Scan,
+    ScanError,
+    Section,
+    blank_run_after,
+    content_end_before,
+    line_start,
+    starts_with,
+)
+from elydora_config.toml.values import (
+    Path,
+    Style,
+    is_table_array,
+    render_block,
+    render_dotted,
+    render_value,
+)
+
+Splice = tuple[int, int, str]
+
+
+def apply_splices(text: str, splices: list[Splice]) -> str:
+    """Apply non-overlapping splices (any order) to ``text``."""
+    ordered = sorted(splices, key=lambda splice: (splice[0], splice[1]))
+    parts: list[str] = []
+    pos = 0
+    for start, end, new in ordered:
+        if start < pos:
+            raise ScanError("overlapping edits")
+        parts.append(text[pos:start])
+        parts.append(new)
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def header_keys(path: Path) -> tuple[str, ...]:
+    return tuple(key for key in path if isinstance(key, str))
+
+
+def is_block_value(value: object) -> bool:
+    """Values written as their own ``[table]`` / ``[[array]]`` blocks when added under a table."""
+    return (type(value) is dict and bool(value)) or is_table_array(value)
+
+
+class SpanEditor:
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        self.text = scan.text
+        self.nl = scan.newline
+        self.root = scan.sections[0]
+        self.by_path: dict[Path, Section] = {section.path: section for section in scan.sections}
+        self.entry_by_path: dict[Path, Entry] = {entry.path: entry for entry in scan.entries()}
+        self.style = self._document_style()
+
+    # -- what is where -------------------------------------------------------------------------
+
+    def _document_style(self) -> Style:
+        eq, indent = " = ", ""
+        for entry in self.entry_by_path.values():
+            eq = self.text[entry.key_end : entry.value_start]
+            break
+        for section in self.scan.sections[1:]:
+            if section.entries:
+                first = section.entries[0]
+                indent = self.text[first.start : first.key_start]
+                break
+        return Style(newline=self.nl, eq=eq, indent=indent)
+
+    def covering_entry(self, path: Path) -> Entry | None:
+        """The key/value statement whose value holds ``path`` (or is it)."""
+        for size in range(len(path), 0, -1):
+            entry = self.entry_by_path.get(path[:size])
+            if entry is not None:
+                return entry
+        return None
+
+    def is_implicit(self, path: Path) -> bool:
+        """True when the table or array at ``path`` has no text of its own (no header, no key line,
+        no inline key or array item): it exists only because something under it does."""
+        if not path or path in self.by_path:
+            return False
+        entry = self.covering_entry(path)
+        if entry is None:
+            return True
+        if entry.path == path:
+            return False
+        return not is_written(parse_node(self.text, entry.value_start), path[len(entry.path) :])
+
+    def _entry_range(self, entry: Entry) -> tuple[int, int]:
+        """What removing ``entry`` takes: its lines; or its whole section when that section is a bare
+        header written after its own sub-tables and holding nothing but this entry (what adding a key
+        to an implicit table writes), as the sub-tables keep the table alive without it."""
+        for section in self.scan.sections[1:]:
+            if entry in section.entries:
+                break
+        else:
+            return entry.start, entry.end
+        subtables = [s for s in self.scan.sections if s is not section and starts_with(s.path, section.path)]
+        if (
+            section.is_array
+            or len(section.entries) != 1
+            or section.lead != section.start
+            or entry.start != section.header_end
+            or section.content_end != entry.end
+            or "#" in self.text[section.start : section.header_end]
+            or not subtables
+            or any(s.lead > section.lead for s in subtables)
+        ):
+            return entry.start, entry.end
+        return self._block_range(section.lead, section.content_end)
+
+    def sections_under(self, path: Path) -> list[Section]:
+        return [s for s in self.scan.sections[1:] if starts_with(s.path, path)]
+
+    def _inline_node(self, entry: Entry, path: Path) -> Node:
+        node = parse_node(self.text, entry.value_start)
+        if path == entry.path:
+            return node
+        _, target, _ = find(node, path[len(entry.path) :])
+        if target is None:
+            raise ScanError("inline value not found")
+        return target
+
+    def _region_end(self, path: Path) -> int:
+        """End of the content of the last section at or under ``path`` (or of a nearest ancestor)."""
+        for size in range(len(path), -1, -1):
+            under = self.sections_under(path[:size]) if size else self.scan.sections
+            if under:
+                return max(section.content_end for section in under)
+        return 0  # pragma: no cover - the root section always exists
+
+    # -- set ---------------------------------------------------------------------------------------
+
+    def replace(self, path: Path, value: Any) -> list[Splice]:
+        """Replace the existing value at ``path``."""
+        entry = self.covering_entry(path)
+        if entry is None:
+            raise ScanError("replacing a table or an array of tables")
+        if entry.path == path:
+            start, end = entry.value_start, entry.value_end
+        else:
+            node = parse_node(self.text, entry.value_start)
+            _, target, _ = find(node, path[len(entry.path) :])
+            if target is None:
+                raise ScanError("inline value not found")
+            start, end = target.start, target.end
+        old = self.text[start:end]
+        style = replace(self.style, literal_strings=old.startswith("'") and not old.startswith("'''"))
+        return [(start, end, render_value(value, style))]
+
+    def add(self, parent: Path, key: str, value: Any) -> list[Splice]:
+        """Add ``key = value`` to the existing table at ``parent``."""
+        entry = self.covering_entry(parent)
+        if entry is not None:
+            node, prefix = deepest_written(parse_node(self.text, entry.value_start), parent[len(entry.path) :])
+            if node.kind != "table" or not all(isinstance(step, str) for step in prefix):
+                raise ScanError("not an inline table")
+            keys = tuple(str(step) for step in (*prefix, key))
+            item = render_item(self.text, node, keys, value, self.style)
+            return insert_item(self.text, node, len(node.items), item, self.style)
+        section = self.by_path.get(parent)
+        block = is_block_value(value)
+        if section is not None and not block:
+            return self._add_line(section, (key,), value, section.entries[-1] if section.entries else None)
+        if section is None and not block:
+            dotted = [
+                e
+                for e in self.entry_by_path.values()
+                if len(e.path) - len(e.keys) < len(parent) < len(e.path) and e.path[: len(parent)] == parent
+            ]
+            if dotted:
+                last = max(dotted, key=lambda e: e.start)
+                home = next(s for s in self.scan.sections if last in s.entries)
+                return self._add_line(home, (*parent[len(home.path) :], key), value, last)
+            lines = render_block(header_keys(parent), {key: value}, array=False, style=self.style)
+        elif type(value) is dict:
+            lines = render_block(header_keys((*parent, key)), value, array=False, style=self.style)
+        else:
+            lines = []
+            for item in value:
+                lines.extend(render_block(header_keys((*parent, key)), item, array=True, style=self.style))
+        return self._insert_block(self._region_end(parent), lines, self._default_gap())
+
+    def _add_line(self, section: Section, keys: Path, value: Any, after: Entry | None) -> list[Splice]:
+        text = self.text
+        if after is not None:
+            at = after.end
+            indent = text[after.start : after.key_start]
+            eq = text[after.key_end : after.value_start]
+        else:
+            at = section.content_end if section is self.root else section.header_end
+            indent = "" if section is self.root else self.style.indent
+            eq = self.style.eq
+        line = indent + render_dotted(keys) + eq + render_value(value, self.style)
+        if at == len(text) and text and not text.endswith("\n"):
+            return [(at, at, self.nl + line)]
+        return [(at, at, line + self.nl)]
+
+    # -- blocks --------------------------------------------------------------------------------------
+
+    def _blank_lines(self, start: int, end: int) -> int:
+        return self.text.count("\n", start, end)
+
+    def _default_gap(self) -> int:
+        for section in reversed(self.scan.sections[1:]):
+            before = content_end_before(self.text, section.lead)
+            if before:
+                return self._blank_lines(before, section.lead)
+        return 1
+
+    def _insert_block(self, at: int, lines: list[str], gap: int) -> list[Splice]:
+        """Insert a block at ``at``: the end of a run of content (a line start) or 0."""
+        text, nl = self.text, self.nl
+        block = nl.join(lines)
+        has_before = content_end_before(text, at) > 0 if at else False
+        next_start = blank_run_after(text, at)
+        has_after = next_start < len(text)
+        if has_before and at > 0:
+            previous = text[line_start(text, at - 1) : at].lstrip(" \t")
+            if previous.startswith("#"):
+                gap = max(gap, 1)  # else the comment would become this block's own
+        if has_before and has_after:
+            if next_start == at:
+                return [(at, at, block + nl)]
+            return [(at, at, nl * gap + block + nl)]
+        if has_before:
+            if at == len(text) and not text.endswith("\n"):
+                return [(at, at, nl + nl * gap + block)]
+            return [(at, at, nl * gap + block + nl)]
+        if has_after:
+            return [(next_start, next_start, block + nl + nl * gap)]
+        end = len(text)
+        if text and not text.endswith("\n"):
+            return [(end, end, nl + block)]
+        return [(end, end, block + nl)]
+
+    def _block_range(self, start: int, end: int) -> tuple[int, int]:
+        """The span removed with the block ``[start, end)`` (see the module docstring)."""
+        text = self.text
+        before = content_end_before(text, start)
+        after = blank_run_after(text, end)
+        has_before, has_after = before > 0, after < len(text)
+        if has_before and has_after and after == end and before < start:
+            span = (start, end)
+        elif has_before:
+            span = (before, end)
+        elif has_after:
+            span = (start, after)
+        else:
+            span = (start, end)
+        return self._eof_adjust(span)
+
+    def _eof_adjust(self, span: tuple[int, int]) -> tuple[int, int]:
+        start, end = span
+        text = self.text
+        if end == len(text) and start > 0 and not text.endswith("\n") and text[start - 1] == "\n":
+            start -= 2 if start >= 2 and text[start - 2] == "\r" else 1
+        return start, end
+
+    def _remove_sections(self, sections: list[Section]) -> list[tuple[int, int]]:
+        blocks: list[list[int]] = []
+        for section in sorted(sections, key=lambda s: s.lead):
+            if blocks and blank_run_after(self.text, blocks[-1][1]) >= section.lead:
+                blocks[-1][1] = section.content_end
+            else:
+                blocks.append([section.lead, section.content_end])
+        return [self._block_range(start, end) for start, end in blocks]
+
+    # -- remove -----------------------------------------------------------------------------------
+
+    def remove(self, path: Path) -> list[Splice]:
+        entry = self.covering_entry(path)
+        if entry is not None:
+            if entry.path == path:
+                return [(*self._eof_adjust(self._entry_range(entry)), "")]
+            parent, target, index = find(parse_node(self.text, entry.value_start), path[len(entry.path) :])
+            if target is None:
+                raise ScanError("inline value not found")
+            return remove_item(self.text, parent, index)
+        sections = self.sections_under(path)
+        spans = self._remove_sections(sections)
+        covered = [(s.lead, s.end) for s in sections]
+        for other in self.entry_by_path.values():
+            if starts_with(other.path, path) and not any(a <= other.start < b for a, b in covered):
+                spans.append(self._eof_adjust((other.start, other.end)))
+        if not spans:
+            raise ScanError("nothing to remove")
+        return [(start, end, "") for start, end in _merge(spans)]
+
+    # -- insert into arrays ----------------------------------------------------------------------------
+
+    def insert(self, path: Path, index: int, value: Any, length: int) -> list[Splice]:
+        entry = self.covering_entry(path)
+        if entry is not None:
+            node = self._inline_node(entry, path)
+            if node.kind != "array":
+                raise ScanError("not an inline array")
+            item = render_item(self.text, node, None, value, self.style)
+            return insert_item(self.text, node, index, item, self.style)
+        if type(value) is not dict:
+            raise ScanError("only tables go into an array of tables")
+        entries = [self._array_entry(path, i) for i in range(length)]
+        style = self._array_style(path, length)
+        lines = render_block(entries[0].keys, value, array=True, style=style)
+        gap = 0
+        if length >= 2:
+            gap = self._blank_lines(self._region_end((*path, length - 2)), entries[-1].lead)
+        if index < length:
+            at = content_end_before(self.text, entries[index].lead)
+            gap = self._blank_lines(at, entries[index].lead)  # the separation the entry had before it
+        else:
+            at = self._region_end((*path, length - 1))
+        return self._insert_block(at, lines, gap)
+
+    def _array_entry(self, path: Path, index: int) -> Section:
+        entry_path = (*path, index)
+        return self.by_path[entry_path]
+
+    def _array_style(self, path: Path, length: int) -> Style:
+        for i in range(length):
+            section = self._array_entry(path, i)
+            if section.entries:
+                first = section.entries[0]
+                return replace(
+                    self.style,
+                    indent=self.text[first.start : first.key_start],
+                    eq=self.text[first.key_end : first.value_start],
+                )
+        return self.style
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
