@@ -4,13 +4,21 @@
 2. Prepare: write the journal (every target, its old snapshot, new hash, temp and artifact names), hard-link
    (or copy) each original into ``transactions/`` as its rollback artifact, fsync the journal and that
    directory. From here on recovery knows everything; no temp file exists yet.
-3. Stage: create missing directories, write every temp file, then fsync them all.
-4. Apply: re-verify each target immediately before its ``rename`` (or ``unlink``), then fsync every touched
-   directory once. When that returns, the transaction is durable.
-5. Retire: rename the journal to ``.done`` and prune old transactions beyond the retention bound.
+3. Stage: create missing directories (missing parents included, all recorded in the journal), write every
+   temp file, then fsync them all.
+4. Apply, without a race window where Linux ``renameat2`` works: a replaced target is exchanged with its temp
+   file and what was swapped out must be the verified original (else it is swapped back:
+   ``ConcurrentModificationError``) before it is unlinked; a new file is renamed with ``RENAME_NOREPLACE``; a
+   removed file is renamed aside (to its journalled temp name), checked the same way and unlinked. Without
+   ``renameat2``: re-verify, then ``rename``/``unlink``. Then fsync every touched directory once: the
+   transaction is durable.
+5. Retire: rename the journal to ``.done`` (a failure up to here rolls back), then prune old transactions
+   beyond the retention bound (best effort).
 
-A failure in 2 or 3 removes what was created; a failure in 4 restores the applied entries from their
-artifacts, refusing (``RollbackIncompleteError``) to overwrite anything another program wrote meanwhile.
+A failure in 2 or 3 removes what was created; a failure in 4 or 5 restores the applied entries from their
+artifacts, refusing (``RollbackIncompleteError``) to overwrite anything another program wrote meanwhile; when
+the rollback itself fails, the journal is kept and ``RollbackIncompleteError`` names it for ``recover``.
+OS errors name the file concerned (absolute path).
 """
 
 from __future__ import annotations
@@ -18,12 +26,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import _sysio
 from ._undo import NEW, OLD, entry_state, preserve, restore
-from .errors import ConcurrentModificationError, RecoveryNeededError, RollbackIncompleteError
+from .errors import ConcurrentModificationError, ConfigError, RecoveryNeededError, RollbackIncompleteError
 from .files import remove_quietly, temp_name
 from .journal import (
     DONE_SUFFIX,
@@ -82,6 +90,17 @@ class DirCache:
         self.fds.clear()
 
 
+@contextlib.contextmanager
+def _named(path: str) -> Iterator[None]:
+    """Make an ``OSError`` from a descriptor or a directory-relative call name ``path`` (absolute)."""
+    try:
+        yield
+    except OSError as exc:
+        if (isinstance(exc.filename, str) and os.path.isabs(exc.filename)) or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, path) from exc
+
+
 def pending_journals(txdir: str) -> list[str]:
     try:
         names = os.listdir(txdir)
@@ -92,9 +111,10 @@ def pending_journals(txdir: str) -> list[str]:
 
 def commit(plan: Plan) -> str | None:
     """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing."""
-    ensure_directory(plan.state_dir, mode=0o700, allow_links=plan.allow_links)
     txdir = os.path.join(plan.state_dir, TRANSACTIONS_DIR)
-    ensure_directory(txdir, mode=0o700, allow_links=plan.allow_links)
+    for directory in (plan.state_dir, txdir):
+        with _named(directory):
+            ensure_directory(directory, mode=0o700, allow_links=plan.allow_links)
     with StateLock(plan.state_dir, timeout=plan.lock_timeout):
         if pending_journals(txdir):
             raise RecoveryNeededError(txdir, "holds an interrupted transaction; run recovery before writing again")
@@ -106,7 +126,16 @@ def commit(plan: Plan) -> str | None:
 
 
 def _missing_dirs(plan: Plan) -> list[tuple[str, int]]:
-    return [(d, mode) for d, mode in plan.dirs if not os.path.isdir(d)]
+    """Every directory the commit will create, missing parents included, outermost first."""
+    missing: list[tuple[str, int]] = []
+    for directory, mode in plan.dirs:
+        chain: list[str] = []
+        probe = directory
+        while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+            chain.append(probe)
+            probe = os.path.dirname(probe)
+        missing.extend((d, mode) for d in reversed(chain) if d not in {m for m, _ in missing})
+    return missing
 
 
 def _commit_locked(plan: Plan, txdir: str, dirs: DirCache) -> str | None:
@@ -117,17 +146,18 @@ def _commit_locked(plan: Plan, txdir: str, dirs: DirCache) -> str | None:
     missing = _missing_dirs(plan)
     if not entries and not missing:
         return None
-    journal = Journal(txid, entries, [d for d, _ in missing])
+    journal = Journal(txid, entries, [d for d, _ in missing], plan.allow_links)
     txfd = dirs.fd(txdir)
-    _prepare(plan, journal, txfd, dirs)
+    _prepare(plan, journal, txfd, dirs, txdir)
     try:
         fds = _stage(plan, journal, missing, dirs)
         _sync_and_close(fds)
     except BaseException:
-        _discard(journal, txfd, dirs, applied=[])
+        _discard(journal, txfd, dirs)
         raise
     _apply(plan, journal, txfd, dirs, txdir)
-    _retire(journal, txfd, plan.retention)
+    with contextlib.suppress(OSError):  # housekeeping only: the transaction is committed and retired
+        prune(txfd, plan.retention)
     return journal.txid
 
 
@@ -147,7 +177,7 @@ def _entries(plan: Plan, txid: str) -> list[Entry]:
         old = plan.snapshots[change.path]
         if change.kind == "remove":
             if old.exists:
-                entries.append(Entry(change.path, "remove", old))
+                entries.append(Entry(change.path, "remove", old, temp=temp_name(os.path.basename(change.path))))
             continue
         assert change.data is not None
         mode = change.mode if change.mode is not None else (old.mode if old.exists else 0o600)
@@ -161,21 +191,34 @@ def _entries(plan: Plan, txid: str) -> list[Entry]:
     return entries
 
 
-def _prepare(plan: Plan, journal: Journal, txfd: int, dirs: DirCache) -> None:
-    jfd = write_new(txfd, journal.txid + JOURNAL_SUFFIX, journal.encode())
+def _prepare(plan: Plan, journal: Journal, txfd: int, dirs: DirCache, txdir: str) -> None:
+    journal_path = os.path.join(txdir, journal.txid + JOURNAL_SUFFIX)
+    jfd: int | None = None
     try:
+        with _named(journal_path):
+            jfd = write_new(txfd, journal.txid + JOURNAL_SUFFIX, journal.encode())
         for entry in journal.entries:
             if entry.old.exists:
                 dfd, _ = dirs.of(entry.path)
-                preserve(dfd, txfd, entry)
+                try:
+                    with _named(entry.path):
+                        preserve(dfd, txfd, entry)
+                except FileNotFoundError:
+                    if os.path.lexists(entry.path):
+                        raise
+                    _changed(entry, "was removed by another program after it was read")
                 plan.expected[entry.path] = _recheck_after_link(dirs, entry.old)
-        _sysio.fsync(jfd)
+        with _named(journal_path):
+            _sysio.fsync(jfd)
+            fd, jfd = jfd, None
+            _sysio.close(fd)
+        with _named(txdir):
+            _sysio.fsync_dir(txfd)
     except BaseException:
-        _sysio.close(jfd)
+        if jfd is not None:
+            _sysio.close(jfd)
         _remove_transaction_files(txfd, journal.txid)
         raise
-    _sysio.close(jfd)
-    _sysio.fsync_dir(txfd)
 
 
 def _recheck_after_link(dirs: DirCache, old: Snapshot) -> Snapshot:
@@ -190,87 +233,195 @@ def _recheck_after_link(dirs: DirCache, old: Snapshot) -> Snapshot:
     return now
 
 
-def _stage(plan: Plan, journal: Journal, missing: list[tuple[str, int]], dirs: DirCache) -> list[int]:
+def _stage(
+    plan: Plan, journal: Journal, missing: list[tuple[str, int]], dirs: DirCache
+) -> list[tuple[int, str]]:
     for directory, mode in missing:
-        ensure_directory(directory, mode=mode, allow_links=plan.allow_links)
+        with _named(directory):
+            ensure_directory(directory, mode=mode, allow_links=plan.allow_links)
     data = {c.path: c.data for c in plan.changes if c.kind == "write"}
-    fds: list[int] = []
+    fds: list[tuple[int, str]] = []
     try:
         for entry in journal.entries:
             if entry.kind != "write":
                 continue
             assert entry.temp is not None and entry.mode is not None
             dfd, _ = dirs.of(entry.path)
-            fds.append(write_new(dfd, entry.temp, data[entry.path] or b""))
-            if entry.mode != 0o600:
-                _sysio.fchmod(fds[-1], entry.mode)
+            with _named(entry.path):
+                fds.append((write_new(dfd, entry.temp, data[entry.path] or b""), entry.path))
+                if entry.mode != 0o600:
+                    _sysio.fchmod(fds[-1][0], entry.mode)
     except BaseException:
-        for fd in fds:
+        for fd, _ in fds:
             _sysio.close(fd)
         raise
     return fds
 
 
-def _sync_and_close(fds: list[int]) -> None:
+def _sync_and_close(fds: list[tuple[int, str]]) -> None:
     try:
-        for fd in fds:
-            _sysio.fsync(fd)
+        for fd, path in fds:
+            with _named(path):
+                _sysio.fsync(fd)
     finally:
-        for fd in fds:
+        for fd, _ in fds:
             _sysio.close(fd)
 
 
 def _apply(plan: Plan, journal: Journal, txfd: int, dirs: DirCache, txdir: str) -> None:
+    """Rename (or unlink) every target, make it durable and retire the journal; roll back on any failure."""
     applied: list[Entry] = []
+    journal_name = journal.txid + JOURNAL_SUFFIX
     try:
         for entry in journal.entries:
             dfd, name = dirs.of(entry.path)
-            verify_at(dfd, name, plan.expected.get(entry.path, entry.old), allow_links=dirs.allow_links)
-            if entry.kind == "write":
-                assert entry.temp is not None
-                _sysio.rename(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-            else:
-                _sysio.unlink(name, dir_fd=dfd)
+            try:
+                with _named(entry.path):
+                    _apply_one(dfd, name, entry, plan.expected.get(entry.path, entry.old), dirs.allow_links)
+            except _KeptAside:
+                applied.append(entry)
+                raise
+            except ConcurrentModificationError:
+                raise  # nothing of this entry is in place
+            except BaseException:
+                applied.append(entry)  # it may be in place: the rollback decides by content
+                raise
             applied.append(entry)
         _fsync_dirs(dirs, (e.path for e in journal.entries))
+        with _named(os.path.join(txdir, journal_name)):
+            _sysio.rename(journal_name, journal.txid + DONE_SUFFIX, src_dir_fd=txfd, dst_dir_fd=txfd)
     except BaseException:
         _rollback(journal, txfd, dirs, applied, txdir)
         raise
 
 
+def _apply_one(dfd: int, name: str, entry: Entry, expected: Snapshot, allow_links: bool) -> None:
+    """Put one entry in place so that a foreign change made at any moment before is detected and kept.
+
+    Where ``renameat2`` works, a replacement is an atomic exchange followed by a check of what was swapped
+    out (swapped back on mismatch), a new file is renamed without replacing, and a removal moves the file
+    aside and checks it. Elsewhere: verify, then rename or unlink (a short race window remains).
+    """
+    assert entry.temp is not None
+    try:
+        if entry.kind == "remove":
+            _sysio.rename(name, entry.temp, src_dir_fd=dfd, dst_dir_fd=dfd)
+        elif entry.old.exists:
+            _sysio.exchange(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        else:
+            _sysio.rename_noreplace(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except FileExistsError:
+        _changed(entry, "was created by another program after it was read")
+    except FileNotFoundError:
+        if entry.old.exists and not os.path.lexists(entry.path):
+            _changed(entry, "was removed by another program after it was read")
+        raise
+    except OSError as exc:
+        if exc.errno not in _sysio.UNSUPPORTED:
+            raise
+        verify_at(dfd, name, expected, allow_links=allow_links)
+        if entry.kind == "write":
+            _sysio.rename(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        else:
+            _sysio.unlink(name, dir_fd=dfd)
+        return
+    if entry.old.exists:
+        _check_displaced(dfd, name, entry, expected, allow_links)
+
+
+def _changed(entry: Entry, what: str) -> None:
+    raise ConcurrentModificationError(entry.path, f"{what}; it was left as the other program wrote it")
+
+
+def _check_displaced(dfd: int, name: str, entry: Entry, expected: Snapshot, allow_links: bool) -> None:
+    """``entry.temp`` now holds what was at ``name``: delete it if it is the original, else put it back."""
+    assert entry.temp is not None
+    try:
+        now, _ = take_at(dfd, entry.temp, entry.path, max_bytes=max(expected.size, 1), allow_links=allow_links)
+        diff = [d for d in expected.differences(now) if d != "ctime_ns"]
+    except ConfigError as exc:
+        diff = [exc.reason]
+    if not diff:
+        _sysio.unlink(entry.temp, dir_fd=dfd)
+        return
+    what = f"was changed by another program after it was read ({', '.join(diff)} differs)"
+    try:
+        if entry.kind == "write":
+            _sysio.exchange(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        else:
+            _put_back(dfd, entry.temp, name)
+    except OSError:
+        # Never leave the other program's file under a temp name that clean-up would delete; the target is
+        # not what it was, so the rollback has to look at it (hence not a plain ConcurrentModificationError).
+        kept = f"{name[:80]}.elydora-conflict-{entry.temp[-12:]}"
+        _sysio.rename(entry.temp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
+        raise _KeptAside(entry.path, f"{what}; the other program's file is kept as {kept}") from None
+    _changed(entry, what)
+
+
+class _KeptAside(ConcurrentModificationError):
+    """A foreign change was detected but could not be put back in place."""
+
+
+def _put_back(dfd: int, temp: str, name: str) -> None:
+    try:
+        _sysio.rename_noreplace(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except OSError as exc:
+        if exc.errno not in _sysio.UNSUPPORTED:
+            raise
+        _sysio.link(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        _sysio.unlink(temp, dir_fd=dfd)
+
+
 def _fsync_dirs(dirs: DirCache, paths: Iterable[str]) -> None:
     for directory in sorted({os.path.dirname(p) for p in paths}):
-        _sysio.fsync_dir(dirs.fd(directory))
+        with _named(directory):
+            _sysio.fsync_dir(dirs.fd(directory))
 
 
 def _rollback(journal: Journal, txfd: int, dirs: DirCache, applied: list[Entry], txdir: str) -> None:
+    """Restore the applied entries; when one cannot be restored (or made durable) keep the journal and say so."""
     unsafe: list[Entry] = []
+    failed: list[tuple[str, Exception]] = []
     for entry in reversed(applied):
-        dfd, _ = dirs.of(entry.path)
-        state = entry_state(dfd, entry, allow_links=dirs.allow_links)
-        if state == NEW:
-            restore(dfd, txfd, entry)
-        elif state != OLD:
-            unsafe.append(entry)
-    _fsync_dirs(dirs, (e.path for e in applied))
+        try:
+            dfd, _ = dirs.of(entry.path)
+            state = entry_state(dfd, entry, allow_links=dirs.allow_links)
+            if state == NEW:
+                with _named(entry.path):
+                    restore(dfd, txfd, entry)
+            elif state != OLD:
+                unsafe.append(entry)
+        except Exception as exc:
+            failed.append((entry.path, exc))
+    try:
+        _fsync_dirs(dirs, (e.path for e in applied))
+    except OSError as exc:
+        failed.append((exc.filename or txdir, exc))
+    journal_path = os.path.join(txdir, journal.txid + JOURNAL_SUFFIX)
     if unsafe:
         first = unsafe[0]
         kept = os.path.join(txdir, first.artifact) if first.artifact else "nowhere (it did not exist before)"
-        journal_path = os.path.join(txdir, journal.txid + JOURNAL_SUFFIX)
         raise RollbackIncompleteError(
             first.path,
             f"was changed by another program after our write, so it was left as it is; its original is kept "
             f"at {kept}; the journal {journal_path} records the rest",
             recovery_path=journal_path,
         )
-    _discard(journal, txfd, dirs, applied)
+    if failed:
+        path, cause = failed[0]
+        raise RollbackIncompleteError(
+            path,
+            f"could not be rolled back ({cause}); run recovery: the journal {journal_path} and the originals are kept",
+            recovery_path=journal_path,
+        ) from cause
+    _discard(journal, txfd, dirs)
 
 
-def _discard(journal: Journal, txfd: int, dirs: DirCache, applied: list[Entry]) -> None:
+def _discard(journal: Journal, txfd: int, dirs: DirCache) -> None:
     """Remove every trace of a transaction that did not happen (its originals are in place)."""
-    done = {e.path for e in applied}
     for entry in journal.entries:
-        if entry.temp is not None and entry.path not in done:
+        if entry.temp is not None:
             try:
                 dfd, _ = dirs.of(entry.path)
             except FileNotFoundError:
@@ -278,19 +429,15 @@ def _discard(journal: Journal, txfd: int, dirs: DirCache, applied: list[Entry]) 
             remove_quietly(dfd, entry.temp)
     for directory in reversed(journal.created_dirs):
         with contextlib.suppress(OSError):
-            os.rmdir(directory)
+            _sysio.rmdir(directory)
     _remove_transaction_files(txfd, journal.txid)
 
 
 def _remove_transaction_files(txfd: int, txid: str) -> None:
-    for name in os.listdir(txfd):
-        if belongs_to(name, txid):
-            remove_quietly(txfd, name)
-
-
-def _retire(journal: Journal, txfd: int, retention: int) -> None:
-    _sysio.rename(journal.txid + JOURNAL_SUFFIX, journal.txid + DONE_SUFFIX, src_dir_fd=txfd, dst_dir_fd=txfd)
-    prune(txfd, retention)
+    """Remove the artifacts first and the journal last, so a crash in between leaves no orphan artifact."""
+    names = sorted((n for n in os.listdir(txfd) if belongs_to(n, txid)), key=lambda n: n.endswith(JOURNAL_SUFFIX))
+    for name in names:
+        remove_quietly(txfd, name)
 
 
 def prune(txfd: int, retention: int) -> None:

@@ -3,11 +3,18 @@
 Production code calls these thin wrappers instead of :mod:`os` directly, so that the crash harness, the
 power-loss model and the fault-injection tests can replace them one by one (``monkeypatch.setattr``).
 Each function does exactly one system call (``write_all`` loops on short writes).
+
+:func:`exchange` and :func:`rename_noreplace` are Linux ``renameat2`` calls (through ``ctypes``); where the
+call or the flag is unsupported they raise ``OSError`` with ``ENOSYS`` or ``EINVAL`` and callers fall back.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
+import sys
+from typing import Any
 
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -56,3 +63,48 @@ def mkdir(name: str, mode: int, *, dir_fd: int | None = None) -> None:
 
 def fsync_dir(dir_fd: int) -> None:
     os.fsync(dir_fd)
+
+
+def rmdir(path: str) -> None:
+    os.rmdir(path)
+
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+UNSUPPORTED = frozenset({errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP})  # renameat2 or its flag not available
+
+
+def _load_renameat2() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+_renameat2 = _load_renameat2()
+
+
+def _rename2(src: str, dst: str, flags: int, src_dir_fd: int | None, dst_dir_fd: int | None) -> None:
+    if _renameat2 is None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), src, None, dst)
+    src_fd = _AT_FDCWD if src_dir_fd is None else src_dir_fd
+    dst_fd = _AT_FDCWD if dst_dir_fd is None else dst_dir_fd
+    if _renameat2(src_fd, os.fsencode(src), dst_fd, os.fsencode(dst), flags) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), src, None, dst)
+
+
+def exchange(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:
+    """Atomically swap the two names (both must exist)."""
+    _rename2(src, dst, _RENAME_EXCHANGE, src_dir_fd, dst_dir_fd)
+
+
+def rename_noreplace(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:
+    """Rename ``src`` to ``dst``, failing with ``EEXIST`` instead of replacing an existing ``dst``."""
+    _rename2(src, dst, _RENAME_NOREPLACE, src_dir_fd, dst_dir_fd)

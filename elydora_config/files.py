@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 from . import _sysio
-from .errors import FileTooLargeError, MalformedConfigError, PathLike, UnsafePathError
+from .errors import (
+    ConcurrentModificationError,
+    FileTooLargeError,
+    MalformedConfigError,
+    PathLike,
+    UnsafePathError,
+)
 from .paths import opened_directory, split_target
 
 TEMP_MARKER = ".elydora-tmp-"
@@ -63,8 +69,28 @@ def read_physical_stat(
         return None
 
 
+_READ_ATTEMPTS = 5
+
+
 def read_at(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool = False) -> PhysicalRead | None:
-    """Like :func:`read_physical_stat` for ``name`` inside the already opened directory ``dfd``."""
+    """Like :func:`read_physical_stat` for ``name`` inside the already opened directory ``dfd``.
+
+    A file atomically replaced by another program while we read it is read again (the bytes must come from
+    the file the name points to); one that keeps changing raises :class:`ConcurrentModificationError`.
+    """
+    for _ in range(_READ_ATTEMPTS):
+        try:
+            return _read_once(dfd, name, full, max_bytes, allow_links)
+        except _Replaced:
+            continue
+    raise ConcurrentModificationError(full, "kept being replaced by another program while it was being read")
+
+
+class _Replaced(Exception):
+    """The directory entry no longer points to the file we opened."""
+
+
+def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
     flags = _READ_FLAGS & ~(_sysio.O_NOFOLLOW if allow_links else 0)
     try:
         fd = _sysio.open_file(name, flags, dir_fd=dfd)
@@ -80,9 +106,12 @@ def read_at(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool = 
         if info.st_size > max_bytes:
             raise FileTooLargeError(full, f"is {info.st_size} bytes, larger than the {max_bytes}-byte limit")
         data = _read_fd(fd, full, max_bytes, info.st_size)
-        entry = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
+        try:
+            entry = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
+        except FileNotFoundError:
+            raise _Replaced from None
         if (entry.st_dev, entry.st_ino) != (info.st_dev, info.st_ino):
-            raise UnsafePathError(full, "was replaced while it was being read")
+            raise _Replaced
         return PhysicalRead(data, info)
     finally:
         _sysio.close(fd)

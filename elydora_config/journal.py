@@ -73,6 +73,7 @@ class Journal:
     txid: str
     entries: list[Entry] = field(default_factory=list)
     created_dirs: list[str] = field(default_factory=list)
+    allow_links: bool = False  # the paths go through links the caller allowed; recovery must follow them too
 
     def encode(self) -> bytes:
         body = json.dumps(
@@ -81,6 +82,7 @@ class Journal:
                 "txid": self.txid,
                 "entries": [e.to_json() for e in self.entries],
                 "created_dirs": self.created_dirs,
+                "allow_links": self.allow_links,
             },
             sort_keys=True,
         ).encode("utf-8")
@@ -100,6 +102,7 @@ class Journal:
                 txid=raw["txid"],
                 entries=[Entry.from_json(e) for e in raw["entries"]],
                 created_dirs=list(raw["created_dirs"]),
+                allow_links=bool(raw.get("allow_links", False)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise MalformedConfigError(path, f"journal is inconsistent: {exc}") from None

@@ -6,6 +6,11 @@ complete (its directories are fsynced and the journal retired); otherwise every 
 bytes gets its original back, so the result is all-old. A target that holds bytes neither old nor ours was
 written by somebody else after the crash: it is left alone, the artifacts are kept and
 :class:`RollbackIncompleteError` names the journal.
+
+Either way the journalled temp names (staged copies, originals swapped out or moved aside) and stale temp
+files of dead processes in the targets' directories (an interrupted earlier recovery) are removed before the
+journal goes; the journal is removed last. Artifacts without a journal or ``.done`` record (power lost
+before the journal became durable) are removed. A journal records whether its paths may go through links.
 """
 
 from __future__ import annotations
@@ -16,11 +21,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import _sysio
-from ._commit import DirCache, pending_journals, prune
-from ._undo import NEW, OLD, entry_state, restore
+from ._commit import DirCache, _remove_transaction_files, pending_journals, prune
+from ._undo import FOREIGN, NEW, OLD, entry_state, restore
 from .errors import PathLike, RollbackIncompleteError
 from .files import TEMP_MARKER, remove_quietly
-from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal, belongs_to
+from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal
 from .lock import StateLock
 from .paths import opened_directory
 
@@ -59,18 +64,28 @@ def pending(state_dir: PathLike) -> list[PendingTransaction]:
 
 
 def recover(
-    state_dir: PathLike, *, scan_dirs: Iterable[PathLike] = (), lock_timeout: float = 10.0, retention: int = 10
+    state_dir: PathLike,
+    *,
+    scan_dirs: Iterable[PathLike] = (),
+    lock_timeout: float = 10.0,
+    retention: int = 10,
+    allow_links: bool = False,
 ) -> list[RecoveryReport]:
-    """Resolve every interrupted transaction of ``state_dir``; remove stale temp files in ``scan_dirs``."""
+    """Resolve every interrupted transaction of ``state_dir``; remove stale temp files in ``scan_dirs``.
+
+    ``allow_links`` lets the path of ``state_dir`` go through symbolic links (as a ``Transaction`` created
+    with ``allow_links=True`` may); the target paths of each journal are followed as that journal records.
+    """
     state = os.fspath(state_dir)
     txdir = os.path.join(state, TRANSACTIONS_DIR)
     reports: list[RecoveryReport] = []
     if not os.path.isdir(txdir):
         _remove_stale_temps(scan_dirs)
         return reports
-    with StateLock(state, timeout=lock_timeout), opened_directory(txdir) as txfd:
+    with StateLock(state, timeout=lock_timeout), opened_directory(txdir, allow_links=allow_links) as txfd:
         for name in pending_journals(txdir):
             reports.append(_recover_one(txdir, txfd, name, retention))
+        _remove_orphans(txfd)
         _remove_stale_temps(scan_dirs)
     return reports
 
@@ -81,20 +96,23 @@ def _recover_one(txdir: str, txfd: int, name: str, retention: int) -> RecoveryRe
     if journal is None:
         _remove_all(txfd, txid)
         return RecoveryReport(txid, "discarded")
-    dirs = DirCache(allow_links=False)
+    dirs = DirCache(allow_links=journal.allow_links)
     try:
         states = [_state(dirs, e) for e in journal.entries]
         paths = [e.path for e in journal.entries]
         if all(s == NEW for s in states):
+            _remove_temps(dirs, journal.entries)  # originals swapped or moved aside, not yet unlinked
+            _remove_stale_temps({os.path.dirname(p) for p in paths})
             _fsync_existing_dirs(dirs, paths)
             _sysio.rename(name, txid + DONE_SUFFIX, src_dir_fd=txfd, dst_dir_fd=txfd)
             prune(txfd, retention)
             return RecoveryReport(txid, "completed", paths)
         _undo(journal, dirs, txfd, states, os.path.join(txdir, name))
         _remove_temps(dirs, journal.entries)
+        _remove_stale_temps({os.path.dirname(p) for p in paths})
         for directory in reversed(journal.created_dirs):
             with contextlib.suppress(OSError):
-                os.rmdir(directory)
+                _sysio.rmdir(directory)
         _fsync_existing_dirs(dirs, paths)
         _remove_all(txfd, txid)
         return RecoveryReport(txid, "rolled back", paths)
@@ -105,9 +123,11 @@ def _recover_one(txdir: str, txfd: int, name: str, retention: int) -> RecoveryRe
 def _state(dirs: DirCache, entry: Entry) -> str:
     try:
         dfd, _ = dirs.of(entry.path)
-    except FileNotFoundError:
-        return NEW if entry.kind == "remove" or not entry.old.exists else "foreign"
-    return entry_state(dfd, entry)
+    except FileNotFoundError:  # the directory is gone (or was never created): the target is absent
+        if entry.kind == "remove":
+            return NEW
+        return FOREIGN if entry.old.exists else OLD
+    return entry_state(dfd, entry, allow_links=dirs.allow_links)
 
 
 def _undo(journal: Journal, dirs: DirCache, txfd: int, states: list[str], journal_path: str) -> None:
@@ -143,8 +163,15 @@ def _fsync_existing_dirs(dirs: DirCache, paths: list[str]) -> None:
 
 
 def _remove_all(txfd: int, txid: str) -> None:
-    for name in os.listdir(txfd):
-        if belongs_to(name, txid):
+    _remove_transaction_files(txfd, txid)
+
+
+def _remove_orphans(txfd: int) -> None:
+    """Remove artifacts whose journal never became durable (power lost before the journal's fsync)."""
+    names = os.listdir(txfd)
+    known = {n.rsplit(".", 1)[0] for n in names if n.endswith((JOURNAL_SUFFIX, DONE_SUFFIX))}
+    for name in names:
+        if name.split(".", 1)[0] not in known:
             remove_quietly(txfd, name)
 
 
@@ -170,4 +197,4 @@ def _remove_stale_temps(scan_dirs: Iterable[PathLike]) -> None:
             pid = rest.split("-", 1)[0]
             if marker and pid.isdigit() and not _pid_alive(int(pid)):
                 with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(os.fspath(directory), name))
+                    _sysio.unlink(os.path.join(os.fspath(directory), name))

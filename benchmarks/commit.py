@@ -1,0 +1,166 @@
+"""Commit cost and lock latency (``python -m benchmarks.commit`` from the project root).
+
+* ``commit k=N``: one :class:`~elydora_config.Transaction` replacing N small files, against N durable
+  single-file replaces (:func:`elydora_config.files.write_atomic`) of the same files, measured in the same
+  run and interleaved round by round (goal: <= 1.2x, i.e. per file).
+* ``lock acquire+release``: uncontended :class:`~elydora_config.lock.StateLock` cycle (goal <= 200 us). Two
+  informational numbers ride along: the same ``filelock`` lock without the PID-recording callback, and a bare
+  ``flock`` cycle, to show where the time goes.
+* ``lock reacquire after SIGKILL``: a holder process (a fresh interpreter) is killed; time from the kill to
+  our acquisition (goal <= 10 ms).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from filelock import FileLock
+
+from benchmarks.harness import Figure, dump_json, median_time, report
+from elydora_config import Transaction
+from elydora_config.files import write_atomic
+from elydora_config.lock import StateLock
+
+ROUNDS = 5
+PAYLOAD = b'{\n  "model": "opus",\n  "hooks": {"PreToolUse": [{"command": "elydora hook guard"}]}\n}\n'
+
+
+def _commit_vs_replace(root: Path, k: int) -> None:
+    files = [root / f"k{k}" / f"settings-{i}.json" for i in range(k)]
+    files[0].parent.mkdir()
+    for path in files:
+        path.write_bytes(PAYLOAD)
+    state = root / f"state-{k}"
+    counter = iter(range(10**9))
+
+    def commit() -> None:
+        tag = b"%d" % next(counter)
+        with Transaction(state) as tx:
+            for path in files:
+                tx.write(path, PAYLOAD + tag)
+
+    def replaces() -> None:
+        tag = b"%d" % next(counter)
+        for path in files:
+            write_atomic(path, PAYLOAD + tag)
+
+    commit_times, replace_times = [], []
+    for _ in range(ROUNDS):
+        commit_times.append(median_time(commit, repeat=15, warmup=2))
+        replace_times.append(median_time(replaces, repeat=15, warmup=2))
+    value, baseline = statistics.median(commit_times), statistics.median(replace_times)
+    report(
+        Figure(
+            f"commit k={k} small files",
+            value,
+            "s",
+            baseline_name=f"{k} x write_atomic",
+            baseline=baseline,
+            goal=1.2,
+            extra={"per_file_ms": f"{value / k * 1e3:.3f}"},
+        )
+    )
+
+
+def _cycle_time(acquire_release: object, cycles: int = 2000) -> float:
+    fn = acquire_release  # a callable doing one acquire+release
+
+    def many() -> None:
+        for _ in range(cycles):
+            fn()  # type: ignore[operator]
+
+    return median_time(many, repeat=9, warmup=1) / cycles
+
+
+def _lock_cycle(root: Path) -> None:
+    state = root / "lock-state"
+    state.mkdir(mode=0o700)
+    lock = StateLock(state, timeout=1.0)
+
+    def ours() -> None:
+        lock.acquire()
+        lock.release()
+
+    plain = FileLock(str(state / ".plain"), timeout=1.0, mode=0o600, preserve_lock_file=True)
+
+    def filelock_only() -> None:
+        plain.acquire()
+        plain.release()
+
+    path = str(state / ".raw")
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+
+    def raw_flock() -> None:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    value = _cycle_time(ours)
+    extra = {
+        "filelock_without_pid_record_us": f"{_cycle_time(filelock_only) * 1e6:.1f}",
+        "raw_flock_us": f"{_cycle_time(raw_flock) * 1e6:.1f}",
+    }
+    report(Figure("lock acquire+release (uncontended)", value, "s", goal=200e-6, goal_kind="absolute", extra=extra))
+
+
+HOLDER = """
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from elydora_config.lock import StateLock
+StateLock(sys.argv[1], timeout=5.0).acquire()
+sys.stdout.write("ready\\n"); sys.stdout.flush()
+time.sleep(60)
+"""
+
+
+def _reacquire(root: Path) -> None:
+    state = root / "reacquire-state"
+    state.mkdir(mode=0o700)
+    project = str(Path(__file__).resolve().parent.parent)
+    waits = []
+    for _ in range(9):
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(state), project], stdout=subprocess.PIPE, text=True
+        )
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        lock = StateLock(state, timeout=5.0)
+        os.kill(holder.pid, signal.SIGKILL)
+        started = time.perf_counter()
+        lock.acquire()
+        waits.append(time.perf_counter() - started)
+        lock.release()
+        holder.wait()
+        holder.stdout.close()
+    report(
+        Figure(
+            "lock reacquire after SIGKILL of the holder",
+            statistics.median(waits),
+            "s",
+            goal=0.010,
+            goal_kind="absolute",
+            extra={"max_ms": f"{max(waits) * 1e3:.2f}"},
+        )
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="elydora-bench-commit-") as tmp:
+        root = Path(tmp)
+        for k in (1, 3, 10):
+            _commit_vs_replace(root, k)
+        _lock_cycle(root)
+        _reacquire(root)
+    dump_json()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Crash harness (``_sysio`` variant): kill the committing process before each mutating call, then recover.
+
+The 3-file commit of :class:`txn_harness.Scenario` runs in a forked child whose ``_sysio`` layer SIGKILLs
+the child right before its N-th mutating call (every call except ``close`` and opens without ``O_CREAT``),
+for every N the commit makes. ``recover()`` then runs in the test process; the targets must be all-old or
+all-new and nothing may be left over: no temp file anywhere, no journal, no artifact of an unfinished
+transaction, no stray file or directory.
+
+Variants: the flat scenario, the new file in a directory the transaction creates, a mode-only change (same
+bytes, 0644 -> 0600: recovery must tell our file from the original by its mode), and a file system without
+``renameat2`` (the verify-then-rename fallback).
+
+The second test also kills ``recover()`` itself before each of its mutating calls (for every commit crash
+point) and recovers again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from _pytest.monkeypatch import MonkeyPatch
+from txn_harness import Scenario, crash_at, enumerate_calls, intercept, skip_fsync, without_renameat2
+
+from elydora_config import pending, recover
+
+KILLED = -9
+VARIANTS = ["flat", "mkdir", "chmod-only", "no-renameat2"]
+
+
+def _commit_points(tmp_path: Path, nested: bool, chmod: bool = False) -> list[str]:
+    probe = Scenario(tmp_path / "probe", nested, chmod).build()
+    calls = enumerate_calls(probe.run)
+    assert probe.outcome() == "new"
+    return calls
+
+
+def _crash_commit(root: Path, nested: bool, point: int, chmod: bool = False) -> Scenario:
+    scn = Scenario(root, nested, chmod).build()
+    code = crash_at(point, scn.run)
+    assert code == KILLED, f"commit was not killed at mutating call {point} (exit {code})"
+    return scn
+
+
+def _check_resolved(scn: Scenario, where: str) -> str:
+    outcome = scn.outcome()
+    assert outcome in ("old", "new"), f"{where}: {outcome}"
+    assert scn.leftovers(outcome) == [], where
+    assert pending(scn.state) == [], where
+    return outcome
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_kill_before_every_mutating_call_of_commit(tmp_path: Path, variant: str, monkeypatch: MonkeyPatch) -> None:
+    nested, chmod = variant == "mkdir", variant == "chmod-only"
+    if variant == "no-renameat2":
+        without_renameat2(monkeypatch)
+    calls = _commit_points(tmp_path, nested, chmod)
+    assert len(calls) >= 20, calls
+    outcomes: Counter[str] = Counter()
+    for point, call in enumerate(calls):
+        scn = _crash_commit(tmp_path / f"p{point}", nested, point, chmod)
+        with intercept(skip_fsync):
+            recover(scn.state)
+        outcomes[_check_resolved(scn, f"killed before call {point} {call}")] += 1
+    # One point beyond the last call: the commit runs to completion in the child.
+    scn = Scenario(tmp_path / "complete", nested, chmod).build()
+    assert crash_at(len(calls), scn.run) == 0
+    assert _check_resolved(scn, "uninterrupted") == "new"
+    print(f"\ncrash points (_sysio, {variant}): {len(calls)} -> {dict(outcomes)}")
+    assert sum(outcomes.values()) == len(calls)
+    assert outcomes["old"] > 0 and outcomes["new"] > 0
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["flat", "mkdir"])
+def test_kill_inside_recover_at_every_call(tmp_path: Path, nested: bool) -> None:
+    calls = _commit_points(tmp_path, nested)
+    exercised = 0
+    pending_points = 0
+    for point in range(len(calls)):
+        recover_point = 0
+        while True:
+            root = tmp_path / f"p{point}-r{recover_point}"
+            scn = _crash_commit(root, nested, point)
+            had_journal = bool(pending(scn.state))
+            code = crash_at(recover_point, lambda s=scn: recover(s.state))  # type: ignore[misc]
+            if code == 0:
+                break
+            assert code == KILLED, f"recover exited {code} at commit point {point}, recover point {recover_point}"
+            exercised += 1
+            with intercept(skip_fsync):
+                recover(scn.state)
+            _check_resolved(scn, f"commit killed at {point} ({calls[point]}), recover killed at {recover_point}")
+            recover_point += 1
+        pending_points += had_journal
+        _check_resolved(scn, f"commit killed at {point}, recover uninterrupted")
+    print(f"\nrecover crash points ({'mkdir' if nested else 'flat'}): {exercised} over {pending_points} journals")
+    assert pending_points >= len(calls) // 2
+    assert exercised >= 3 * pending_points
