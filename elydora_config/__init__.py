@@ -4,12 +4,13 @@ The library knows nothing of AI agents: it offers physical file I/O (:mod:`.file
 (:mod:`.snapshot`), a per-state-directory lock (:mod:`.lock`), all-or-nothing multi-file transactions with
 crash recovery (:mod:`.transaction`, :mod:`.recovery`), syntax-preserving JSON/JSONC and TOML editors
 (:mod:`.jsonc`, :mod:`.toml`), Ed25519 keys (:mod:`.keys`) and safe path handling (:mod:`.paths`).
-Editors are imported lazily so that ``import elydora_config`` stays cheap.
+Everything but the errors is imported on first use, so that ``import elydora_config`` stays cheap (the hook
+commands run on every tool call of the user's agent).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     ConcurrentModificationError,
@@ -22,13 +23,18 @@ from .errors import (
     RollbackIncompleteError,
     UnsafePathError,
 )
-from .files import append_private, read_physical, write_atomic
-from .recovery import pending, recover
-from .snapshot import Snapshot
-from .transaction import Transaction
+
+if TYPE_CHECKING:
+    from .files import append_private, read_physical, write_atomic
+    from .jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
+    from .recovery import pending, recover
+    from .snapshot import Snapshot
+    from .toml import TomlDocument
+    from .transaction import Transaction
 
 __all__ = [
     "JSONC",
+    "JSONC_NO_TRAILING_COMMAS",
     "STRICT_JSON",
     "ConcurrentModificationError",
     "ConfigError",
@@ -51,9 +57,17 @@ __all__ = [
 ]
 
 _LAZY = {
+    "append_private": "elydora_config.files",
+    "read_physical": "elydora_config.files",
+    "write_atomic": "elydora_config.files",
+    "pending": "elydora_config.recovery",
+    "recover": "elydora_config.recovery",
+    "Snapshot": "elydora_config.snapshot",
+    "Transaction": "elydora_config.transaction",
     "JsoncDocument": "elydora_config.jsonc",
     "STRICT_JSON": "elydora_config.jsonc",
     "JSONC": "elydora_config.jsonc",
+    "JSONC_NO_TRAILING_COMMAS": "elydora_config.jsonc",
     "TomlDocument": "elydora_config.toml",
 }
 

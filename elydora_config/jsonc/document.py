@@ -1,0 +1,384 @@
+"""``JsoncDocument``: a parsed JSON/JSONC text that can be read and edited by minimal splices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ..errors import MalformedConfigError, PathLike
+from .diagnostics import fail, line_and_column
+from .dialect import JSONC, Dialect
+from .edit_plan import Plan, plan_insert, plan_remove
+from .fast_scan import ValueScanner
+from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
+from .lexical import line_indent, skip_gap, starts_line
+from .located import Container, Member, Walker, shift
+
+PathElement = str | int
+JsonPath = Sequence[PathElement]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""Default of :meth:`JsoncDocument.get`: raise ``KeyError`` when the path does not exist."""
+
+
+class Splice(NamedTuple):
+    """``text[start:end]`` (which was ``old``) replaced by ``new``; offsets are in the text before the edit."""
+
+    start: int
+    end: int
+    new: str
+    old: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit operation and the splices it made."""
+
+    op: str  # "set", "insert" or "remove"
+    path: tuple[PathElement, ...]
+    splices: tuple[Splice, ...]
+
+    def apply(self, text: str) -> str:
+        """The text after this edit, given the text before it."""
+        pieces: list[str] = []
+        prev = 0
+        for splice in self.splices:
+            pieces.append(text[prev : splice.start])
+            pieces.append(splice.new)
+            prev = splice.end
+        pieces.append(text[prev:])
+        return "".join(pieces)
+
+    def revert(self, text: str) -> str:
+        """The text before this edit, given the text after it."""
+        pieces: list[str] = []
+        prev = 0
+        for splice, (start, end) in zip(self.splices, self.new_spans(), strict=True):
+            pieces.append(text[prev:start])
+            pieces.append(splice.old)
+            prev = end
+        pieces.append(text[prev:])
+        return "".join(pieces)
+
+    def new_spans(self) -> list[tuple[int, int]]:
+        """Where each splice's new text lies in the text after the edit."""
+        spans = []
+        delta = 0
+        for splice in self.splices:
+            start = splice.start + delta
+            spans.append((start, start + len(splice.new)))
+            delta += len(splice.new) - (splice.end - splice.start)
+        return spans
+
+
+def _shift_all(node: Container, delta: int) -> None:
+    shift(node, 0, delta)
+
+
+class JsoncDocument:
+    """A JSON or JSONC text, validated, with syntax-preserving edits.
+
+    Paths are sequences of object keys (``str``) and array indexes (``int``; negative counts from the end).
+    Every edit replaces as little text as it can (see :class:`Edit`), keeps comments and layout, writes new
+    values in the style of the surrounding text, and re-validates the container it touched, so ``text`` is
+    always valid in the document's dialect.
+    """
+
+    def __init__(self, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> None:
+        self._dialect = dialect
+        self._path = path
+        self._edits: list[Edit] = []
+        self._load(text)
+
+    @classmethod
+    def parse(cls, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
+        """Parse and validate ``text``; ``path`` only names the file in error messages."""
+        return cls(text, dialect, path=path)
+
+    @classmethod
+    def parse_bytes(cls, data: bytes, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
+        """Parse UTF-8 ``data`` (a UTF-8 byte order mark is handled as the dialect says)."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            head = data[: exc.start].decode("utf-8", "replace")
+            line, column = line_and_column(head, len(head))
+            raise MalformedConfigError(path, f"invalid UTF-8 at byte {exc.start}", line=line, column=column) from None
+        return cls(text, dialect, path=path)
+
+    # -- loading ----------------------------------------------------------------------------------
+
+    def _load(self, text: str) -> None:
+        dialect, path = self._dialect, self._path
+        scanner = ValueScanner(text, dialect, path)
+        walker = Walker(text, dialect, scanner, path)
+        pos = 0
+        if text.startswith("\ufeff"):
+            if not dialect.bom:
+                scanner.reference.document(build=False)
+            pos = 1
+        start = skip_gap(text, pos, dialect.comments)
+        root: Container | None = None
+        if start < len(text) and text[start] in "{[":
+            root = walker.walk(start, validate=True, descend=1, bulk=True)
+            end = root.end
+        elif start < len(text) and text[start] != "/":
+            end = scanner.end(start, True)
+        else:
+            scanner.reference.document(build=False)
+            fail(text, start, "expected a JSON value", path)
+        if skip_gap(text, end, dialect.comments) < len(text):
+            scanner.reference.document(build=False)
+            fail(text, end, "unexpected text after the top-level value", path)
+        self._text = text
+        self._scanner = scanner
+        self._walker = walker
+        self._root = root
+        self._root_start = start
+        self._root_end = end
+        self._multiline: bool | None = None
+        self._ascii: bool | None = None
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The current full text."""
+        return self._text
+
+    @property
+    def dialect(self) -> Dialect:
+        return self._dialect
+
+    @property
+    def edits(self) -> tuple[Edit, ...]:
+        """Every edit made since parsing, oldest first."""
+        return tuple(self._edits)
+
+    def to_bytes(self) -> bytes:
+        return self._text.encode("utf-8")
+
+    @property
+    def value(self) -> Any:
+        """The whole document as plain Python data (a new object at each access)."""
+        return self._scanner.value(self._root_start)[0]
+
+    def get(self, path: JsonPath, default: Any = MISSING) -> Any:
+        """The value at ``path``; ``default`` if it does not exist, or ``KeyError`` when no default is given."""
+        try:
+            start = self.span(path)[0]
+        except KeyError:
+            if default is MISSING:
+                raise
+            return default
+        return self._scanner.value(start)[0]
+
+    def has(self, path: JsonPath) -> bool:
+        """Whether a value exists at ``path``."""
+        try:
+            self.span(path)
+        except KeyError:
+            return False
+        return True
+
+    def span(self, path: JsonPath) -> tuple[int, int]:
+        """``(start, end)`` offsets of the value at ``path`` in :attr:`text` (``KeyError`` if absent)."""
+        path = tuple(path)
+        if not path:
+            return self._root_start, self._root_end
+        _, parent, _ = self._container(path[:-1])
+        member = self._member(parent, path[-1], path)
+        return member.value_start, member.value_end
+
+    def entry_span(self, path: JsonPath) -> tuple[int, int]:
+        """Like :meth:`span`, but starting at the key for an object member."""
+        path = tuple(path)
+        if not path:
+            return self._root_start, self._root_end
+        _, parent, _ = self._container(path[:-1])
+        member = self._member(parent, path[-1], path)
+        return member.start, member.value_end
+
+    # -- locating ---------------------------------------------------------------------------------
+
+    def _container(self, path: tuple[PathElement, ...]) -> tuple[list[Container], Container, Member | None]:
+        """The located container at ``path``, the containers above it, and the member that holds it."""
+        root = self._root
+        if root is None:
+            raise KeyError(path)
+        if not root.complete:
+            root = self._root = self._walker.walk(root.start, validate=False)
+        chain: list[Container] = []
+        node, holder = root, None
+        for depth, element in enumerate(path):
+            chain.append(node)
+            holder = self._member(node, element, path[: depth + 1])
+            child = holder.node
+            if child is None or not child.complete:
+                if self._text[holder.value_start] not in "{[":
+                    raise KeyError(path[: depth + 1])
+                child = holder.node = self._walker.walk(holder.value_start, validate=False)
+            node = child
+        return chain, node, holder
+
+    @staticmethod
+    def _member(container: Container, element: PathElement, where: tuple[PathElement, ...]) -> Member:
+        if container.is_object:
+            index = container.keys.get(element) if isinstance(element, str) else None
+            if index is None:
+                raise KeyError(where)
+            return container.members[index]
+        if not isinstance(element, int) or isinstance(element, bool):
+            raise KeyError(where)
+        size = len(container.members)
+        index = element + size if element < 0 else element
+        if not 0 <= index < size:
+            raise KeyError(where)
+        return container.members[index]
+
+    def _style(self, chain: list[Container], near: int) -> Style:
+        if self._multiline is None:
+            text, start, end = self._text, self._root_start, self._root_end
+            self._multiline = text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0
+        if self._ascii is None:
+            self._ascii = prefers_ascii(self._text)
+        return infer_style(self._text, chain, near, self._multiline, self._ascii)
+
+    # -- editing ----------------------------------------------------------------------------------
+
+    def set(self, path: JsonPath, value: Any) -> Edit:
+        """Replace the value at ``path``, or add ``path[-1]`` as a new last key of an existing object."""
+        path = tuple(path)
+        check_value(value)
+        if not path:
+            return self._replace_root(value)
+        chain, parent, holder = self._container(path[:-1])
+        element = path[-1]
+        if parent.is_object and isinstance(element, str) and element not in parent.keys:
+            style = self._style([*chain, parent], parent.start)
+
+            def entry(base: str, pretty: bool) -> str:
+                return render_key(element, style) + style.key_sep + render(value, style, base, pretty)
+
+            plan = plan_insert(self._text, parent, len(parent.members), entry, style, self._own_line(holder))
+            return self._apply("set", path, plan, parent, holder)
+        member = self._member(parent, element, path)
+        text = self._text
+        old_multiline = (
+            "\n" in text[member.value_start : member.value_end] or "\r" in text[member.value_start : member.value_end]
+        )
+        inner = skip_gap(text, member.value_start + 1, self._dialect.comments)
+        old_container = text[member.value_start] in "{[" and text[inner] not in "]}"
+        if old_container and not old_multiline:
+            pretty = False
+        elif old_multiline:
+            pretty = True
+        else:
+            pretty = self._style([*chain, parent], member.start).multiline and starts_line(
+                text, member.start, parent.start + 1
+            )
+        style = self._style([*chain, parent], member.value_start)
+        new = render(value, style, line_indent(text, member.value_start), pretty)
+        return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder)
+
+    def insert(self, path: JsonPath, index: int, value: Any) -> Edit:
+        """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""
+        path = tuple(path)
+        check_value(value)
+        chain, array, holder = self._container(path)
+        if array.is_object:
+            raise TypeError(f"{path!r} is an object; use set() to add a key")
+        size = len(array.members)
+        if index == -1:
+            index = size
+        if isinstance(index, bool) or not 0 <= index <= size:
+            raise IndexError(f"insert index {index} out of range for an array of {size}")
+        style = self._style([*chain, array], array.start)
+
+        def entry(base: str, pretty: bool) -> str:
+            return render(value, style, base, pretty)
+
+        plan = plan_insert(self._text, array, index, entry, style, self._own_line(holder))
+        return self._apply("insert", (*path, index), plan, array, holder)
+
+    def remove(self, path: JsonPath) -> Edit:
+        """Remove the member or element at ``path`` with its comma and the comments on its last line."""
+        path = tuple(path)
+        if not path:
+            raise ValueError("the top-level value cannot be removed")
+        _, parent, holder = self._container(path[:-1])
+        member = self._member(parent, path[-1], path)
+        plan = plan_remove(self._text, parent, parent.members.index(member))
+        return self._apply("remove", path, plan, parent, holder)
+
+    def undo(self) -> Edit:
+        """Revert the most recent edit (its splices, exactly) and return it."""
+        if not self._edits:
+            raise IndexError("nothing to undo")
+        edit = self._edits[-1]
+        self._load(edit.revert(self._text))
+        self._edits.pop()
+        return edit
+
+    def _own_line(self, holder: Member | None) -> bool:
+        return holder is None or starts_line(self._text, holder.start)
+
+    def _replace_root(self, value: Any) -> Edit:
+        text, start, end = self._text, self._root_start, self._root_end
+        pretty = "\n" in text[start:end] or "\r" in text[start:end]
+        new = render(value, self._style([] if self._root is None else [self._root], start), "", pretty)
+        edit = Edit("set", (), (Splice(start, end, new, text[start:end]),))
+        self._load(edit.apply(text))
+        self._edits.append(edit)
+        return edit
+
+    def _apply(
+        self, op: str, path: tuple[PathElement, ...], plan: Plan, container: Container, holder: Member | None
+    ) -> Edit:
+        old_text = self._text
+        edit = Edit(op, path, tuple(Splice(s, e, new, old_text[s:e]) for s, e, new in plan))
+        new_text = edit.apply(old_text)
+        delta = len(new_text) - len(old_text)
+        # members the splices did not touch keep their (shifted) spans and located children
+        known: dict[int, tuple[int, Container | None]] = {}
+        for member in container.members:
+            moved, touched = 0, False
+            for splice in edit.splices:
+                if splice.end <= member.start:
+                    moved += len(splice.new) - (splice.end - splice.start)
+                elif splice.start < member.value_end:
+                    touched = True
+            if not touched:
+                known[member.value_start + moved] = (member.value_end + moved, member.node)
+        scanner = ValueScanner(new_text, self._dialect, self._path)
+        walker = Walker(new_text, self._dialect, scanner, self._path)
+        try:
+            rebuilt = walker.walk(container.start, validate=True, known=known)
+        except MalformedConfigError as exc:
+            raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc
+        if rebuilt.end != container.end + delta:
+            raise MalformedConfigError(self._path, "internal error: edit changed text outside its container")
+        for member in rebuilt.members:
+            if member.node is not None and member.node.start != member.value_start:
+                _shift_all(member.node, member.value_start - member.node.start)
+        if holder is None:
+            self._root = rebuilt
+        else:
+            assert self._root is not None
+            shift(self._root, container.end, delta, skip=container)
+            holder.node = rebuilt
+        self._text = new_text
+        self._scanner = scanner
+        self._walker = walker
+        self._root_end += delta
+        self._multiline = None
+        self._ascii = None
+        self._edits.append(edit)
+        return edit

@@ -1,0 +1,175 @@
+"""Scanning values with the stdlib's C scanner, with JSONC remedies and the pure-Python fallback.
+
+``ValueScanner`` answers "where does the value at offset *p* end?" (validating it, or merely skipping an
+already validated one) and "what is the value at *p*?".  It first runs ``json``'s C scanner on the text.
+If that fails because of a JSONC comment or an allowed trailing comma, it blanks all of them in one pass
+over the whole text (see :mod:`.blanking`) and tries again; anything still refused goes to
+:class:`.ReferenceScanner`, which either raises the precise error or (deep nesting, huge integers) scans
+the value itself.
+
+Duplicate keys: the validating C scanner calls :func:`_check_pairs` on each object's ``(key, value)`` pairs;
+objects with fewer than two members cost one length test, the others one ``dict(pairs)`` in C.  The hook
+returns ``None`` (validation needs no values), which also spares building the discarded dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from json.scanner import make_scanner
+from typing import Any, NoReturn
+
+from ..errors import PathLike
+from .blanking import blank, comment_spans, replace_chars, trailing_comma_candidates
+from .dialect import Dialect
+from .lexical import scanstring
+from .reference_scanner import ReferenceScanner
+
+ScanOnce = Callable[[str, int], tuple[Any, int]]
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _check_pairs(pairs: list[tuple[str, Any]]) -> None:
+    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
+        raise _DuplicateKey("duplicate key")
+
+
+def _error_offset(exc: BaseException) -> int:
+    """Where the C scanner stopped: ``JSONDecodeError.pos``, or the offset a ``StopIteration`` carries."""
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.pos
+    if isinstance(exc, StopIteration) and isinstance(exc.value, int):
+        return exc.value
+    return -1
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _decoder(hook: Callable[[list[tuple[str, Any]]], Any] | None) -> ScanOnce:
+    decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_refuse_constant, strict=True)
+    return make_scanner(decoder)  # type: ignore[arg-type]
+
+
+class ValueScanner:
+    """Value scanning over one version of a document's text (offsets are shared with the original)."""
+
+    def __init__(self, text: str, dialect: Dialect, path: PathLike | None = None) -> None:
+        self.text = text
+        self.dialect = dialect
+        self.path = path
+        self.scan_text = text  # the text the C scanner reads: comments/trailing commas blanked on demand
+        self.prepared = False  # comments blanked and trailing-comma candidates tabbed
+        self.commas_tabbed: set[int] = set()
+        self.commas_restored: set[int] = set()  # found inside strings: never to be tabbed again
+        self.validating: ScanOnce = _decoder(len if dialect.duplicate_keys else _check_pairs)
+        self.outer_pairs: list[tuple[str, Any]] = []
+        self.validating_keep: ScanOnce = _decoder(self._check_and_keep)
+        self.skipping: ScanOnce = _decoder(len)
+        self.building: ScanOnce = _decoder(None)
+        self.reference = ReferenceScanner(text, dialect, path)
+
+    # -- public ------------------------------------------------------------------------------------
+
+    def end(self, pos: int, validate: bool = True) -> int:
+        """End offset of the value at ``pos``; with ``validate``, refuse anything either dialect rule forbids."""
+        scan = self.validating if validate else self.skipping
+        try:
+            return scan(self.scan_text, pos)[1]
+        except (StopIteration, ValueError, RecursionError) as exc:
+            return self.recover(pos, exc, scan)[1]
+
+    def bulk_end(self, pos: int, opener: str, keys: set[str]) -> int | None:
+        """Validate the rest of a container in one C call; ``pos`` is the start of a member (not the first).
+
+        The members from ``pos`` on are scanned as if they formed a container of their own (a copy of
+        the text from ``pos`` behind ``opener``); for an object, their keys must not repeat ``keys``.
+        Returns the container's end offset, or ``None`` when the caller should walk member by member.
+        """
+        for _ in range(3):
+            copy = opener + self.scan_text[pos:]
+            try:
+                end = self.validating_keep(copy, 0)[1]
+            except (StopIteration, ValueError, RecursionError) as exc:
+                where = _error_offset(exc)
+                if where < 0 or not self._remedy(pos + where - 1):
+                    return None
+                continue
+            if (
+                opener == "{"
+                and not self.dialect.duplicate_keys
+                and not keys.isdisjoint(key for key, _ in self.outer_pairs)
+            ):
+                return None
+            return pos + end - 1
+        return None
+
+    def _check_and_keep(self, pairs: list[tuple[str, Any]]) -> None:
+        if not self.dialect.duplicate_keys:
+            _check_pairs(pairs)
+        self.outer_pairs = pairs  # the last object completed is the outermost one
+
+    def key(self, pos: int) -> tuple[str, int]:
+        """The string at ``pos`` (an opening quote) and its end; ``ValueError`` if it is malformed."""
+        key, end = scanstring(self.text, pos + 1, True)
+        return key, end
+
+    def value(self, pos: int) -> tuple[Any, int]:
+        """The value at ``pos`` (a text already validated) and its end offset."""
+        try:
+            return self.building(self.scan_text, pos)
+        except (StopIteration, ValueError, RecursionError) as exc:
+            return self.recover(pos, exc, self.building)
+
+    # -- remedies ----------------------------------------------------------------------------------
+
+    def recover(self, pos: int, exc: BaseException, scan: ScanOnce) -> tuple[Any, int]:
+        while True:
+            where = _error_offset(exc)
+            if not self._remedy(where):
+                break
+            try:
+                return scan(self.scan_text, pos)
+            except (StopIteration, ValueError, RecursionError) as again:
+                exc = again
+        # the C scanner cannot take it: the reference scanner reports the error or scans it after all
+        return self.reference.value(pos, build=scan is self.building)
+
+    def _remedy(self, where: int) -> bool:
+        """Try one way to make the scan text acceptable to the C scanner at error offset ``where``."""
+        text = self.scan_text
+        if where < 0 or where >= len(text):
+            return False
+        if where in self.commas_tabbed and text[where] == "\t":
+            # the TAB we put there landed inside a string: that comma was text, not a trailing comma
+            self.commas_tabbed.discard(where)
+            self.commas_restored.add(where)
+            self.scan_text = replace_chars(text, [where], ",")
+            return True
+        closer = self.dialect.trailing_commas and text[where] in "]}"
+        if self.prepared:
+            # a trailing comma the candidate search missed (a comment stood between it and the bracket)
+            back = where
+            while back > 0 and text[back - 1] in " \t\r\n":
+                back -= 1
+            comma = back - 1
+            if not closer or comma < 0 or text[comma] != "," or comma in self.commas_tabbed | self.commas_restored:
+                return False
+            self.commas_tabbed.add(comma)
+            self.scan_text = replace_chars(text, [comma], "\t")
+            return True
+        comment = self.dialect.comments and text.startswith(("//", "/*"), where)
+        if not (comment or closer):
+            return False
+        # one pass over the whole text: blank every comment, turn trailing-comma candidates into TABs
+        self.prepared = True
+        spans = comment_spans(text) if self.dialect.comments else []
+        commas = trailing_comma_candidates(text, spans) if self.dialect.trailing_commas else []
+        commas = [pos for pos in commas if pos not in self.commas_restored]
+        self.commas_tabbed.update(commas)
+        self.scan_text = blank(text, spans, commas)
+        return True

@@ -1,0 +1,119 @@
+"""Lexical helpers on raw text: whitespace and comment gaps, line geometry around an offset.
+
+Offsets are indexes into the ``str`` (code points).  A *gap* is the text between two tokens: JSON
+whitespace (space, tab, LF, CR) and, in JSONC, ``//`` line comments and ``/* */`` block comments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from json import decoder as _json_decoder
+
+scanstring: Callable[[str, int, bool], tuple[str, int]] = _json_decoder.scanstring  # type: ignore[attr-defined]
+"""The stdlib's string scanner (C when available): ``scanstring(text, after_quote, strict)`` -> (str, end)."""
+
+GAP_START_CHARS = " \t\n\r/"
+HSPACE = " \t"
+
+WS_RE = re.compile(r"[ \t\n\r]*")
+# whitespace, line comments (ended by CR or LF) and terminated block comments, in any order
+GAP_RE = re.compile(r"(?:[ \t\n\r]+|//[^\r\n]*|/\*[^*]*\*+(?:[^*/][^*]*\*+)*/)*")
+HSPACE_RE = re.compile(r"[ \t]*")
+BLOCK_END_RE = re.compile(r"\*/")
+LINE_COMMENT_RE = re.compile(r"//[^\r\n]*")
+LINE_BREAK_RE = re.compile(r"\r\n|\n|\r")
+
+
+def skip_gap(text: str, pos: int, comments: bool) -> int:
+    """Offset of the first character at or after ``pos`` that is not whitespace (or a comment).
+
+    An unterminated block comment or a comment in strict JSON is left in place for the caller to report.
+    """
+    if pos < len(text) and text[pos] in GAP_START_CHARS:
+        return (GAP_RE if comments else WS_RE).match(text, pos).end()  # type: ignore[union-attr]
+    return pos
+
+
+def gap_has_comment(text: str, start: int, end: int) -> bool:
+    """Whether the gap ``text[start:end]`` holds a comment (a gap only holds whitespace and comments)."""
+    return text.find("/", start, end) >= 0
+
+
+def is_line_break(text: str, pos: int) -> bool:
+    return pos < len(text) and text[pos] in "\r\n"
+
+
+def after_line_break(text: str, pos: int) -> int | None:
+    """If only spaces/tabs separate ``pos`` from a line break, the offset just after that break."""
+    pos = HSPACE_RE.match(text, pos).end()  # type: ignore[union-attr]
+    if text.startswith("\r\n", pos):
+        return pos + 2
+    if pos < len(text) and text[pos] in "\r\n":
+        return pos + 1
+    return None
+
+
+def before_hspace(text: str, pos: int, floor: int = 0) -> int:
+    """Move back from ``pos`` over spaces and tabs (not below ``floor``)."""
+    while pos > floor and text[pos - 1] in HSPACE:
+        pos -= 1
+    return pos
+
+
+def starts_line(text: str, pos: int, floor: int = 0) -> bool:
+    """Whether only spaces/tabs stand between the previous line break (or the text start) and ``pos``."""
+    back = before_hspace(text, pos, floor)
+    return back == 0 or text[back - 1] in "\r\n"
+
+
+def line_start(text: str, pos: int) -> int:
+    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+
+
+def line_indent(text: str, pos: int) -> str:
+    """The leading spaces/tabs of the line that contains ``pos``."""
+    start = line_start(text, pos)
+    if start == 0 and text.startswith("\ufeff"):
+        start = 1
+    return text[start : HSPACE_RE.match(text, start).end()]  # type: ignore[union-attr]
+
+
+def line_break_near(text: str, pos: int) -> str | None:
+    """The line break that ends the line containing ``pos`` (or, failing that, the one before it)."""
+    found = LINE_BREAK_RE.search(text, pos)
+    if found is not None:
+        return found.group()
+    start = line_start(text, pos)
+    if start >= 2 and text[start - 2 : start] == "\r\n":
+        return "\r\n"
+    if start >= 1:
+        return text[start - 1]
+    return None
+
+
+def tail_end(text: str, value_end: int, comma: int | None) -> tuple[int, bool]:
+    """End of what belongs to a member on its last line: its comma and the comments on that line.
+
+    Starting at the end of the member's value, take spaces/tabs, the member's own comma and comments that
+    start on the same line (a block comment that runs onto later lines is taken whole and ends the tail).
+    Returns the offset just after the last thing taken (never after trailing spaces) and whether the
+    tail finishes with a ``//`` comment (then nothing may be appended on that line).
+    """
+    pos = last = value_end
+    while True:
+        pos = HSPACE_RE.match(text, pos).end()  # type: ignore[union-attr]
+        if comma is not None and pos == comma:
+            pos = last = pos + 1
+            continue
+        if text.startswith("//", pos):
+            return LINE_COMMENT_RE.match(text, pos).end(), True  # type: ignore[union-attr]
+        if text.startswith("/*", pos):
+            found = BLOCK_END_RE.search(text, pos + 2)
+            if found is None:
+                return last, False
+            pos = last = found.end()
+            if "\n" in text[value_end:pos] or "\r" in text[value_end:pos]:
+                return last, False
+            continue
+        return last, False

@@ -1,0 +1,192 @@
+"""The located tree: containers with the spans of their members, materialised lazily along paths.
+
+A :class:`Container` is an object or array whose members have been located: for each member the offsets
+of its key, its value and its comma.  Only containers someone needed are walked (the parse walks the top
+two levels; an edit walks the containers on its path); member values in between are skipped by the C
+scanner.  Offsets are absolute indexes into the document text; after an edit :func:`shift` moves those
+that follow the edited span.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from ..errors import PathLike
+from .diagnostics import fail
+from .dialect import Dialect
+from .fast_scan import ValueScanner
+from .lexical import GAP_RE, GAP_START_CHARS, WS_RE
+
+NO_COMMA = -1
+
+_BULK_PROBE = 64  # members walked one by one before deciding whether to validate the rest in one C call
+_BULK_MEMBER_SIZE = 1024  # below this average size (characters) per member, the rest goes to the C scanner
+
+
+class Member:
+    """One object member (``key`` is a str) or array element (``key`` is None)."""
+
+    __slots__ = ("comma", "key", "node", "start", "value_end", "value_start")
+
+    def __init__(self, key: str | None, start: int, value_start: int, value_end: int, comma: int) -> None:
+        self.key = key
+        self.start = start  # the key's opening quote, or the value start for array elements
+        self.value_start = value_start
+        self.value_end = value_end
+        self.comma = comma  # offset of the comma after the value, or NO_COMMA
+        self.node: Container | None = None  # the located value when it is a container walked already
+
+    def __repr__(self) -> str:
+        return f"Member({self.key!r}, {self.start}, {self.value_start}-{self.value_end}, comma={self.comma})"
+
+
+class Container:
+    """A located object or array: ``text[start]`` is its opening bracket, ``text[end - 1]`` its closing one."""
+
+    __slots__ = ("complete", "end", "is_object", "keys", "members", "start")
+
+    def __init__(self, start: int, end: int, is_object: bool, members: list[Member], complete: bool = True) -> None:
+        self.start = start
+        self.end = end
+        self.is_object = is_object
+        self.members = members
+        # False when only the first members were located and the rest was validated in one C call
+        self.complete = complete
+        self.keys: dict[str, int] = {m.key: i for i, m in enumerate(members) if m.key is not None}
+
+    @property
+    def closer(self) -> int:
+        return self.end - 1
+
+    def __repr__(self) -> str:
+        kind = "object" if self.is_object else "array"
+        return f"Container({kind}, {self.start}-{self.end}, {len(self.members)} members)"
+
+
+class Walker:
+    """Walks containers of one text version, member by member, validating or merely locating."""
+
+    def __init__(self, text: str, dialect: Dialect, scanner: ValueScanner, path: PathLike | None) -> None:
+        self.text = text
+        self.dialect = dialect
+        self.scanner = scanner
+        self.path = path
+
+    def syntax_error(self, container_start: int, pos: int) -> NoReturn:
+        """Something at ``pos`` breaks the container that opens at ``container_start``: report it precisely."""
+        self.scanner.reference.value(container_start, build=False)
+        fail(self.text, pos, "malformed container", self.path)  # the reference scanner raised already
+
+    def walk(
+        self,
+        start: int,
+        *,
+        validate: bool,
+        descend: int = 0,
+        known: dict[int, tuple[int, Container | None]] | None = None,
+        bulk: bool = False,
+    ) -> Container:
+        """Locate every member of the container that opens at ``start``.
+
+        ``validate``: check everything (values by the validating scanner, keys for duplicates).
+        ``descend``: also walk member values that are containers, that many levels further down.
+        ``known``: value start -> (value end, located node) for members known to be valid already.
+        ``bulk``: in a container of many small members, locate the first ones only and validate the rest
+        with one C call (the result is then marked incomplete).
+        """
+        text = self.text
+        gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
+        gap_chars = GAP_START_CHARS
+        end_of = self.scanner.end
+        is_object = text[start] == "{"
+        closer = "}" if is_object else "]"
+        members: list[Member] = []
+        seen: set[str] = set()
+        n = len(text)
+        pos = start + 1
+        if pos < n and text[pos] in gap_chars:
+            pos = gap_match(text, pos).end()  # type: ignore[union-attr]
+        if pos < n and text[pos] == closer:
+            return Container(start, pos + 1, is_object, members)
+        while True:
+            key: str | None = None
+            member_start = pos
+            if is_object:
+                if pos >= n or text[pos] != '"':
+                    self.syntax_error(start, pos)
+                try:
+                    key, pos = self.scanner.key(pos)
+                except ValueError:
+                    self.syntax_error(start, pos)
+                if key in seen and not self.dialect.duplicate_keys:
+                    self.syntax_error(start, member_start)
+                seen.add(key)
+                if pos < n and text[pos] in gap_chars:
+                    pos = gap_match(text, pos).end()  # type: ignore[union-attr]
+                if pos >= n or text[pos] != ":":
+                    self.syntax_error(start, pos)
+                pos += 1
+                if pos < n and text[pos] in gap_chars:
+                    pos = gap_match(text, pos).end()  # type: ignore[union-attr]
+            value_start = pos
+            if pos < n and text[pos] == "/":  # an unterminated comment, or a comment in strict JSON
+                self.syntax_error(start, pos)
+            node: Container | None = None
+            hint = known.get(pos) if known is not None else None
+            if hint is not None:
+                pos, node = hint
+            elif descend > 0 and pos < n and text[pos] in "{[":
+                node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk)
+                pos = node.end
+            else:
+                pos = end_of(pos, validate)
+            value_end = pos
+            if pos < n and text[pos] in gap_chars:
+                pos = gap_match(text, pos).end()  # type: ignore[union-attr]
+            comma = NO_COMMA
+            if pos < n and text[pos] == ",":
+                comma = pos
+                pos += 1
+                if pos < n and text[pos] in gap_chars:
+                    pos = gap_match(text, pos).end()  # type: ignore[union-attr]
+                if pos < n and text[pos] == closer and not self.dialect.trailing_commas:
+                    self.syntax_error(start, comma)
+            elif pos >= n or text[pos] != closer:
+                self.syntax_error(start, pos)
+            member = Member(key, member_start, value_start, value_end, comma)
+            member.node = node
+            members.append(member)
+            if pos < n and text[pos] == closer:
+                return Container(start, pos + 1, is_object, members)
+            if bulk and len(members) == _BULK_PROBE and pos - start < _BULK_PROBE * _BULK_MEMBER_SIZE:
+                end = self.scanner.bulk_end(pos, "{" if is_object else "[", seen)
+                if end is not None:
+                    return Container(start, end, is_object, members, complete=False)
+
+
+def shift(container: Container, threshold: int, delta: int, skip: Container | None = None) -> None:
+    """Add ``delta`` to every offset >= ``threshold`` in ``container`` and its located descendants.
+
+    ``skip`` (the container an edit rebuilt) is left alone.
+    """
+    stack = [container]
+    while stack:
+        node = stack.pop()
+        if node is skip:
+            continue
+        if node.end >= threshold:
+            node.end += delta
+        if node.start >= threshold:
+            node.start += delta
+        for member in reversed(node.members):
+            if member.value_end < threshold:
+                break
+            member.value_end += delta
+            if member.start >= threshold:
+                member.start += delta
+            if member.value_start >= threshold:
+                member.value_start += delta
+            if member.comma >= threshold:
+                member.comma += delta
+            if member.node is not None:
+                stack.append(member.node)
