@@ -1,0 +1,96 @@
+"""Hook runtime latency: the guard (status cached) and the audit hook against a bare interpreter start.
+
+Run from the project root: ``python -m benchmarks.hooks``. Every command runs round-robin with the
+baseline ``<python> -I -S -c pass`` (same interpreter, same run), so machine noise hits them alike.
+Goals (goals.md): guard <= 1.5x, audit <= 2x the baseline median.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.harness import Figure, dump_json, interleaved_command_times, report
+from elydora_cli import identity
+from elydora_cli.runtime import generate, runtime_argv
+from elydora_cli.runtime.refresh import cache_bytes
+from elydora_config import files, keys, paths
+
+REPEAT = int(os.environ.get("BENCH_REPEAT", "41"))
+SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "payloads"
+
+
+def _agent(root: Path, agent_id: str, base_url: str | None) -> Path:
+    directory = Path(identity.agent_dir(root, agent_id))
+    paths.ensure_directory(directory)
+    key = keys.generate_private_key()
+    org = "local" if base_url is None else "org-bench"
+    config = identity.AgentConfig(org, agent_id, identity.key_id(key), base_url, "claudecode", None)
+    files.write_atomic(directory / identity.CONFIG, config.to_bytes(), mode=0o600)
+    files.write_atomic(directory / identity.PRIVATE_KEY, (keys.encode_private_key(key) + "\n").encode(), mode=0o600)
+    if base_url is None:
+        files.write_atomic(directory / identity.STATUS, identity.status_bytes("active", None), mode=0o600)
+    for name, (data, mode) in generate("claudecode", directory, sys.executable).items():
+        files.write_atomic(directory / name, data, mode=mode)
+    return directory
+
+
+def _event(name: str, fallback: dict[str, object]) -> bytes:
+    path = SAMPLE / name
+    return path.read_bytes() if path.is_file() else json.dumps(fallback).encode()
+
+
+def _flusher_idle(directory: Path) -> bool:
+    fd = os.open(directory / identity.FLUSH_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _ledger_entries(directory: Path) -> int:
+    path = directory / identity.LEDGER
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        server_agent = _agent(root, "bench-server", "http://127.0.0.1:9")
+        local_agent = _agent(root, "bench-local", None)
+        now = time.time()
+        cache = server_agent / identity.STATUS_CACHE
+        files.write_atomic(cache, cache_bytes("active", now + 3600, now + 3600), mode=0o600)
+        pre = _event("claudecode-PreToolUse.json", {"tool_name": "Bash", "session_id": "s"})
+        post = _event("claudecode-PostToolUse.json", {"tool_name": "Bash", "tool_response": "ok"})
+        baseline = "python -I -S -c pass"
+        commands = {
+            baseline: ([sys.executable, "-I", "-S", "-c", "pass"], b""),
+            "guard (server, status cached)": (runtime_argv(sys.executable, server_agent / "guard.py"), pre),
+            "guard (local status)": (runtime_argv(sys.executable, local_agent / "guard.py"), pre),
+            "audit (event spooled)": (runtime_argv(sys.executable, local_agent / "hook.py"), post),
+        }
+        times = interleaved_command_times(commands, repeat=REPEAT)
+        goals = {"guard (server, status cached)": 1.5, "guard (local status)": 1.5, "audit (event spooled)": 2.0}
+        for name, goal in goals.items():
+            report(Figure(name, times[name], "s", baseline, times[baseline], goal))
+        runs = REPEAT + 3
+        deadline = time.monotonic() + 60
+        while not (_ledger_entries(local_agent) >= runs and _flusher_idle(local_agent)):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        print(f"audit events recorded in the ledger: {_ledger_entries(local_agent)} of {runs}", flush=True)
+    dump_json()
+
+
+if __name__ == "__main__":
+    main()

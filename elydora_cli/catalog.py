@@ -1,0 +1,216 @@
+"""Typed access to ``catalog.json``: the provider facts the runtime and the installer share.
+
+The catalog is the single source of provider ids, event names, deny protocols and failure modes. Output
+templates are JSON values whose strings may contain ``{message}`` (the block message) or ``{stderr}`` (the
+whole guard stderr line); :meth:`GuardFacts.deny_stdout` renders them as one compact JSON line.
+``guard.deny`` is always what the agent sees; where the agent runs a wrapper in front of the generated guard
+(Cline), ``guard.runtime_deny`` says what the guard itself does so that the wrapper can translate it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+from elydora_config.errors import ConfigError
+
+FailureMode = Literal["open", "closed"]
+BlockStatus = Literal["frozen", "revoked"]
+FAILURE_EXIT_CODE = 1
+"""Exit code of a fail-closed runtime on its own errors (fail-open runtimes exit 0)."""
+
+
+class UnknownProviderError(ConfigError):
+    """A provider id that the catalog does not list."""
+
+
+@dataclass(frozen=True)
+class Events:
+    pre_tool: str
+    post_tool: str
+    post_tool_failure: str | None
+
+    @property
+    def audit_events(self) -> tuple[str, ...]:
+        return tuple(e for e in (self.post_tool, self.post_tool_failure) if e is not None)
+
+
+@dataclass(frozen=True)
+class Timeout:
+    value: int
+    unit: Literal["s", "ms"]
+
+
+@dataclass(frozen=True)
+class ConfigFacts:
+    env: str | None
+    default_path: str
+    format: str
+    timeout: Timeout | None
+
+
+def render_output(template: Any, *, message: str = "", stderr: str = "") -> bytes:
+    """One compact JSON line from an output template (``{message}``/``{stderr}`` substituted)."""
+    value = _substitute(template, message, stderr)
+    return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _substitute(value: Any, message: str, stderr: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("{message}", message).replace("{stderr}", stderr)
+    if isinstance(value, dict):
+        return {k: _substitute(v, message, stderr) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v, message, stderr) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class GuardFacts:
+    deny_exit_code: int
+    deny_stdout_template: Any
+    success_stdout_template: Any
+    failure_mode: FailureMode
+
+    def deny_stdout(self, message: str, stderr_line: str) -> bytes:
+        if self.deny_stdout_template is None:
+            return b""
+        return render_output(self.deny_stdout_template, message=message, stderr=stderr_line)
+
+    @property
+    def success_stdout(self) -> bytes:
+        return b"" if self.success_stdout_template is None else render_output(self.success_stdout_template)
+
+    @property
+    def failure_exit_code(self) -> int:
+        return 0 if self.failure_mode == "open" else FAILURE_EXIT_CODE
+
+    @property
+    def failure_stdout(self) -> bytes:
+        """Fail-open runtimes still print the success output; fail-closed ones print nothing."""
+        return self.success_stdout if self.failure_mode == "open" else b""
+
+
+@dataclass(frozen=True)
+class AuditFacts:
+    success_stdout_template: Any
+    failure_mode: FailureMode
+
+    @property
+    def success_stdout(self) -> bytes:
+        return b"" if self.success_stdout_template is None else render_output(self.success_stdout_template)
+
+    @property
+    def failure_exit_code(self) -> int:
+        return 0 if self.failure_mode == "open" else FAILURE_EXIT_CODE
+
+    @property
+    def failure_stdout(self) -> bytes:
+        return self.success_stdout if self.failure_mode == "open" else b""
+
+
+@dataclass(frozen=True)
+class Provider:
+    id: str
+    display_name: str
+    events: Events
+    config: ConfigFacts
+    guard: GuardFacts
+    audit: AuditFacts
+    runtime_guard: GuardFacts | None = None
+    """What the generated guard itself does when a wrapper the agent runs stands in front of it (catalog key
+    ``guard.runtime_deny``: Cline's Node hook files turn the guard's exit 2 into the agent's cancel JSON);
+    ``None``: the guard speaks the agent's protocol (``guard``) directly."""
+
+    @property
+    def guard_runtime(self) -> GuardFacts:
+        return self.runtime_guard or self.guard
+
+    def block_message(self, status: BlockStatus) -> str:
+        return str(_messages()["block"]).format(provider=self.id, status=status)
+
+    def guard_stderr(self, status: BlockStatus) -> str:
+        """The one stderr line (without newline) of a blocked tool call."""
+        return str(_messages()["guard_stderr"]).format(message=self.block_message(status))
+
+    def deny_stdout(self, status: BlockStatus) -> bytes:
+        """What the agent reads on stdout when a tool call is blocked."""
+        return self.guard.deny_stdout(self.block_message(status), self.guard_stderr(status))
+
+    def runtime_deny_stdout(self, status: BlockStatus) -> bytes:
+        """What the generated guard prints on stdout when it blocks (differs only behind a wrapper)."""
+        return self.guard_runtime.deny_stdout(self.block_message(status), self.guard_stderr(status))
+
+
+def guard_error_prefix() -> str:
+    return str(_messages()["guard_error_prefix"])
+
+
+def audit_error_prefix() -> str:
+    return str(_messages()["audit_error_prefix"])
+
+
+@cache
+def _raw() -> dict[str, Any]:
+    text = resources.files("elydora_cli").joinpath("catalog.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict) or data.get("schema") != 1:
+        raise ConfigError("catalog.json", "unsupported catalog schema")
+    return data
+
+
+def _messages() -> dict[str, Any]:
+    messages = _raw()["messages"]
+    assert isinstance(messages, dict)
+    return messages
+
+
+def _timeout(raw: Any) -> Timeout | None:
+    return None if raw is None else Timeout(int(raw["value"]), raw["unit"])
+
+
+def _provider(raw: dict[str, Any]) -> Provider:
+    ev, cfg, guard, audit = raw["events"], raw["config"], raw["guard"], raw["audit"]
+    guard_facts = GuardFacts(
+        int(guard["deny"]["exit_code"]),
+        guard["deny"]["stdout"],
+        guard["success_stdout"],
+        guard["failure_mode"],
+    )
+    runtime_deny = guard.get("runtime_deny")
+    runtime_guard = (
+        replace(guard_facts, deny_exit_code=int(runtime_deny["exit_code"]), deny_stdout_template=runtime_deny["stdout"])
+        if runtime_deny is not None
+        else None
+    )
+    return Provider(
+        id=raw["id"],
+        display_name=raw["display_name"],
+        events=Events(ev["pre_tool"], ev["post_tool"], ev["post_tool_failure"]),
+        config=ConfigFacts(cfg["env"], cfg["default_path"], cfg["format"], _timeout(cfg["timeout"])),
+        guard=guard_facts,
+        audit=AuditFacts(audit["success_stdout"], audit["failure_mode"]),
+        runtime_guard=runtime_guard,
+    )
+
+
+@cache
+def providers() -> tuple[Provider, ...]:
+    """Every provider, in catalog order."""
+    return tuple(_provider(p) for p in _raw()["providers"])
+
+
+def provider_ids() -> tuple[str, ...]:
+    return tuple(p.id for p in providers())
+
+
+def provider(provider_id: str) -> Provider:
+    """The facts of ``provider_id``; :class:`UnknownProviderError` for an id the catalog does not list."""
+    for candidate in providers():
+        if candidate.id == provider_id:
+            return candidate
+    known = ", ".join(provider_ids())
+    raise UnknownProviderError(None, f"unknown provider {provider_id!r} (known: {known})")

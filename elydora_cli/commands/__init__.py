@@ -1,0 +1,1 @@
+"""The sub-commands of ``elydora``: each module exposes ``register(subparsers)``."""

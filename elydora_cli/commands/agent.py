@@ -1,0 +1,250 @@
+"""``elydora agent create|show|freeze|unfreeze|revoke``: the agent identity the runtime signs with.
+
+A local agent (the default) gets a fresh Ed25519 key, ``config.json`` with ``"base_url": null`` and a local
+status that ``freeze``/``unfreeze``/``revoke`` change. With ``--base-url`` (and ``--org-id``, ``--kid``)
+the identity points at an Elydora server; the token and the registered private key come from owner-only
+files (``--token-file``, ``--private-key-file``) or a hidden prompt on a terminal, never from argv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ..main import UsageError
+
+SECRET_FLAGS = ("--token", "--private-key")
+
+
+def add_selection_args(parser: argparse.ArgumentParser, *, provider_required: bool = False) -> None:
+    """``--provider``/``--agent-id`` choose the agent; ``--state-root``/``--root`` where its state lives."""
+    parser.add_argument("--provider", required=provider_required, help="provider id (default agent id)")
+    parser.add_argument("--agent-id", help="agent id (default: the provider id)")
+    parser.add_argument("--root", help="settings root (default: the home directory)")
+    parser.add_argument("--state-root", help="where .elydora/ lives (default: --root, else the home directory)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    for flag in SECRET_FLAGS:  # accepted only to refuse them without echoing the value
+        parser.add_argument(flag, dest=_secret_dest(flag), nargs="?", const="", help=argparse.SUPPRESS)
+
+
+def _secret_dest(flag: str) -> str:
+    return flag.strip("-").replace("-", "_") + "_in_argv"
+
+
+def refuse_secrets_in_argv(args: argparse.Namespace) -> None:
+    """The old ``--token VALUE`` form is refused; the message never contains the value."""
+    for flag in SECRET_FLAGS:
+        if getattr(args, _secret_dest(flag), None) is not None:
+            raise UsageError(f"{flag} is not accepted: secrets never go on the command line; use {flag}-file")
+
+
+def state_root(args: argparse.Namespace) -> str:
+    chosen = args.state_root or args.root or os.path.expanduser("~")
+    return os.path.abspath(chosen)
+
+
+def selected_agent_dir(args: argparse.Namespace) -> str:
+    from .. import identity
+
+    agent_id = args.agent_id or args.provider
+    if not agent_id:
+        raise UsageError("name the agent with --agent-id or --provider")
+    return identity.agent_dir(state_root(args), agent_id)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("agent", help="create, show, freeze, unfreeze or revoke an agent identity")
+    verbs = parser.add_subparsers(dest="agent_command", metavar="VERB", required=True)
+    create = verbs.add_parser("create", help="create an agent identity and its runtime")
+    add_selection_args(create, provider_required=True)
+    create.add_argument("--base-url", help="Elydora server origin (default: a local agent with a local ledger)")
+    create.add_argument("--org-id", help="organisation id on the server (with --base-url)")
+    create.add_argument("--kid", help="key id registered on the server (with --base-url)")
+    create.add_argument("--token-file", help="owner-only file holding the API token (with --base-url)")
+    create.add_argument("--private-key-file", help="owner-only file holding the registered private key")
+    show = verbs.add_parser("show", help="show an agent's identity and status (never the token)")
+    add_selection_args(show)
+    for verb in ("freeze", "unfreeze", "revoke"):
+        sub = verbs.add_parser(verb, help=f"{verb} a local agent (the guard applies it on the next tool call)")
+        add_selection_args(sub)
+        sub.add_argument("--reason", help="recorded in status.json")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    refuse_secrets_in_argv(args)
+    verb = args.agent_command
+    if verb == "create":
+        return _create(args)
+    if verb == "show":
+        return _show(args)
+    return _set_status(args, verb)
+
+
+def _create(args: argparse.Namespace) -> int:
+    from .. import catalog, identity
+
+    provider = catalog.provider(args.provider)
+    agent_id = identity.check_agent_id(args.agent_id or provider.id)
+    server = _server_settings(args)
+    directory = _write_identity(state_root(args), provider.id, agent_id, server)
+    warnings = _prime_status(directory) if server is not None else []
+    mode = "local" if server is None else f"server {server['base_url']}"
+    result = {"agent_id": agent_id, "provider": provider.id, "agent_dir": directory, "mode": mode}
+    _print(args, dict(result, warnings=warnings), f"created agent {agent_id!r} ({mode}) in {directory}")
+    for warning in warnings:
+        sys.stderr.write(f"Warning: {warning}\n")
+    return 0
+
+
+def _server_settings(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The server identity from flags, files and prompts; ``None`` for a local agent."""
+    from .. import identity
+
+    server_flags = ("org_id", "kid", "token_file", "private_key_file")
+    if args.base_url is None:
+        used = [f"--{name.replace('_', '-')}" for name in server_flags if getattr(args, name) is not None]
+        if used:
+            raise UsageError(f"{', '.join(used)} need --base-url")
+        return None
+    if not args.org_id or not args.kid:
+        raise UsageError("--base-url needs --org-id and --kid (as registered on the server)")
+    base_url = identity.validate_base_url(args.base_url)
+    token = _secret(args.token_file, "token", "Elydora API token: ")
+    key_text = _secret(args.private_key_file, "private key", "Registered private key (base64url seed): ")
+    return {"base_url": base_url, "org_id": args.org_id, "kid": args.kid, "token": token, "key": key_text}
+
+
+def _secret(path: str | None, what: str, prompt: str) -> str:
+    from .. import identity
+
+    if path is not None:
+        return identity.read_secret_file(path, what)
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        flag = "--token-file" if what == "token" else "--private-key-file"
+        raise UsageError(f"no {what}: pass {flag} (an owner-only file) or run on a terminal to be prompted")
+    import getpass
+
+    value = getpass.getpass(prompt).strip()
+    if not value or len(value.encode("utf-8")) > identity.SECRET_LIMIT:
+        raise UsageError(f"the {what} must be one non-empty line of at most 64 KiB")
+    return value
+
+
+def _write_identity(root: str, provider_id: str, agent_id: str, server: dict[str, Any] | None) -> str:
+    """config.json, private.key, the local status and the runtime scripts, all or nothing."""
+    from elydora_config import Transaction, keys, paths
+
+    from .. import identity
+    from ..runtime import generate
+
+    state = identity.state_dir(root)
+    directory = identity.agent_dir(root, agent_id)
+    paths.ensure_directory(state)
+    config_path = os.path.join(directory, identity.CONFIG)
+    if server is None:
+        key = keys.generate_private_key()
+        config = identity.AgentConfig(identity.LOCAL_ORG, agent_id, identity.key_id(key), None, provider_id)
+    else:
+        key = keys.decode_private_key(server["key"], path="private key")
+        config = identity.AgentConfig(
+            server["org_id"], agent_id, server["kid"], server["base_url"], provider_id, server["token"]
+        )
+    with Transaction(state) as tx:
+        if tx.read(config_path, max_bytes=identity.CONFIG_LIMIT) is not None:
+            raise identity.IdentityError(config_path, "already exists; choose another --agent-id")
+        _refuse_leftover_state(directory)
+        if not os.path.isdir(directory):
+            tx.mkdir(directory, 0o700)
+        key_line = (keys.encode_private_key(key) + "\n").encode("ascii")
+        tx.write(os.path.join(directory, identity.PRIVATE_KEY), key_line, mode=0o600)
+        tx.write(config_path, config.to_bytes(), mode=0o600)
+        if server is None:
+            tx.write(os.path.join(directory, identity.STATUS), identity.status_bytes("active", None), mode=0o600)
+        for name, (data, mode) in generate(provider_id, directory, sys.executable).items():
+            tx.write(os.path.join(directory, name), data, mode=mode)
+    return directory
+
+
+def _refuse_leftover_state(directory: str) -> None:
+    """A directory holding another identity's key or records would mix two chains: refuse it."""
+    from .. import identity
+
+    kept = (identity.PRIVATE_KEY, identity.LEDGER, identity.SPOOL, identity.CHAIN_STATE, identity.OUTBOX)
+    present = sorted(name for name in kept if os.path.lexists(os.path.join(directory, name)))
+    if present:
+        raise identity.IdentityError(
+            directory, f"holds state of an earlier agent ({', '.join(present)}) but no config.json; remove it first"
+        )
+
+
+def _prime_status(directory: str) -> list[str]:
+    """Ask the server once so the guard has a decision from the first tool call on."""
+    from ..runtime.refresh import refresh
+
+    if refresh(directory) is None:
+        return ["could not read the agent status from the server yet (see error.log); the guard retries"]
+    return []
+
+
+def _show(args: argparse.Namespace) -> int:
+    from elydora_config import keys
+
+    from .. import identity
+
+    directory = selected_agent_dir(args)
+    config = identity.read_config(directory)
+    info: dict[str, Any] = dict(
+        config.public_dict(), agent_dir=directory, mode="local" if config.is_local else "server"
+    )
+    info["public_key"] = keys.encode_public_key(identity.read_private_key(directory).public_key())
+    info["status"] = _current_status(directory, config.is_local)
+    lines = [f"{key}: {'null' if value is None else value}" for key, value in info.items()]
+    _print(args, info, "\n".join(lines))
+    return 0
+
+
+def _current_status(directory: str, local: bool) -> str:
+    from .. import identity
+    from ..runtime.refresh import read_cache
+
+    if local:
+        return identity.read_local_status(directory)
+    cache = read_cache(directory)
+    return "unknown (no status cached yet)" if cache is None else f"{cache['status']} (cached)"
+
+
+_TRANSITIONS = {"freeze": "frozen", "unfreeze": "active", "revoke": "revoked"}
+
+
+def _set_status(args: argparse.Namespace, verb: str) -> int:
+    from elydora_config import files
+
+    from .. import identity
+
+    directory = selected_agent_dir(args)
+    config = identity.read_config(directory)
+    if not config.is_local:
+        raise identity.IdentityError(
+            os.path.join(directory, identity.CONFIG),
+            f"agent {config.agent_id!r} is managed by {config.base_url}; {verb} it on the server",
+        )
+    current = identity.read_local_status(directory)
+    if current == "revoked" and verb != "revoke":
+        raise identity.IdentityError(os.path.join(directory, identity.STATUS), "the agent is revoked for good")
+    status = _TRANSITIONS[verb]
+    data = identity.status_bytes(status, args.reason)
+    files.write_atomic(os.path.join(directory, identity.STATUS), data, mode=0o600)
+    _print(args, {"agent_dir": directory, "status": status}, f"agent {config.agent_id!r} is now {status}")
+    return 0
+
+
+def _print(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    if args.json:
+        import json
+
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(text + "\n")

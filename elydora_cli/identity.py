@@ -1,0 +1,226 @@
+"""Agent identity and state: ``config.json``, ``private.key``, the local status, credential files.
+
+State layout: ``<state_root>/.elydora/<agent_id>/`` (0700, physical). ``config.json`` (0600) holds
+``org_id``, ``agent_id``, ``kid``, ``base_url``, ``agent_name`` (the provider id) and, for a server-bound
+agent, ``token``. A local agent (the default) has ``"base_url": null`` and ``"org_id": "local"``; its
+status lives in ``status.json`` (0600, ``{"status": ..., "updated_at": ..., "reason": ...}``) and is changed
+by ``elydora agent freeze|unfreeze|revoke``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from elydora_config import files, keys
+from elydora_config.errors import ConfigError, PathLike, UnsafePathError
+from elydora_config.journal import TRANSACTIONS_DIR
+from elydora_config.paths import check_safe_name
+
+STATE_DIR_NAME = ".elydora"
+CONFIG = "config.json"
+PRIVATE_KEY = "private.key"
+STATUS = "status.json"
+STATUS_CACHE = "status-cache.json"
+CHAIN_STATE = "chain-state.json"
+ERROR_LOG = "error.log"
+SPOOL = "spool.jsonl"
+RETIRED_SPOOL = "spool.retired"
+REJECTED = "spool.rejected"
+LEDGER = "ledger.jsonl"
+OUTBOX = "outbox.json"
+FLUSH_LOCK = "flush.lock"
+REFRESH_LOCK = "refresh.lock"
+
+STATUSES = ("active", "frozen", "revoked")
+LOCAL_ORG = "local"
+CONFIG_LIMIT = 512 << 10
+SECRET_LIMIT = 64 << 10
+_CONFIG_KEYS = ("org_id", "agent_id", "kid", "base_url", "agent_name", "token")
+
+
+class IdentityError(ConfigError):
+    """An agent's identity files are missing, malformed, or do not belong together."""
+
+
+def check_agent_id(agent_id: str) -> str:
+    """The agent id when it is a safe directory name everywhere (runtime.md rules), else UnsafePathError."""
+    check_safe_name(agent_id, what="agent id")
+    if agent_id.startswith(" "):
+        raise UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
+    if agent_id.startswith(".") or agent_id.lower() == TRANSACTIONS_DIR:
+        raise UnsafePathError(None, f"agent id {agent_id!r} is reserved for the state directory's own files")
+    return agent_id
+
+
+def state_dir(state_root: PathLike) -> str:
+    return os.path.join(os.path.abspath(os.fspath(state_root)), STATE_DIR_NAME)
+
+
+def agent_dir(state_root: PathLike, agent_id: str) -> str:
+    return os.path.join(state_dir(state_root), check_agent_id(agent_id))
+
+
+def validate_base_url(url: str) -> str:
+    """An absolute http(s) URL without credentials, query, fragment, whitespace or backslash."""
+    if any(c.isspace() for c in url) or "\\" in url:
+        raise IdentityError(None, "base URL must not contain whitespace or backslashes")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise IdentityError(None, "base URL must be an absolute http:// or https:// URL")
+    if parts.username is not None or parts.password is not None:
+        raise IdentityError(None, "base URL must not contain credentials")
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        raise IdentityError(None, "base URL must not have a query or fragment")
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise IdentityError(None, "base URL has an invalid port") from None
+    return url.rstrip("/")
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    org_id: str
+    agent_id: str
+    kid: str
+    base_url: str | None
+    agent_name: str
+    token: str | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.base_url is None
+
+    def to_bytes(self) -> bytes:
+        data: dict[str, Any] = {
+            "org_id": self.org_id,
+            "agent_id": self.agent_id,
+            "kid": self.kid,
+            "base_url": self.base_url,
+            "agent_name": self.agent_name,
+        }
+        if self.token is not None:
+            data["token"] = self.token
+        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything but the token (for display)."""
+        return {
+            "org_id": self.org_id,
+            "agent_id": self.agent_id,
+            "kid": self.kid,
+            "base_url": self.base_url,
+            "agent_name": self.agent_name,
+            "has_token": self.token is not None,
+        }
+
+
+def parse_config(data: bytes, path: PathLike | None = None) -> AgentConfig:
+    """Strictly parse ``config.json``: only the known keys, non-empty strings, a valid base URL or null."""
+    try:
+        raw = json.loads(files.decode_text(data, path), object_pairs_hook=_no_duplicates)
+    except ValueError as exc:
+        raise IdentityError(path, f"is not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise IdentityError(path, "must hold a JSON object")
+    unknown = set(raw) - set(_CONFIG_KEYS)
+    if unknown:
+        raise IdentityError(path, f"has unknown keys: {', '.join(sorted(unknown))}")
+    for key in ("org_id", "agent_id", "kid", "agent_name"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise IdentityError(path, f"{key} must be a non-empty string")
+    base_url = raw.get("base_url")
+    if base_url is not None:
+        if not isinstance(base_url, str):
+            raise IdentityError(path, "base_url must be a string or null")
+        base_url = validate_base_url(base_url)
+    token = raw.get("token")
+    if token is not None and (not isinstance(token, str) or not token):
+        raise IdentityError(path, "token must be a non-empty string")
+    check_agent_id(raw["agent_id"])
+    return AgentConfig(raw["org_id"], raw["agent_id"], raw["kid"], base_url, raw["agent_name"], token)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def read_config(directory: PathLike) -> AgentConfig:
+    path = os.path.join(os.fspath(directory), CONFIG)
+    data = files.read_physical(path, max_bytes=CONFIG_LIMIT)
+    if data is None:
+        raise IdentityError(path, "is missing (create the agent with `elydora agent create`)")
+    config = parse_config(data, path)
+    if config.agent_id != os.path.basename(os.path.abspath(os.fspath(directory))):
+        raise IdentityError(path, "agent_id does not match its directory")
+    return config
+
+
+def read_private_key(directory: PathLike) -> Ed25519PrivateKey:
+    path = os.path.join(os.fspath(directory), PRIVATE_KEY)
+    text = files.read_physical(path, max_bytes=SECRET_LIMIT, text=True)
+    if text is None:
+        raise IdentityError(path, "is missing")
+    return keys.decode_private_key(text, path=path)
+
+
+def key_id(key: Ed25519PrivateKey) -> str:
+    """The local key id: ``local-`` + 16 base64url characters of SHA-256 of the raw public key."""
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return "local-" + keys.b64url_encode(hashlib.sha256(raw).digest())[:16]
+
+
+def read_secret_file(path: PathLike, what: str) -> str:
+    """One UTF-8 line (at most 64 KiB) from an owner-only regular file; the text never enters messages."""
+    result = files.read_physical_stat(path, max_bytes=SECRET_LIMIT)
+    if result is None:
+        raise IdentityError(path, f"{what} file does not exist")
+    if stat.S_IMODE(result.stat.st_mode) & 0o077:
+        raise UnsafePathError(path, f"{what} file is accessible by other users; run chmod 600 on it")
+    text = files.decode_text(result.data, path)
+    body = text[:-1] if text.endswith("\n") else text
+    if body.endswith("\r"):
+        body = body[:-1]
+    if not body or "\n" in body or "\r" in body:
+        raise IdentityError(path, f"{what} file must hold exactly one non-empty line")
+    if body != body.strip():
+        raise IdentityError(path, f"{what} file has leading or trailing whitespace")
+    return body
+
+
+def status_bytes(status: str, reason: str | None, now: float | None = None) -> bytes:
+    if status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    stamp = int(now if now is not None else time.time())
+    data = {"status": status, "updated_at": stamp, "reason": reason}
+    return (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def read_local_status(directory: PathLike) -> str:
+    path = os.path.join(os.fspath(directory), STATUS)
+    data = files.read_physical(path, max_bytes=CONFIG_LIMIT)
+    if data is None:
+        raise IdentityError(path, "is missing")
+    try:
+        raw = json.loads(files.decode_text(data, path))
+    except ValueError:
+        raise IdentityError(path, "is not valid JSON") from None
+    status = raw.get("status") if isinstance(raw, dict) else None
+    if status not in STATUSES:
+        raise IdentityError(path, "has no valid status")
+    return str(status)

@@ -1,0 +1,135 @@
+"""The two Elydora server calls the runtime makes: submit an operation, read an agent's status.
+
+Every call carries ``Authorization: Bearer <token>`` when a token is configured; the token never appears
+in an exception or log message, and redirects are not followed (a 3xx is an answer like any other).
+Non-2xx answers come back as a :class:`Response` with the server's error ``code``/``message`` and a parsed
+``Retry-After``; transport failures raise :class:`TransportError`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+POST_TIMEOUT = 5.0
+GET_TIMEOUT = 3.0
+MAX_RESPONSE = 1 << 20
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Never follow a redirect: the bearer token must not travel to another origin."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+class TransportError(Exception):
+    """The server could not be reached or answered unreadably (no HTTP status to act on)."""
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: Any
+    retry_after: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def code(self) -> str | None:
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        return str(error.get("code")) if isinstance(error, dict) and error.get("code") else None
+
+    @property
+    def message(self) -> str:
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        return str(error.get("message", "")) if isinstance(error, dict) else ""
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date); ``None`` if absent."""
+    if not value:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(int(text))
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (now if now is not None else time.time()))
+
+
+def _headers(token: str | None, *, body: bool) -> dict[str, str]:
+    headers = {"Accept": "application/json", "User-Agent": "elydora-config-runtime"}
+    if body:
+        headers["Content-Type"] = "application/json"
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+def _call(request: urllib.request.Request, timeout: float) -> Response:
+    try:
+        with _OPENER.open(request, timeout=timeout) as reply:
+            return Response(reply.status, _decode(reply.read(MAX_RESPONSE)))
+    except urllib.error.HTTPError as exc:
+        try:
+            raw = exc.read(MAX_RESPONSE)
+        except OSError:
+            raw = b""
+        retry = parse_retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+        return Response(exc.code, _decode(raw), retry)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise TransportError(f"{request.get_method()} {request.full_url}: {reason}") from None
+
+
+def _decode(raw: bytes) -> Any:
+    try:
+        return json.loads(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def post_operation(
+    base_url: str, token: str | None, record: dict[str, Any], *, timeout: float = POST_TIMEOUT
+) -> Response:
+    body = json.dumps(record, separators=(",", ":")).encode("ascii")
+    request = urllib.request.Request(
+        f"{base_url}/v1/operations", data=body, method="POST", headers=_headers(token, body=True)
+    )
+    return _call(request, timeout)
+
+
+def get_agent(base_url: str, token: str | None, agent_id: str, *, timeout: float = GET_TIMEOUT) -> Response:
+    url = f"{base_url}/v1/agents/{quote(agent_id, safe='')}"
+    return _call(urllib.request.Request(url, method="GET", headers=_headers(token, body=False)), timeout)
+
+
+def agent_status(response: Response, kid: str) -> str:
+    """The status the guard must apply: the agent's, or ``revoked`` when ``kid`` is not an active key."""
+    body = response.body if isinstance(response.body, dict) else {}
+    agent = body.get("agent")
+    status = agent.get("status") if isinstance(agent, dict) else None
+    if status not in ("active", "frozen", "revoked"):
+        raise ValueError("the server's answer has no valid agent status")
+    keys = body.get("keys")
+    if isinstance(keys, list):
+        mine = [k for k in keys if isinstance(k, dict) and k.get("kid") == kid]
+        if not mine or any(k.get("status") != "active" for k in mine):
+            return "revoked"
+    return str(status)

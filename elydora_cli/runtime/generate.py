@@ -1,0 +1,130 @@
+"""Render the guard and audit scripts of one agent from the templates in this package.
+
+The templates (``guard_template.py``, ``hook_template.py``, ``launcher_template.py``) are ordinary,
+linted modules whose parameter lines end in ``# @param``; rendering replaces each such line with the Python
+literal of the agent's value (state directory, interpreter, the provider's deny, success and failure
+outputs), so a generated script needs neither the catalog nor this package at run time.
+
+Per agent: ``guard.py`` and ``hook.py`` (0700) are short launchers; the code is in ``_elydora_guard.py`` and
+``_elydora_audit.py`` (0600) beside them, imported so that the interpreter caches the bytecode in the
+agent's ``__pycache__`` (compiling the guard on every call would cost a quarter of the start-up budget).
+The output is deterministic: ``status`` compares the installed files byte for byte with :func:`generate`
+(``__pycache__`` is the interpreter's cache, not a generated file).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from importlib import resources
+from typing import Any
+
+from elydora_config.errors import PathLike
+
+from .. import __version__, catalog
+from ..identity import check_agent_id
+
+GUARD_NAME = "guard.py"
+HOOK_NAME = "hook.py"
+GUARD_MODULE = "_elydora_guard"
+AUDIT_MODULE = "_elydora_audit"
+SCRIPT_MODE = 0o700
+MODULE_MODE = 0o600
+_PARAM_LINE = re.compile(r"^([A-Z_]+) = .*  # @param$", re.MULTILINE)
+
+
+def runtime_argv(python: str, script_path: PathLike) -> list[str]:
+    """How an agent must run a generated script: isolated mode, no ``site`` (stdlib only, fastest start)."""
+    return [python, "-I", "-S", os.fspath(script_path)]
+
+
+def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tuple[bytes, int]]:
+    """Every generated runtime file of the agent, as ``{file name: (bytes, mode)}``."""
+    facts = catalog.provider(provider_id)
+    directory = os.path.abspath(os.fspath(agent_dir))
+    agent_id = check_agent_id(os.path.basename(directory))
+    if not os.path.isabs(python):
+        raise ValueError("the interpreter path must be absolute")
+    common = {"AGENT_DIR": directory, "PYTHON": python}
+    guard = _render(
+        "guard_template.py",
+        facts,
+        agent_id,
+        python,
+        dict(
+            common,
+            AGENT_ID=agent_id,
+            PROVIDER_ID=facts.id,
+            ALLOW_STDOUT=facts.guard_runtime.success_stdout,
+            DENY_EXIT=facts.guard_runtime.deny_exit_code,
+            DENY={status: _deny(facts, status) for status in ("frozen", "revoked")},
+            FAILURE_EXIT=facts.guard_runtime.failure_exit_code,
+            FAILURE_STDOUT=facts.guard_runtime.failure_stdout,
+        ),
+    )
+    hook = _render(
+        "hook_template.py",
+        facts,
+        agent_id,
+        python,
+        dict(
+            common,
+            SUCCESS_STDOUT=facts.audit.success_stdout,
+            FAILURE_EXIT=facts.audit.failure_exit_code,
+            FAILURE_STDOUT=facts.audit.failure_stdout,
+        ),
+    )
+    return {
+        GUARD_NAME: (_launcher(facts, agent_id, python, directory, GUARD_MODULE, facts.guard), SCRIPT_MODE),
+        HOOK_NAME: (_launcher(facts, agent_id, python, directory, AUDIT_MODULE, facts.audit), SCRIPT_MODE),
+        f"{GUARD_MODULE}.py": (guard, MODULE_MODE),
+        f"{AUDIT_MODULE}.py": (hook, MODULE_MODE),
+    }
+
+
+def _launcher(
+    facts: catalog.Provider,
+    agent_id: str,
+    python: str,
+    directory: str,
+    module: str,
+    mode: catalog.GuardFacts | catalog.AuditFacts,
+) -> bytes:
+    prefix = catalog.guard_error_prefix() if module == GUARD_MODULE else catalog.audit_error_prefix()
+    params = {
+        "AGENT_DIR": directory,
+        "MODULE": module,
+        "ERROR_PREFIX": prefix,
+        "FAILURE_EXIT": mode.failure_exit_code,
+        "FAILURE_STDOUT": mode.failure_stdout,
+    }
+    return _render("launcher_template.py", facts, agent_id, python, params)
+
+
+def _deny(facts: catalog.Provider, status: catalog.BlockStatus) -> tuple[bytes, bytes]:
+    return facts.runtime_deny_stdout(status), (facts.guard_stderr(status) + "\n").encode("utf-8")
+
+
+def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, params: dict[str, Any]) -> bytes:
+    source = resources.files(__package__).joinpath(template).read_text(encoding="utf-8")
+    seen: set[str] = set()
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in params or name in seen:
+            raise ValueError(f"{template}: unexpected parameter {name}")
+        seen.add(name)
+        return f"{name} = {params[name]!r}"
+
+    body = _PARAM_LINE.sub(replace, source)
+    if seen != set(params):
+        raise ValueError(f"{template}: parameters not found: {sorted(set(params) - seen)}")
+    return (_header(facts, agent_id, python) + body).encode("utf-8")
+
+
+def _header(facts: catalog.Provider, agent_id: str, python: str) -> str:
+    shebang = f"#!{python} -IS\n" if not any(c.isspace() for c in python) else ""
+    return (
+        f"{shebang}# Generated by elydora-config {__version__} for {facts.display_name} ({facts.id}),"
+        f" agent {agent_id!r}. Do not edit: status compares this file with what it generates.\n"
+    )

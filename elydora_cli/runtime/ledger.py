@@ -1,0 +1,189 @@
+"""The local ledger ``ledger.jsonl``: one JSON entry per delivered record, in chain order.
+
+Entry: ``{"seq", "spool_end", "received_at", "sink", "record"}`` plus ``"full_payload"`` when the record
+carries a reduced payload and ``"resync_from"`` when the chain was re-based on the server's last hash.
+Only the flusher appends (under ``flush.lock``); a torn last line left by a crash is cut off before the next
+append. :func:`verify` checks every signature, hash and link and reports the first break.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from .jcs import canonicalize
+from .record import GENESIS, REDUCED_MARKER, check_record, reduce_payload
+
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_CHUNK = 1 << 16
+
+
+def encode_entry(entry: dict[str, Any]) -> bytes:
+    return (json.dumps(entry, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def append(path: str, lines: list[bytes]) -> None:
+    """Append complete entry lines and fsync them (the caller holds flush.lock)."""
+    fd = os.open(path, _APPEND, 0o600)
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            raise PermissionError(errno.EACCES, "the ledger is accessible by other users", path)
+        data = memoryview(b"".join(lines))
+        while data:
+            data = data[os.write(fd, data) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def repair_tail(path: str) -> int:
+    """Cut a torn last line (no trailing newline) left by a crash; returns the bytes removed."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return 0
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+            return 0
+        keep = _last_newline_end(fd, size)
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+        return size - keep
+    finally:
+        os.close(fd)
+
+
+def _last_newline_end(fd: int, size: int) -> int:
+    """Offset just after the last newline before ``size`` (0 when there is none)."""
+    end = size
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        chunk = os.pread(fd, end - start, start)
+        index = chunk.rfind(b"\n")
+        if index >= 0:
+            return start + index + 1
+        end = start
+    return 0
+
+
+def last_entry(path: str) -> dict[str, Any] | None:
+    """The last complete entry, or ``None`` for an absent or empty ledger."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        end = _last_newline_end(fd, size)
+        if end == 0:
+            return None
+        start = _last_newline_end(fd, end - 1)
+        entry = json.loads(os.pread(fd, end - start, start))
+        return entry if isinstance(entry, dict) else None
+    finally:
+        os.close(fd)
+
+
+def iter_lines(path: str) -> Iterator[bytes]:
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        return
+    with handle:
+        yield from handle
+
+
+@dataclass
+class Report:
+    entries: int = 0
+    first_break: str | None = None
+    break_line: int | None = None
+    resyncs: list[int] = field(default_factory=list)
+    head: str = GENESIS
+
+    @property
+    def ok(self) -> bool:
+        return self.first_break is None
+
+
+def check_entry(entry: Any, public_key: Ed25519PublicKey) -> str | None:
+    """Why one ledger entry is not valid on its own (record, signature, reduced payload), else ``None``."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("seq"), int):
+        return "the entry is not an object with a sequence number"
+    record = entry.get("record")
+    problem = check_record(record, public_key)
+    if problem is not None:
+        return problem
+    assert isinstance(record, dict)
+    full = entry.get("full_payload")
+    if full is not None:
+        if not isinstance(full, dict) or REDUCED_MARKER not in record["payload"]:
+            return "full_payload is present but the record's payload is not reduced"
+        if reduce_payload(full, canonicalize(full)) != record["payload"]:
+            return "the reduced payload does not commit to the full payload"
+    elif isinstance(record["payload"], dict) and REDUCED_MARKER in record["payload"]:
+        return "the record's payload is reduced but the full payload is missing"
+    return None
+
+
+def verify(
+    path: str, public_key: Ed25519PublicKey, *, agent_id: str | None = None, org_id: str | None = None
+) -> Report:
+    """Check every entry and link of the ledger at ``path``; stop at the first break.
+
+    With ``agent_id``/``org_id``, every record must also name that agent and organisation.
+    """
+    report = Report()
+    expected_seq: int | None = None
+    for number, line in enumerate(iter_lines(path), start=1):
+        problem, entry = _check_line(line, public_key)
+        if problem is None and entry is not None:
+            problem = _check_owner(entry["record"], agent_id, org_id)
+        if problem is None and entry is not None:
+            problem = _check_link(entry, report, expected_seq, number)
+        if problem is not None:
+            report.first_break, report.break_line = problem, number
+            return report
+        assert entry is not None
+        report.entries += 1
+        report.head = entry["record"]["chain_hash"]
+        expected_seq = entry["seq"] + 1
+    return report
+
+
+def _check_line(line: bytes, public_key: Ed25519PublicKey) -> tuple[str | None, dict[str, Any] | None]:
+    if not line.endswith(b"\n"):
+        return "the last entry is incomplete", None
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return "the entry is not valid JSON", None
+    problem = check_entry(entry, public_key)
+    return problem, entry if problem is None else None
+
+
+def _check_owner(record: dict[str, Any], agent_id: str | None, org_id: str | None) -> str | None:
+    if agent_id is not None and record["agent_id"] != agent_id:
+        return f"the record belongs to agent {record['agent_id']!r}"
+    if org_id is not None and record["org_id"] != org_id:
+        return f"the record belongs to organisation {record['org_id']!r}"
+    return None
+
+
+def _check_link(entry: dict[str, Any], report: Report, expected_seq: int | None, number: int) -> str | None:
+    if expected_seq is not None and entry["seq"] != expected_seq:
+        return f"sequence {entry['seq']} follows {expected_seq - 1}"
+    prev = entry["record"]["prev_chain_hash"]
+    if prev == report.head:
+        return None
+    if entry.get("resync_from") == report.head and entry.get("sink") == "server":
+        report.resyncs.append(number)
+        return None
+    return "prev_chain_hash does not link to the previous entry"

@@ -1,0 +1,203 @@
+"""The Elydora Operation Record (EOR): derive, hash, chain, sign and verify.
+
+Signed fields (14): ``op_version``, ``operation_id`` (UUIDv7), ``org_id``, ``agent_id``, ``issued_at``,
+``ttl_ms``, ``nonce``, ``operation_type``, ``subject``, ``action``, ``payload``, ``payload_hash``,
+``prev_chain_hash``, ``agent_pubkey_kid``. ``chain_hash`` = b64url(SHA-256(``prev|payload_hash|op_id|
+issued_at``)); ``signature`` = b64url(Ed25519(JCS(signed fields))).
+
+A payload whose canonical form exceeds the server's 256 KiB cap is sent in a reduced form (see
+:func:`reduce_payload`) that keeps the event's small top-level scalars and commits to the SHA-256 of the
+full payload's canonical form; the full payload stays in the local ledger next to the record.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import time
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from .jcs import canonicalize
+
+OP_VERSION = "1.0"
+OPERATION_TYPE = "ai.tool_use"
+TTL_MS = 30_000
+GENESIS = "A" * 43
+SERVER_PAYLOAD_LIMIT = 256 * 1024
+REDUCED_MARKER = "elydora_reduced"
+REDUCED_SCALAR_LIMIT = 1024
+SIGNED_FIELDS = (
+    "op_version",
+    "operation_id",
+    "org_id",
+    "agent_id",
+    "issued_at",
+    "ttl_ms",
+    "nonce",
+    "operation_type",
+    "subject",
+    "action",
+    "payload",
+    "payload_hash",
+    "prev_chain_hash",
+    "agent_pubkey_kid",
+)
+RECORD_FIELDS = (*SIGNED_FIELDS, "chain_hash", "signature")
+_SESSION_KEYS = ("conversation_id", "session_id", "sessionId", "session", "taskId")
+_TOOL_KEYS = ("tool_name", "toolName", "name")
+_NESTED_TOOL_KEYS = ("tool_result", "tool_call")
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def uuid7(now_ms: int, random_bytes: bytes | None = None) -> str:
+    """A UUIDv7: 48-bit millisecond time, version 7, variant 0b10, 74 random bits; lower-case text."""
+    rand = int.from_bytes(random_bytes if random_bytes is not None else os.urandom(10), "big")
+    value = (now_ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def _label(value: Any) -> str | None:
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def session_of(payload: dict[str, Any]) -> str:
+    """The first present of conversation_id, session_id, sessionId, session, taskId; else ``unknown``."""
+    for key in _SESSION_KEYS:
+        label = _label(payload.get(key))
+        if label is not None:
+            return label
+    return "unknown"
+
+
+def tool_of(payload: dict[str, Any]) -> str:
+    """The first present of tool_name, toolName, name, tool_result.name, tool_call.name; else ``unknown``."""
+    for key in _TOOL_KEYS:
+        label = _label(payload.get(key))
+        if label is not None:
+            return label
+    for key in _NESTED_TOOL_KEYS:
+        nested = payload.get(key)
+        if isinstance(nested, dict):
+            label = _label(nested.get("name"))
+            if label is not None:
+                return label
+    return "unknown"
+
+
+def payload_hash(payload: Any) -> str:
+    return b64url(hashlib.sha256(canonicalize(payload)).digest())
+
+
+def chain_hash(prev_chain_hash: str, payload_hash_text: str, operation_id: str, issued_at: int) -> str:
+    text = f"{prev_chain_hash}|{payload_hash_text}|{operation_id}|{issued_at}"
+    return b64url(hashlib.sha256(text.encode("utf-8")).digest())
+
+
+def reduce_payload(payload: dict[str, Any], canonical: bytes) -> dict[str, Any]:
+    """The documented reduced form of an oversized payload.
+
+    Keeps every top-level member that is null, a boolean, a number or a string of at most 1024 characters
+    (so the session, tool and event names survive), and adds ``elydora_reduced`` with the SHA-256 and size
+    of the full payload's canonical JSON, which the local ledger keeps whole.
+    """
+    reduced: dict[str, Any] = {}
+    for key, value in payload.items():
+        if key == REDUCED_MARKER:
+            continue
+        small_text = isinstance(value, str) and len(value) <= REDUCED_SCALAR_LIMIT
+        if value is None or isinstance(value, (bool, int, float)) or small_text:
+            reduced[key] = value
+    reduced[REDUCED_MARKER] = {
+        "reason": f"payload exceeds {SERVER_PAYLOAD_LIMIT} bytes",
+        "full_payload_hash": b64url(hashlib.sha256(canonical).digest()),
+        "full_payload_bytes": len(canonical),
+        "omitted": sorted(k for k in payload if k not in reduced),
+    }
+    return reduced
+
+
+def wire_payload(payload: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The payload to sign and send, and whether it had to be reduced."""
+    canonical = canonicalize(payload)
+    if len(canonical) <= SERVER_PAYLOAD_LIMIT:
+        return payload, False
+    return reduce_payload(payload, canonical), True
+
+
+def build_record(
+    *,
+    org_id: str,
+    agent_id: str,
+    kid: str,
+    key: Ed25519PrivateKey,
+    payload: dict[str, Any],
+    prev_chain_hash: str,
+    now_ms: int | None = None,
+) -> dict[str, Any]:
+    """A complete signed record (16 fields) for ``payload`` chained after ``prev_chain_hash``."""
+    issued_at = now_ms if now_ms is not None else time.time_ns() // 1_000_000
+    operation_id = uuid7(issued_at)
+    hashed = payload_hash(payload)
+    record: dict[str, Any] = {
+        "op_version": OP_VERSION,
+        "operation_id": operation_id,
+        "org_id": org_id,
+        "agent_id": agent_id,
+        "issued_at": issued_at,
+        "ttl_ms": TTL_MS,
+        "nonce": b64url(os.urandom(16)),
+        "operation_type": OPERATION_TYPE,
+        "subject": {"session_id": session_of(payload)},
+        "action": {"tool": tool_of(payload)},
+        "payload": payload,
+        "payload_hash": hashed,
+        "prev_chain_hash": prev_chain_hash,
+        "agent_pubkey_kid": kid,
+    }
+    record["chain_hash"] = chain_hash(prev_chain_hash, hashed, operation_id, issued_at)
+    record["signature"] = b64url(key.sign(signing_input(record)))
+    return record
+
+
+def signing_input(record: dict[str, Any]) -> bytes:
+    return canonicalize({name: record[name] for name in SIGNED_FIELDS})
+
+
+def check_record(record: Any, public_key: Ed25519PublicKey) -> str | None:
+    """Why ``record`` is not a well-formed, correctly hashed and signed EOR, or ``None`` when it is."""
+    if not isinstance(record, dict) or set(record) != set(RECORD_FIELDS):
+        return "the record does not have exactly the 16 EOR fields"
+    if not isinstance(record["payload"], dict) or not isinstance(record["issued_at"], int):
+        return "payload or issued_at has the wrong type"
+    if payload_hash(record["payload"]) != record["payload_hash"]:
+        return "payload_hash does not match the payload"
+    expected = chain_hash(
+        record["prev_chain_hash"], record["payload_hash"], record["operation_id"], record["issued_at"]
+    )
+    if expected != record["chain_hash"]:
+        return "chain_hash does not match the record"
+    try:
+        public_key.verify(b64url_decode(record["signature"]), signing_input(record))
+    except (InvalidSignature, ValueError, TypeError):
+        return "the signature is not valid"
+    return None

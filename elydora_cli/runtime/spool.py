@@ -1,0 +1,152 @@
+"""Reading and retiring ``spool.jsonl``, the audit hook's append-only inbox.
+
+A spool record is ``\\n<receipt epoch ms> <event JSON>\\n`` (the hook turns the event's line breaks,
+which valid JSON only has as whitespace, into spaces). The leading newline ends any line a crashed writer
+left unterminated, so one torn write can never swallow the next event; empty lines are skipped. Writers
+append one record per ``O_APPEND`` write while holding a shared ``flock`` and re-check that the path still
+names the file they opened.
+
+Retiring a fully delivered spool, under the exclusive ``flock`` so no append is in flight: (1) rename it
+to ``spool.retired``, (2) save ``spool_offset = 0``, (3) unlink ``spool.retired``. A flusher that finds
+``spool.retired`` knows step 1 happened and the file was fully consumed, so it resumes at (2).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..identity import REJECTED, RETIRED_SPOOL, SPOOL
+from .jcs import loads_strict
+
+EVENT_LIMIT = 1 << 20
+LINE_LIMIT = EVENT_LIMIT + 32
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass(frozen=True)
+class SpoolLine:
+    start: int
+    end: int
+    raw: bytes
+
+
+class BadLine(ValueError):
+    """A spool line that is not ``<ms> <JSON object>`` (torn by a failed write, or edited by hand)."""
+
+
+def read_lines(path: str, offset: int, limit: int) -> list[SpoolLine]:
+    """Up to ``limit`` complete lines from ``offset``; an unterminated tail is left for a later run.
+
+    An over-long run of bytes without a newline is returned as one (bad) line so it cannot block the spool.
+    """
+    try:
+        handle = open(path, "rb", opener=lambda p, _f: os.open(p, _OPEN))  # noqa: SIM115
+    except FileNotFoundError:
+        return []
+    lines: list[SpoolLine] = []
+    with handle:
+        handle.seek(offset)
+        position = offset
+        while len(lines) < limit:
+            raw = handle.readline(LINE_LIMIT + 1)
+            if not raw or (not raw.endswith(b"\n") and len(raw) <= LINE_LIMIT):
+                break
+            lines.append(SpoolLine(position, position + len(raw), raw))
+            position += len(raw)
+    return lines
+
+
+def parse_line(raw: bytes) -> tuple[int, dict[str, Any]]:
+    """(receipt ms, event object) of one spool line; :class:`BadLine` when it is not well formed."""
+    stamp, sep, body = raw.partition(b" ")
+    if not sep or not stamp.isdigit() or not raw.endswith(b"\n"):
+        raise BadLine("the line has no receipt time")
+    try:
+        event = loads_strict(body)
+    except (ValueError, RecursionError) as exc:
+        raise BadLine(f"the event is not valid JSON: {exc}") from None
+    if not isinstance(event, dict):
+        raise BadLine("the event is not a JSON object")
+    return int(stamp), event
+
+
+def has_complete_line(path: str, offset: int) -> bool:
+    """Whether a newline follows ``offset`` (an incomplete tail alone does not count)."""
+    try:
+        handle = open(path, "rb", opener=lambda p, _f: os.open(p, _OPEN))  # noqa: SIM115
+    except FileNotFoundError:
+        return False
+    with handle:
+        handle.seek(offset)
+        while chunk := handle.read(1 << 16):
+            if b"\n" in chunk:
+                return True
+    return False
+
+
+def size(path: str) -> int | None:
+    try:
+        return os.stat(path, follow_symlinks=False).st_size
+    except FileNotFoundError:
+        return None
+
+
+def quarantine(agent_dir: str, raw: bytes) -> None:
+    """Keep a bad line (it is never silently dropped) in the owner-only ``spool.rejected``."""
+    path = os.path.join(agent_dir, REJECTED)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        data = raw if raw.endswith(b"\n") else raw + b"\n"
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive(path: str) -> Iterator[int | None]:
+    """The spool's descriptor under ``LOCK_EX`` (``None`` when absent): no append is in flight meanwhile."""
+    try:
+        fd = os.open(path, _OPEN)
+    except FileNotFoundError:
+        yield None
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def retire_if_consumed(agent_dir: str, offset: int) -> bool:
+    """Step (1): rename a spool that is exactly ``offset`` bytes long to ``spool.retired``."""
+    path = os.path.join(agent_dir, SPOOL)
+    with exclusive(path) as fd:
+        if fd is None:
+            return False
+        opened = os.fstat(fd)
+        try:
+            current = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        if (current.st_dev, current.st_ino) != (opened.st_dev, opened.st_ino):
+            return False
+        if opened.st_size == 0 or opened.st_size != offset:
+            return False
+        os.replace(path, os.path.join(agent_dir, RETIRED_SPOOL))
+        return True
+
+
+def retired_exists(agent_dir: str) -> bool:
+    return os.path.lexists(os.path.join(agent_dir, RETIRED_SPOOL))
+
+
+def remove_retired(agent_dir: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(os.path.join(agent_dir, RETIRED_SPOOL))

@@ -1,0 +1,96 @@
+"""Durable flusher progress: ``chain-state.json`` and the server ``outbox.json``.
+
+``chain-state.json`` = ``{"prev_chain_hash", "seq", "spool_offset"}``: the chain head, the number of the
+last delivered record and the offset in ``spool.jsonl`` of the first event not yet delivered. It is replaced
+atomically after the ledger lines it describes are on disk, so after a crash it is never ahead of the
+ledger; when it lags, the ledger's last entry is adopted (:func:`reconcile`).
+
+``outbox.json`` holds, for server delivery, the record being sent before the first byte goes out:
+every signed candidate (a record is re-signed with a fresh id, nonce and time when it expired, was
+refused as a replay, or the chain had to be re-based), so that after a lost answer or a crash the
+accepted candidate is recognised instead of sent twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from elydora_config import files
+from elydora_config.errors import ConfigError
+
+from ..identity import CHAIN_STATE, OUTBOX
+from .record import GENESIS
+
+STATE_LIMIT = 64 << 10
+OUTBOX_LIMIT = 64 << 20
+
+
+class StateError(ConfigError):
+    """A runtime state file is malformed."""
+
+
+@dataclass
+class ChainState:
+    prev_chain_hash: str = GENESIS
+    seq: int = 0
+    spool_offset: int = 0
+
+    def to_bytes(self) -> bytes:
+        data = {"prev_chain_hash": self.prev_chain_hash, "seq": self.seq, "spool_offset": self.spool_offset}
+        return (json.dumps(data) + "\n").encode("ascii")
+
+
+def load(agent_dir: str) -> ChainState:
+    path = os.path.join(agent_dir, CHAIN_STATE)
+    data = files.read_physical(path, max_bytes=STATE_LIMIT)
+    if data is None:
+        return ChainState()
+    try:
+        raw = json.loads(data)
+        state = ChainState(raw["prev_chain_hash"], raw.get("seq", 0), raw.get("spool_offset", 0))
+    except (ValueError, KeyError, TypeError):
+        raise StateError(path, "is not valid chain state") from None
+    if not isinstance(state.prev_chain_hash, str) or len(state.prev_chain_hash) != 43:
+        raise StateError(path, "prev_chain_hash is not 43 base64url characters")
+    if not isinstance(state.seq, int) or not isinstance(state.spool_offset, int) or state.spool_offset < 0:
+        raise StateError(path, "seq and spool_offset must be non-negative integers")
+    return state
+
+
+def save(agent_dir: str, state: ChainState) -> None:
+    files.write_atomic(os.path.join(agent_dir, CHAIN_STATE), state.to_bytes(), mode=0o600)
+
+
+def reconcile(state: ChainState, last: dict[str, Any] | None) -> ChainState:
+    """Adopt the ledger's last entry when the saved state lags behind it (crash between the two writes)."""
+    if last is None or not isinstance(last.get("seq"), int) or last["seq"] <= state.seq:
+        return state
+    return ChainState(last["record"]["chain_hash"], last["seq"], last["spool_end"])
+
+
+def load_outbox(agent_dir: str) -> dict[str, Any] | None:
+    path = os.path.join(agent_dir, OUTBOX)
+    data = files.read_physical(path, max_bytes=OUTBOX_LIMIT)
+    if data is None:
+        return None
+    try:
+        outbox = json.loads(data)
+    except ValueError:
+        raise StateError(path, "is not valid JSON") from None
+    if not isinstance(outbox, dict) or not isinstance(outbox.get("candidates"), list) or not outbox["candidates"]:
+        raise StateError(path, "has no candidate records")
+    return outbox
+
+
+def save_outbox(agent_dir: str, outbox: dict[str, Any]) -> None:
+    data = json.dumps(outbox, separators=(",", ":")).encode("ascii")
+    files.write_atomic(os.path.join(agent_dir, OUTBOX), data, mode=0o600)
+
+
+def remove_outbox(agent_dir: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(os.path.join(agent_dir, OUTBOX))

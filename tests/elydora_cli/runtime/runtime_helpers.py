@@ -1,0 +1,84 @@
+"""Helpers for the hook runtime tests: agent directories as ``agent create`` leaves them, script runs."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fake_elydora_server import FakeElydora
+
+from elydora_cli import identity
+from elydora_cli.runtime import generate, runtime_argv
+from elydora_config import files, keys, paths
+
+PYTHON = sys.executable
+
+
+@dataclass
+class AgentHandle:
+    directory: Path
+    provider: str
+    key: Any
+    config: identity.AgentConfig
+
+    def path(self, name: str) -> Path:
+        return self.directory / name
+
+    def run(self, script: str, stdin: bytes, timeout: float = 30) -> subprocess.CompletedProcess[bytes]:
+        argv = runtime_argv(PYTHON, self.directory / script)
+        return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, check=False)
+
+    def set_local_status(self, status: str) -> None:
+        files.write_atomic(self.path(identity.STATUS), identity.status_bytes(status, None), mode=0o600)
+
+
+def make_agent(
+    root: Path, provider: str, *, agent_id: str | None = None, server: FakeElydora | None = None
+) -> AgentHandle:
+    """An agent directory as ``agent create`` leaves it (local, or bound to ``server``)."""
+    chosen = agent_id or provider
+    directory = Path(identity.agent_dir(root, chosen))
+    paths.ensure_directory(directory)
+    key = keys.generate_private_key()
+    if server is None:
+        config = identity.AgentConfig("local", chosen, identity.key_id(key), None, provider)
+        files.write_atomic(directory / identity.STATUS, identity.status_bytes("active", None), mode=0o600)
+    else:
+        kid = "kid-" + secrets.token_hex(4)
+        config = identity.AgentConfig("org-1", chosen, kid, server.base_url, provider, server.state.token)
+        server.state.add_agent(chosen, "org-1", kid, key.public_key())
+    files.write_atomic(directory / identity.CONFIG, config.to_bytes(), mode=0o600)
+    key_line = (keys.encode_private_key(key) + "\n").encode()
+    files.write_atomic(directory / identity.PRIVATE_KEY, key_line, mode=0o600)
+    for name, (data, mode) in generate(provider, directory, PYTHON).items():
+        files.write_atomic(directory / name, data, mode=mode)
+    return AgentHandle(directory, provider, key, config)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 30.0, interval: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+def no_flusher_running(agent: AgentHandle) -> bool:
+    import fcntl
+
+    fd = os.open(agent.path(identity.FLUSH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
