@@ -14,10 +14,18 @@ from typing import NoReturn
 
 from . import __version__, exitcodes
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "agent",
-    "audit",
-)
+COMMANDS: dict[str, str] = {
+    "install": "install",
+    "uninstall": "install",
+    "status": "status",
+    "recover": "recover",
+    "agent": "agent",
+    "audit": "audit",
+    "hook": "hook",
+    "hooks": "hooks",
+}
+"""Command name -> the module in ``elydora_cli/commands`` that registers it."""
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
 
 class UsageError(Exception):
@@ -31,29 +39,40 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(exitcodes.USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """Only the module of the command being run (every module for help and errors): start-up stays small."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    words = [a for a in args if not a.startswith("-")]
+    if words and words[0] in COMMANDS and not {"-h", "--help"} & set(args):
+        return (COMMANDS[words[0]],)
+    return COMMAND_MODULES
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
     parser.add_argument("--version", action="version", version=f"elydora {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
     parser.add_argument("--log-json", action="store_true", help="log as JSON lines on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
+    for name in _modules_for(argv):
         module = importlib.import_module(f"elydora_cli.commands.{name}")
         module.register(sub)
     return parser
 
 
-def _exit_code_for(exc: BaseException) -> int:
+def exit_code_for(exc: BaseException) -> int:
     from elydora_config import errors
 
     if isinstance(exc, (errors.ConcurrentModificationError, errors.LockTimeoutError)):
         return exitcodes.CONFLICT
     if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
         return exitcodes.RECOVERY
+    if isinstance(exc, UsageError):
+        return exitcodes.USAGE
     return exitcodes.UNHEALTHY
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     from elydora_config.errors import ConfigError
 
     if isinstance(exc, ConfigError):
@@ -65,11 +84,11 @@ def _describe(exc: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     from elydora_config import log
 
-    log.configure(verbose=args.verbose, json=args.log_json)
+    log.set_options(verbose=args.verbose, json=args.log_json)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return exitcodes.USAGE
@@ -84,5 +103,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the CLI boundary: one line, no traceback
         if args.verbose >= 2:
             raise
-        sys.stderr.write(f"Error: {_describe(exc)}\n")
-        return _exit_code_for(exc)
+        sys.stderr.write(f"Error: {describe_error(exc)}\n")
+        return exit_code_for(exc)

@@ -1,0 +1,75 @@
+"""Flags shared by the provider commands, and the :class:`Context` they describe."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..main import UsageError
+from ..providers.context import DEFAULT_TIMEOUT_SECONDS, Context
+
+MAX_TIMEOUT_SECONDS = 3600
+
+
+def add_location_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", help="settings root: resolve every agent path as if this were the home directory")
+    parser.add_argument("--state-root", help="where .elydora/ lives (default: the settings root)")
+    parser.add_argument("--repo-root", help="the project whose read-only settings are consulted (default: cwd)")
+    parser.add_argument("--agent-id", help="agent id (default: the provider id)")
+
+
+def add_provider_args(parser: argparse.ArgumentParser, *, all_flag: bool = True) -> None:
+    parser.add_argument("providers", nargs="*", metavar="PROVIDER", help="provider ids (see `elydora status`)")
+    if all_flag:
+        parser.add_argument("--all", action="store_true", help="every provider")
+
+
+def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hook-timeout-seconds",
+        type=int,
+        default=DEFAULT_TIMEOUT_SECONDS,
+        metavar="N",
+        help=f"hook timeout, 1-{MAX_TIMEOUT_SECONDS} s (default {DEFAULT_TIMEOUT_SECONDS}; in each agent's unit)",
+    )
+
+
+def context_from(args: argparse.Namespace) -> Context:
+    timeout = getattr(args, "hook_timeout_seconds", DEFAULT_TIMEOUT_SECONDS)
+    if not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
+        raise UsageError(f"--hook-timeout-seconds must be between 1 and {MAX_TIMEOUT_SECONDS}, not {timeout}")
+    home = Path(os.path.abspath(args.root)) if args.root else Path.home()
+    state_root = Path(os.path.abspath(args.state_root)) if args.state_root else home
+    repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
+    return Context(
+        home=home,
+        state_root=state_root,
+        repo_root=repo_root,
+        env=dict(os.environ),
+        python=os.path.abspath(sys.executable),
+        timeout_seconds=timeout,
+        agent_id=args.agent_id,
+        windows=os.name == "nt",
+        rooted=bool(args.root),
+    )
+
+
+def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -> list[str]:
+    """The provider ids named on the command line (``--all``: every implemented one)."""
+    from ..providers.registry import implemented_ids, load
+
+    if getattr(args, "all", False):
+        if args.providers:
+            raise UsageError("give provider ids or --all, not both")
+        return list(implemented_ids())
+    if not args.providers:
+        if default_all:
+            return list(implemented_ids())
+        raise UsageError("name at least one provider, or use --all")
+    for pid in args.providers:
+        load(pid)
+    if args.agent_id and len(args.providers) > 1:
+        raise UsageError("--agent-id applies to one provider at a time")
+    return list(dict.fromkeys(args.providers))

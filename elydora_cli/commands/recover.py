@@ -1,0 +1,47 @@
+"""``elydora recover``: finish or undo a transaction interrupted by a crash."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from .. import exitcodes
+from .options import add_location_flags, context_from
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("recover", help="finish or undo an install/uninstall interrupted by a crash")
+    add_location_flags(parser)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=run)
+
+
+def _scan_dirs(ctx: Any) -> list[Path]:
+    """Directories where a killed write may have left a temp file: the state tree and every agent file's folder."""
+    from ..providers import registry
+
+    dirs = {ctx.elydora_dir}
+    if ctx.elydora_dir.is_dir():
+        dirs.update(p for p in ctx.elydora_dir.iterdir() if p.is_dir() and not p.is_symlink())
+    for pid in registry.implemented_ids():
+        try:
+            dirs.update(t.path.parent for t in registry.load(pid).sources(ctx).targets)
+        except Exception:  # a provider whose paths cannot be resolved has nothing to clean
+            continue
+    return sorted(dirs)
+
+
+def run(args: argparse.Namespace) -> int:
+    from elydora_config import recover
+
+    ctx = context_from(args)
+    reports = recover(ctx.elydora_dir, scan_dirs=_scan_dirs(ctx))
+    if args.json:
+        print(json.dumps({"recovered": [{"txid": r.txid, "outcome": r.outcome, "paths": r.paths} for r in reports]}))
+    elif not reports:
+        print("nothing to recover")
+    for report in reports if not args.json else []:
+        print(f"transaction {report.txid}: {report.outcome} ({len(report.paths)} file(s))")
+    return exitcodes.OK

@@ -1,0 +1,127 @@
+"""Small pieces several providers share: refusals, legacy recognisers, the standard plug functions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from elydora_config.errors import ConfigError
+
+from .. import catalog
+from . import hookmap
+from .base import Finding
+from .cmdforms import posix_command, powershell_call
+from .context import Context
+from .documents import Documents
+from .hookmap import HookMap
+from .ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv, script_path
+from .schema import MapSchema, validate_hookmap
+
+
+def catalog_events(facts: catalog.Provider) -> dict[str, str]:
+    """Event name -> role, from the catalog: the pre-tool event guards, the post-tool events audit."""
+    events = {facts.events.pre_tool: GUARD}
+    events.update({event: AUDIT for event in facts.events.audit_events})
+    return events
+
+
+STATUS_MESSAGES = {"guard": "Checking Elydora agent state", "audit": "Recording Elydora tool use"}
+
+
+class RefusedError(ConfigError):
+    """The agent's own configuration forbids the operation (hooks disabled...); nothing was written."""
+
+
+def refuse_if(condition: bool, path: Path, reason: str) -> None:
+    if condition:
+        raise RefusedError(path, reason)
+
+
+def shell_command(ref: Ref, ctx: Context) -> str:
+    """The POSIX shell form of our runtime command for ``ref``."""
+    return posix_command(runtime_argv(ref, ctx))
+
+
+def legacy_command_only(
+    keys: frozenset[str] = frozenset({"type", "command"}),
+) -> Callable[[Mapping[str, Any], Context], Ref | None]:
+    """Recognise the old ``{"type": "command", "command": "<python> <script>"}`` entries (any interpreter)."""
+
+    def recognise(handler: Mapping[str, Any], ctx: Context) -> Ref | None:
+        if set(handler) != keys or handler.get("type", "command") != "command":
+            return None
+        return next(iter(refs_in(handler, ctx)), None)
+
+    return recognise
+
+
+Recogniser = Callable[[Mapping[str, Any], Context], Ref | None]
+
+
+def reference_command(keys: frozenset[str] = frozenset({"type", "command", "timeout"})) -> Recogniser:
+    """Recognise the reference installer's entries: keys exactly ``keys`` and a ``command`` that is exactly
+    ``'<python>' '<script>'`` or ``& '<python>' '<script>'; exit $LASTEXITCODE`` (no interpreter flags)."""
+
+    def recognise(handler: Mapping[str, Any], ctx: Context) -> Ref | None:
+        if set(handler) != keys or handler.get("type") != "command":
+            return None
+        for ref in refs_in(handler, ctx):
+            argv = [ref.python, str(script_path(ctx, ref.agent_id, ref.role))]
+            if handler.get("command") in (posix_command(argv), powershell_call(argv)):
+                return Ref(ref.agent_id, ref.role, ref.python, handler.get("timeout"))
+        return None
+
+    return recognise
+
+
+def first_match(*recognisers: Recogniser) -> Recogniser:
+    """The first recogniser that claims a handler decides."""
+
+    def recognise(handler: Mapping[str, Any], ctx: Context) -> Ref | None:
+        return next((ref for r in recognisers if (ref := r(handler, ctx)) is not None), None)
+
+    return recognise
+
+
+def validated(docs: Documents, path: Path, schema: MapSchema) -> Any:
+    """The document value at ``path`` after whole-file validation (``None`` when absent)."""
+    doc = docs.doc(path)
+    if doc is None:
+        return None
+    validate_hookmap(doc.value, path, schema)
+    return doc.value
+
+
+def single_target(docs: Documents, schema: MapSchema) -> Path:
+    """The provider's one target file, after whole-file validation of its content."""
+    path = next(iter(docs.targets))
+    validated(docs, path, schema)
+    return path
+
+
+def add_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_id: str) -> None:
+    """Replace every agent's old entries with ours (install twice = install once)."""
+    doc = docs.ensure(path)
+    log = docs.log(path)
+    hookmap.remove(doc, hm, ctx, recorded=docs.recorded, created=docs.created.get(path), log=log)
+    hookmap.add(doc, hm, ctx, agent_id, log)
+
+
+def remove_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_ids: set[str] | None) -> None:
+    """Remove our entries; delete the file when we created it and nothing of the user's remains."""
+    doc = docs.doc(path)
+    if doc is None:
+        return
+    hookmap.remove(
+        doc, hm, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=docs.created.get(path), log=docs.log(path)
+    )
+    if docs.was_created_by_us(path) and doc.value == docs.fresh_value(path):
+        docs.delete(path)
+
+
+def check_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_id: str) -> list[Finding]:
+    findings = hookmap.check(docs.doc(path), hm, ctx, agent_id)
+    for finding in findings:
+        finding.path = path
+    return findings

@@ -1,0 +1,182 @@
+"""GitHub Copilot CLI: our own versioned hook file in ``<COPILOT_HOME>/hooks/``, flat handlers, ``timeoutSec``.
+
+Copilot runs every handler with ``bash`` (or ``powershell`` on Windows), so both are always written. Hooks are
+switched off by ``disableAllHooks``: across six settings layers the last explicit boolean wins (``false``
+clears an earlier ``true``), and ``true`` in our own file switches off that file whatever the layers say.
+Older installers wrote to the repository's ``.github/hooks/hooks.json``: install moves those entries out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from elydora_config.errors import MalformedConfigError
+
+from .. import catalog
+from . import hookfile
+from .base import Format, Sources
+from .cmdforms import posix_command, powershell_call
+from .common import catalog_events
+from .context import Context
+from .documents import Documents, parse
+from .hookfile import HookFile
+from .hookmap import HookMap
+from .jsregex import Pattern, require_compilable
+from .layers import Layer, last_explicit
+from .ownership import Ref, runtime_argv
+from .pairforms import SAME, OldShape, exactly, recogniser
+from .schema import BOOL, NONEMPTY_STR, NONEMPTY_STR_LIST, POS_NUMBER, STR, Check, HandlerSchema, MapSchema
+
+FACTS = catalog.provider("copilot")
+EVENTS = [
+    *("agentStop", "Stop", "errorOccurred", "ErrorOccurred", "notification", "Notification"),
+    *("permissionRequest", "PermissionRequest", "postToolUse", "PostToolUse", "postToolUseFailure"),
+    *("PostToolUseFailure", "preCompact", "PreCompact", "preToolUse", "PreToolUse", "sessionEnd", "SessionEnd"),
+    *("sessionStart", "SessionStart", "subagentStart", "SubagentStart", "subagentStop", "SubagentStop"),
+    *("userPromptSubmitted", "UserPromptSubmit", "userPromptTransformed"),
+]
+NONEMPTY_STR_MAP = Check(
+    lambda v: isinstance(v, dict) and all(isinstance(x, str) and x for x in v.values()), "a map of non-empty strings"
+)
+SCHEMA = MapSchema(
+    HandlerSchema(
+        by_type={
+            "command": {"bash": STR, "powershell": STR, "command": STR, "cwd": STR, "env": NONEMPTY_STR_MAP},
+            "http": {"url": STR, "headers": NONEMPTY_STR_MAP, "allowedEnvVars": NONEMPTY_STR_LIST},
+            "prompt": {"prompt": NONEMPTY_STR},
+        },
+        common={"timeout": POS_NUMBER, "timeoutSec": POS_NUMBER, "matcher": NONEMPTY_STR},
+        required={"http": ["url"], "prompt": ["prompt"]},
+        default_type="command",
+    ),
+    events=EVENTS,
+    grouped=False,
+)
+ANY_TOOL_EVENTS = frozenset({"preToolUse", "PreToolUse", "permissionRequest", "PermissionRequest"})
+"""Events where ``*`` and ``**`` mean "every tool" instead of being compiled as regular expressions."""
+LOCALHOST_SWITCH = "COPILOT_HOOK_ALLOW_LOCALHOST"
+_LOOPBACK = re.compile(r"http://(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#].*)?", re.IGNORECASE)
+_HTTPS = re.compile(r"https://[^/\s?#]+.*", re.IGNORECASE)
+KEYS = frozenset({"type", "bash", "powershell", "timeoutSec"})
+
+
+def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
+    argv = runtime_argv(ref, ctx)
+    return {
+        "type": "command",
+        "bash": posix_command(argv),
+        "powershell": powershell_call(argv),
+        "timeoutSec": ref.timeout,
+    }
+
+
+HOOKS = HookMap(
+    events=catalog_events(FACTS),
+    make=make_handler,
+    grouped=False,
+    timeout_key="timeoutSec",
+    legacy=recogniser(
+        # the reference installer: both shells, no interpreter flags (bash fully quoted, or quoted where needed)
+        OldShape(KEYS, "bash", ("posix", "joined"), checks={"type": exactly("command")}, also={"powershell": "call"}),
+        # the first installer: 5 s, the same `"<interpreter>" <script>` (or bare script) for both shells
+        OldShape(
+            KEYS,
+            "bash",
+            ("quoted", "bare"),
+            checks={"type": exactly("command"), "timeoutSec": exactly(5)},
+            also={"powershell": SAME},
+            any_interpreter=True,
+        ),
+    ),
+)
+
+
+def _home(ctx: Context) -> Path:
+    return ctx.env_dir("COPILOT_HOME") or ctx.home / ".copilot"
+
+
+def settings_layers(ctx: Context) -> list[tuple[Path, Format]]:
+    """Where Copilot reads ``disableAllHooks``, lowest precedence first."""
+    home, cwd = _home(ctx), ctx.repo_root
+    return [
+        (home / "config.json", Format.JSON),
+        (home / "settings.json", Format.JSONC),
+        (cwd / ".claude" / "settings.json", Format.JSONC),
+        (cwd / ".claude" / "settings.local.json", Format.JSONC),
+        (cwd / ".github" / "copilot" / "settings.json", Format.JSONC),
+        (cwd / ".github" / "copilot" / "settings.local.json", Format.JSONC),
+    ]
+
+
+def _layer(docs: Documents, path: Path, fmt: Format) -> Layer:
+    """A layer read as raw text (a blank JSONC settings file counts as ``{}``)."""
+    text = docs.depends.get(path)
+    if text is None or (fmt is Format.JSONC and not text.strip()):
+        return Layer(path, None if text is None else {})
+    return Layer(path, parse(text, fmt, path).value)
+
+
+def _disabled(docs: Documents, ctx: Context, path: Path, value: dict[str, Any]) -> str | None:
+    setting = last_explicit([_layer(docs, p, fmt) for p, fmt in settings_layers(ctx)], "disableAllHooks")
+    if setting is not None and setting.value is True:
+        return f"GitHub Copilot CLI hooks are disabled: {setting.describe()}"
+    if value.get("disableAllHooks") is True:
+        return f"GitHub Copilot CLI ignores this file: disableAllHooks is true in {path}"
+    return None
+
+
+def _rules(path: Path, value: dict[str, Any], ctx: Context) -> None:
+    """What Copilot checks beyond key types: a command to run, where HTTP may go, prompts, matchers."""
+    patterns = []
+    for where, event, handler in hookfile.handlers(value, HOOKS):
+        kind = handler.get("type", "command")
+        if kind == "command" and not {"bash", "powershell", "command"} & set(handler):
+            raise MalformedConfigError(path, f"{where} needs at least one of bash, powershell or command")
+        if kind == "http" and not _allowed_url(handler["url"], ctx):
+            raise MalformedConfigError(
+                path, f"{where}.url must be https:// (http:// only to loopback with {LOCALHOST_SWITCH}=1)"
+            )
+        if kind == "prompt" and event not in ("sessionStart", "SessionStart"):
+            raise MalformedConfigError(path, f"{where} is a prompt hook, which Copilot allows only on sessionStart")
+        matcher = handler.get("matcher")
+        if matcher is not None and not (event in ANY_TOOL_EVENTS and matcher in ("*", "**")):
+            patterns.append(Pattern(path, f"{where}.matcher", f"^(?:{matcher})$"))
+    require_compilable(patterns)
+
+
+def _allowed_url(url: str, ctx: Context) -> bool:
+    return bool(_HTTPS.fullmatch(url)) or (ctx.env_value(LOCALHOST_SWITCH) == "1" and bool(_LOOPBACK.fullmatch(url)))
+
+
+FILE = HookFile(
+    FACTS.id,
+    HOOKS,
+    SCHEMA,
+    stamp={"version": 1},
+    switches={"disableAllHooks": BOOL},
+    rules=_rules,
+    disabled=_disabled,
+)
+
+
+def sources(ctx: Context) -> Sources:
+    return Sources(
+        [
+            FILE.target(_home(ctx) / "hooks" / "elydora-audit.json"),
+            FILE.target(ctx.repo_root / ".github" / "hooks" / "hooks.json"),  # legacy location, migrated
+        ],
+        depends=[path for path, _ in settings_layers(ctx)],
+    )
+
+
+install, uninstall, check = hookfile.plug(FILE)
+
+
+def agent_argv(handler: dict[str, Any]) -> list[str]:
+    """How Copilot runs a handler on Linux and macOS."""
+    return ["bash", "-c", handler["bash"]]
+
+
+NOTES = ("Restart running GitHub Copilot CLI sessions so they load the new hooks.",)

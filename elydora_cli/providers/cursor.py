@@ -1,0 +1,63 @@
+"""Cursor: the versioned flat hook file ``~/.cursor/hooks.json`` (CLI and IDE share it), ``failClosed`` handlers.
+
+Our handlers set ``failClosed: true`` so that Cursor blocks the tool when the guard cannot decide; the guard
+answers with ``{"permission": ...}`` JSON (see the catalog). A version-less file written by an older Elydora
+installer is migrated and gets ``"version": 1``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import catalog
+from . import hookfile
+from .base import Sources
+from .cmdforms import powershell_call
+from .common import catalog_events, shell_command
+from .context import Context
+from .hookfile import HookFile
+from .hookmap import HookMap
+from .ownership import Ref, runtime_argv
+from .pairforms import OldShape, exactly, recogniser
+from .schema import ANY_HANDLER, NONNEG_INT, MapSchema
+
+FACTS = catalog.provider("cursor")
+
+
+def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
+    command = powershell_call(runtime_argv(ref, ctx)) if ctx.windows else shell_command(ref, ctx)
+    return {"command": command, "timeout": ref.timeout, "failClosed": True}
+
+
+HOOKS = HookMap(
+    events=catalog_events(FACTS),
+    make=make_handler,
+    grouped=False,
+    legacy=recogniser(
+        # the reference installer: our keys, the interpreter and script without flags
+        OldShape(
+            frozenset({"command", "timeout", "failClosed"}),
+            "command",
+            ("posix", "call"),
+            checks={"timeout": NONNEG_INT, "failClosed": exactly(True)},
+        ),
+        # the first installer: only a command, `"<python>" <script>` or the script path alone
+        OldShape(frozenset({"command"}), "command", ("quoted", "bare")),
+    ),
+)
+FILE = HookFile(
+    FACTS.id,
+    HOOKS,
+    MapSchema(ANY_HANDLER, grouped=False),  # Cursor validates neither event names nor handler fields
+    stamp={"version": 1},
+    unstamped_legacy=True,
+)
+
+
+def sources(ctx: Context) -> Sources:
+    return Sources([FILE.target(ctx.home / ".cursor" / "hooks.json")])
+
+
+install, uninstall, check = hookfile.plug(FILE)
+
+NOTES = ("Restart Cursor and running cursor-agent sessions so they load the new hooks.",)

@@ -1,0 +1,137 @@
+"""Gemini CLI: JSONC ``settings.json`` (no trailing commas), named handlers, timeouts in milliseconds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import catalog
+from .base import Finding, Format, Sources, Target
+from .cmdforms import encoded_powershell
+from .common import (
+    add_hooks,
+    catalog_events,
+    check_hooks,
+    legacy_command_only,
+    refuse_if,
+    remove_hooks,
+    shell_command,
+    validated,
+)
+from .context import Context
+from .documents import Documents
+from .hookmap import HookMap
+from .ownership import Ref, refs_in, runtime_argv
+from .schema import (
+    BOOL,
+    NONEMPTY_STR,
+    NONNEG_NUMBER,
+    STR,
+    STR_LIST,
+    STR_MAP,
+    Check,
+    HandlerSchema,
+    MapSchema,
+    require_type,
+)
+
+FACTS = catalog.provider("gemini")
+EVENTS = [
+    "BeforeTool",
+    "AfterTool",
+    "BeforeAgent",
+    "Notification",
+    "AfterAgent",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompress",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+]
+SCHEMA = MapSchema(
+    HandlerSchema(
+        by_type={"command": {"command": NONEMPTY_STR}},
+        common={"name": STR, "description": STR, "source": STR, "timeout": NONNEG_NUMBER, "env": STR_MAP},
+        required={"command": ["command"]},
+        open_keys=True,
+    ),
+    events=EVENTS,
+    unknown_events="keep",
+    group={"matcher": STR, "sequential": BOOL},
+)
+NAMES = {"guard": "elydora-guard", "audit": "elydora-audit"}
+HOOKS_CONFIG = Check(
+    lambda v: (
+        isinstance(v, dict)
+        and set(v) <= {"enabled", "disabled", "notifications"}
+        and BOOL.test(v.get("enabled", True))
+        and STR_LIST.test(v.get("disabled", []))
+        and BOOL.test(v.get("notifications", True))
+    ),
+    "an object with only enabled (boolean), disabled (list of strings) and notifications (boolean)",
+)
+
+
+def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
+    argv = runtime_argv(ref, ctx)
+    command = encoded_powershell(argv, ctx.env, call_operator=True) if ctx.windows else shell_command(ref, ctx)
+    return {"type": "command", "name": NAMES[ref.role], "command": command, "timeout": ref.timeout}
+
+
+HOOKS = HookMap(events=catalog_events(FACTS), make=make_handler, unit="ms", legacy=legacy_command_only())
+
+
+def sources(ctx: Context) -> Sources:
+    home = ctx.env_dir("GEMINI_CLI_HOME") or ctx.home
+    return Sources(
+        [
+            Target(
+                home / ".gemini" / "settings.json",
+                Format.JSONC_NO_TRAILING_COMMAS,
+                new_text="// Managed by Elydora\n{}\n",
+            )
+        ]
+    )
+
+
+def _settings(docs: Documents) -> tuple[Path, Any]:
+    path = next(iter(docs.targets))
+    value = validated(docs, path, SCHEMA)
+    require_type(path, value, "hooksConfig", HOOKS_CONFIG)
+    return path, value
+
+
+def _disabled(value: Any, ctx: Context, *, by_command: bool) -> str | None:
+    config = value.get("hooksConfig", {}) if isinstance(value, dict) else {}
+    if config.get("enabled") is False:
+        return "Gemini CLI hooks are disabled (hooksConfig.enabled is false)"
+    for entry in config.get("disabled", []):
+        if entry in NAMES.values():
+            return f"Gemini CLI has {entry!r} in hooksConfig.disabled"
+        if by_command and any(True for _ in refs_in({"command": entry}, ctx)):
+            return "Gemini CLI has an Elydora command in hooksConfig.disabled"
+    return None
+
+
+def install(docs: Documents, ctx: Context) -> None:
+    path, value = _settings(docs)
+    reason = _disabled(value, ctx, by_command=True)
+    refuse_if(reason is not None, path, f"{reason}; enable hooks to install")
+    add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+
+
+def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
+    path, _ = _settings(docs)
+    remove_hooks(docs, path, HOOKS, ctx, agent_ids)
+
+
+def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
+    path, value = _settings(docs)
+    reason = _disabled(value, ctx, by_command=False)
+    if reason:
+        return [Finding(reason, path)]
+    return check_hooks(docs, path, HOOKS, ctx, agent_id)
+
+
+NOTES = ("Check the hooks with /hooks list inside Gemini CLI.",)

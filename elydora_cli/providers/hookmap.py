@@ -1,0 +1,206 @@
+"""The event -> groups -> handlers map most agents use, written once.
+
+``{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{...handler...}]}]}}`` (grouped), or the flat
+``{"hooks": {"preToolUse": [{...handler...}]}}`` of Copilot and Cursor (``grouped=False``). A provider describes
+its map with a :class:`HookMap` and gets ``add``, ``remove`` and ``check`` from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import Document, Finding
+from .context import Context
+from .ownership import AUDIT, DEFAULT_SCRIPTS, GUARD, HandlerFactory, Ref, owner
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class HookMap:
+    events: Mapping[str, str]
+    """Event name -> role (``guard`` or ``audit``), in the order entries are added."""
+    make: HandlerFactory
+    """Builds our handler for a :class:`Ref` (its ``timeout`` in the agent's unit)."""
+    group: Mapping[str, Any] = field(default_factory=dict)
+    """Keys of our group besides ``hooks`` (e.g. ``{"matcher": "*"}``)."""
+    container: Path_ = ("hooks",)
+    grouped: bool = True
+    timeout_key: str = "timeout"
+    unit: str = "s"
+    """Timeout unit of the agent: ``s`` or ``ms``."""
+    scripts: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_SCRIPTS))
+    legacy: Callable[[Mapping[str, Any], Context], Ref | None] | None = None
+    keep_emptied_groups: bool = False
+    """Claude keeps a user group that lost all its handlers as ``"hooks": []``; others drop it."""
+    own_groups_only: bool = False
+    """Grok: handlers inside groups of another shape (a matcher, extra keys) are the user's, never touched."""
+
+
+@dataclass
+class EditLog:
+    """What an install or uninstall did to one document (feeds the install manifest)."""
+
+    inserted: list[dict[str, Any]] = field(default_factory=list)
+    created: list[list[str | int]] = field(default_factory=list)
+    removed: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _get(doc: Document, path: Path_) -> Any:
+    value: Any = doc.value
+    for key in path:
+        if isinstance(value, dict) and isinstance(key, str):
+            if key not in value:
+                return None
+            value = value[key]
+        elif isinstance(value, list) and isinstance(key, int):
+            if not 0 <= key < len(value):
+                return None
+            value = value[key]
+        else:
+            return None
+    return value
+
+
+def ours(hm: HookMap, handler: Any, ctx: Context, recorded: list[Any] | None = None) -> Ref | None:
+    return owner(
+        handler, ctx, hm.make, timeout_key=hm.timeout_key, recorded=recorded, scripts=hm.scripts, legacy=hm.legacy
+    )
+
+
+def timeout_in(ctx: Context, unit: str) -> int:
+    return ctx.timeout_seconds * 1000 if unit == "ms" else ctx.timeout_seconds
+
+
+def remove(
+    doc: Document,
+    hm: HookMap,
+    ctx: Context,
+    *,
+    agent_ids: set[str] | None = None,
+    recorded: list[Any] | None = None,
+    created: list[list[str | int]] | None = None,
+    log: EditLog | None = None,
+) -> None:
+    """Remove our handlers (of ``agent_ids``, or every agent) and the containers that only held them."""
+    container = _get(doc, hm.container)
+    if not isinstance(container, dict):
+        return
+    made = [tuple(p) for p in created or []]
+    for event in list(container):
+        _remove_from_event(doc, hm, ctx, (*hm.container, event), agent_ids, recorded, log)
+        groups = _get(doc, (*hm.container, event))
+        if groups == [] and (not made or (*hm.container, event) in made) and container.get(event) != []:
+            doc.remove((*hm.container, event))
+    if _get(doc, hm.container) == {} and hm.container in made:
+        doc.remove(hm.container)
+
+
+def _remove_from_event(
+    doc: Document,
+    hm: HookMap,
+    ctx: Context,
+    at: Path_,
+    agent_ids: set[str] | None,
+    recorded: list[Any] | None,
+    log: EditLog | None,
+) -> None:
+    groups = _get(doc, at)
+    if not isinstance(groups, list):
+        return
+    for gi in reversed(range(len(groups))):
+        if not hm.grouped:
+            _remove_if_ours(doc, hm, ctx, (*at, gi), groups[gi], agent_ids, recorded, log)
+            continue
+        group = groups[gi]
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list) or (hm.own_groups_only and not _our_shape(hm, group)):
+            continue
+        removed_any = False
+        for hi in reversed(range(len(handlers))):
+            removed_any |= _remove_if_ours(doc, hm, ctx, (*at, gi, "hooks", hi), handlers[hi], agent_ids, recorded, log)
+        if removed_any and _get(doc, (*at, gi, "hooks")) == [] and _droppable(hm, group):
+            doc.remove((*at, gi))
+
+
+def _our_shape(hm: HookMap, group: dict[str, Any]) -> bool:
+    return {k: v for k, v in group.items() if k != "hooks"} == dict(hm.group)
+
+
+def _droppable(hm: HookMap, group: dict[str, Any]) -> bool:
+    return _our_shape(hm, group) or (not hm.keep_emptied_groups and not hm.group)
+
+
+def _remove_if_ours(
+    doc: Document,
+    hm: HookMap,
+    ctx: Context,
+    at: Path_,
+    handler: Any,
+    agent_ids: set[str] | None,
+    recorded: list[Any] | None,
+    log: EditLog | None,
+) -> bool:
+    ref = ours(hm, handler, ctx, recorded)
+    if ref is None or (agent_ids is not None and ref.agent_id not in agent_ids):
+        return False
+    doc.remove(at)
+    if log is not None:
+        log.removed.append({"at": list(at), "value": handler})
+    return True
+
+
+def add(doc: Document, hm: HookMap, ctx: Context, agent_id: str, log: EditLog) -> None:
+    """Append our handler for every event (new groups at the end, new event keys after existing ones)."""
+    if not isinstance(_get(doc, hm.container), dict):
+        doc.set(hm.container, {})
+        log.created.append(list(hm.container))
+    for event, role in hm.events.items():
+        handler = hm.make(Ref(agent_id, role, ctx.python, timeout_in(ctx, hm.unit)), ctx)
+        entry = {**hm.group, "hooks": [handler]} if hm.grouped else handler
+        at = (*hm.container, event)
+        existing = _get(doc, at)
+        if isinstance(existing, list):
+            doc.insert(at, len(existing), entry)
+            log.inserted.append({"at": [*at, len(existing)], "value": entry})
+        else:
+            doc.set(at, [entry])
+            log.created.append(list(at))
+            log.inserted.append({"at": [*at, 0], "value": entry})
+
+
+def check(doc: Document | None, hm: HookMap, ctx: Context, agent_id: str) -> list[Finding]:
+    """Exactly one current-form handler of ``agent_id`` per event, each in a group of our shape."""
+    findings: list[Finding] = []
+    for event, role in hm.events.items():
+        groups = _get(doc, (*hm.container, event)) if doc is not None else None
+        found = _current_handlers(hm, ctx, agent_id, role, groups if isinstance(groups, list) else [])
+        if len(found) != 1:
+            what = "no" if not found else f"{len(found)}"
+            findings.append(Finding(f"{what} Elydora {role} handler for {event} (expected exactly one)"))
+    return findings
+
+
+def _current_handlers(hm: HookMap, ctx: Context, agent_id: str, role: str, groups: list[Any]) -> list[Any]:
+    found = []
+    for group in groups:
+        handlers = [group] if not hm.grouped else (group.get("hooks") if isinstance(group, dict) else None)
+        if not isinstance(handlers, list):
+            continue
+        if hm.grouped and {k: v for k, v in group.items() if k != "hooks"} != dict(hm.group):
+            continue
+        for handler in handlers:
+            ref = ours(hm, handler, ctx)
+            if ref and ref.agent_id == agent_id and ref.role == role and handler == _expected(hm, ctx, ref):
+                found.append(handler)
+    return found
+
+
+def _expected(hm: HookMap, ctx: Context, ref: Ref) -> dict[str, Any]:
+    """The handler as this install would write it, keeping the interpreter the entry names."""
+    return hm.make(Ref(ref.agent_id, ref.role, ref.python, timeout_in(ctx, hm.unit)), ctx)
+
+
+__all__ = ["AUDIT", "GUARD", "EditLog", "HookMap", "add", "check", "remove", "timeout_in"]

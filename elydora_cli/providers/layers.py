@@ -1,0 +1,119 @@
+"""A switch read across ordered settings layers: the first (or last) file that sets it explicitly decides.
+
+Several agents merge a setting from system, user, project and folder files (Droid ``hooksDisabled``: the first
+explicit value wins; Qwen ``disableAllHooks``, Copilot...: the last one wins). A provider lists its layers in
+the agent's order as :class:`Layer` values and asks :func:`first_explicit` or :func:`last_explicit`; a layer that
+sets the switch to a value of the wrong type is an error naming the file, never silently skipped.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from elydora_config.errors import MalformedConfigError
+
+from .context import Context
+from .documents import Documents, parse
+from .schema import BOOL, Check
+
+Key = str | Sequence[str]
+"""A top-level key, or a path of keys into nested objects (``("security", "folderTrust", "enabled")``)."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    path: Path
+    value: Any
+    """The file's parsed top-level value; ``None`` when the file is absent."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Where a switch was set explicitly, and to what."""
+
+    path: Path
+    value: Any
+    key: str
+
+    def describe(self) -> str:
+        return f"{self.key} is {_literal(self.value)} in {self.path}"
+
+
+def _literal(value: Any) -> str:
+    return {True: "true", False: "false", None: "null"}.get(value, repr(value)) if not isinstance(value, str) else value
+
+
+def _keys(key: Key) -> tuple[str, ...]:
+    return (key,) if isinstance(key, str) else tuple(key)
+
+
+def lookup(value: Any, key: Key) -> tuple[bool, Any]:
+    """``(True, value)`` when ``key`` is present in ``value``, else ``(False, None)``."""
+    for part in _keys(key):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def explicit(layers: Iterable[Layer], key: Key, check: Check = BOOL) -> list[Setting]:
+    """Every layer that sets ``key``, in layer order (a value failing ``check`` raises, naming the file)."""
+    name = ".".join(_keys(key))
+    found = []
+    for layer in layers:
+        present, value = lookup(layer.value, key)
+        if not present:
+            continue
+        if not check.test(value):
+            raise MalformedConfigError(layer.path, f"{name} must be {check.what}")
+        found.append(Setting(layer.path, value, name))
+    return found
+
+
+def first_explicit(layers: Iterable[Layer], key: Key, check: Check = BOOL) -> Setting | None:
+    settings = explicit(layers, key, check)
+    return settings[0] if settings else None
+
+
+def last_explicit(layers: Iterable[Layer], key: Key, check: Check = BOOL) -> Setting | None:
+    settings = explicit(layers, key, check)
+    return settings[-1] if settings else None
+
+
+def layer(docs: Documents, path: Path) -> Layer:
+    """The layer at ``path``: a target as it was read (before this operation's edits) or a read-only source.
+
+    A read-only source must be named in ``Sources.depend_formats`` so that it arrives parsed.
+    """
+    if path in docs.targets:
+        original = docs.originals.get(path)
+        if original is None:
+            return Layer(path, None)
+        return Layer(path, parse(original, docs.targets[path].fmt, path).value)
+    source = docs.depends.get(path)
+    if isinstance(source, str):
+        raise TypeError(f"{path} is a read-only source without a format; name it in Sources.depend_formats")
+    return Layer(path, None if source is None else source.value)
+
+
+def layers(docs: Documents, paths: Iterable[Path]) -> list[Layer]:
+    return [layer(docs, path) for path in paths]
+
+
+_WINDOWS_FOLDERS = {"ProgramFiles": "C:\\Program Files", "ProgramData": "C:\\ProgramData"}
+
+
+def system_file(ctx: Context, *, posix: str, macos: str, windows: str) -> Path:
+    """A machine-wide file by platform, placed below ``--root``.
+
+    ``windows`` starts with ``%ProgramFiles%`` or ``%ProgramData%`` (the variable's value, else its default).
+    """
+    if ctx.windows:
+        _, variable, rest = windows.split("%", 2)
+        folder = ctx.env_value(variable) or _WINDOWS_FOLDERS[variable]
+        return ctx.place(folder.rstrip("\\") + rest)
+    return ctx.place(macos if sys.platform == "darwin" else posix)

@@ -1,0 +1,126 @@
+"""Letta Code: strict JSON ``<HOME>/.letta/settings.json`` edited in place, ``"*"`` groups, milliseconds.
+
+Whether hooks run is decided by ``hooks.disabled`` across three files: the user file (which we edit) and,
+read-only, the project's ``.letta/settings.json`` (only when the project is not the home directory) and
+``.letta/settings.local.json``. The audit runtime is fail-closed (catalog); the guard is fail-open.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import catalog
+from . import common, layers
+from .base import Finding, Format, Sources, Target
+from .cmdforms import posix_command, powershell_call
+from .common import RefusedError, add_hooks, catalog_events, check_hooks, remove_hooks, single_target
+from .context import Context
+from .documents import Documents
+from .hookmap import HookMap
+from .ownership import Ref, runtime_argv
+from .schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, HandlerSchema, MapSchema
+
+FACTS = catalog.provider("letta")
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
+SIMPLE_EVENTS = (
+    "UserPromptSubmit",
+    "Notification",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+)
+SWITCH = ("hooks", "disabled")
+PRETTY_EMPTY = "{\n}\n"
+"""A new file: an empty object whose line break makes our entries come out indented."""
+SCHEMA = MapSchema(
+    HandlerSchema(
+        by_type={"command": {"command": NONEMPTY_STR}, "prompt": {"prompt": NONEMPTY_STR, "model": STR}},
+        common={"timeout": NONNEG_NUMBER, "quiet": BOOL},
+        required={"command": ["command"], "prompt": ["prompt"]},
+        open_keys=True,
+    ),
+    events=TOOL_EVENTS + SIMPLE_EVENTS,
+    unknown_events="keep",
+    open_group_keys=True,
+    simple_events=SIMPLE_EVENTS,
+    matcher_required=True,
+    switches={"disabled": BOOL},
+)
+
+
+def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
+    argv = runtime_argv(ref, ctx)
+    command = powershell_call(argv) if ctx.windows else posix_command(argv)
+    return {"type": "command", "command": command, "timeout": ref.timeout}
+
+
+HOOKS = HookMap(
+    events=catalog_events(FACTS),
+    make=make_handler,
+    group={"matcher": "*"},
+    unit="ms",
+    legacy=common.first_match(common.legacy_command_only(), common.reference_command()),
+)
+
+
+def letta_home(ctx: Context) -> Path:
+    """``$HOME`` when set and non-empty (made absolute), else the home; ``--root`` stands for the home itself."""
+    value = ctx.env_value("HOME")
+    if ctx.rooted or not value:
+        return ctx.home
+    return Path(os.path.abspath(ctx.place(value)))
+
+
+def sources(ctx: Context) -> Sources:
+    home = letta_home(ctx)
+    project = ctx.repo_root / ".letta"
+    depends = [project / "settings.local.json"]
+    if os.path.realpath(ctx.repo_root) != os.path.realpath(home):
+        depends.insert(0, project / "settings.json")
+    return Sources(
+        [Target(home / ".letta" / "settings.json", Format.JSON, new_text=PRETTY_EMPTY)],
+        depends=depends,
+        depend_formats={path: Format.JSON for path in depends},
+    )
+
+
+def disabled_by(docs: Documents) -> layers.Setting | None:
+    """The setting that switches Letta's hooks off, else ``None``.
+
+    The user file decides whenever it sets ``hooks.disabled`` (``false`` wins over every project file);
+    otherwise a ``true`` in the project file or in the project-local file disables.
+    """
+    user, *project = layers.layers(docs, [next(iter(docs.targets)), *docs.depends])
+    own = layers.first_explicit([user], SWITCH)
+    if own is not None:
+        return own if own.value is True else None
+    return next((s for s in layers.explicit(project, SWITCH) if s.value is True), None)
+
+
+def install(docs: Documents, ctx: Context) -> None:
+    path = single_target(docs, SCHEMA)
+    setting = disabled_by(docs)
+    if setting is not None:
+        override = "" if setting.path == path else f" (or set hooks.disabled to false in {path}, which wins)"
+        raise RefusedError(
+            setting.path, f"Letta Code hooks are disabled: {setting.describe()}; remove it{override} to install"
+        )
+    add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+
+
+def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
+    remove_hooks(docs, single_target(docs, SCHEMA), HOOKS, ctx, agent_ids)
+
+
+def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
+    path = single_target(docs, SCHEMA)
+    setting = disabled_by(docs)
+    findings = [Finding(f"Letta Code hooks are disabled: {setting.describe()}", setting.path)] if setting else []
+    return findings + check_hooks(docs, path, HOOKS, ctx, agent_id)
+
+
+NOTES = ("Open /hooks in Letta Code to see the Elydora hooks; restart running sessions so they load them.",)

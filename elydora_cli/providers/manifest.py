@@ -1,0 +1,102 @@
+"""The install manifest: what an install inserted, where, what it created and what it replaced.
+
+Stored as ``install-manifest.json`` in the agent's state directory, written in the same transaction as the
+config edits. Together with an exact-shape match it decides which entries are ours.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elydora_config.errors import MalformedConfigError
+
+from .hookmap import EditLog
+
+MANIFEST_NAME = "install-manifest.json"
+FORMAT = 1
+
+
+@dataclass
+class FileRecord:
+    created_file: bool = False
+    created: list[list[str | int]] = field(default_factory=list)
+    inserted: list[dict[str, Any]] = field(default_factory=list)
+    replaced: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "created_file": self.created_file,
+            "created": self.created,
+            "inserted": self.inserted,
+            "replaced": self.replaced,
+        }
+
+
+@dataclass
+class Manifest:
+    provider: str
+    agent_id: str
+    python: str
+    timeout_seconds: int
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    runtime: list[str] = field(default_factory=list)
+    hook_command: str | None = None
+
+    def encode(self) -> bytes:
+        data = {
+            "format": FORMAT,
+            "provider": self.provider,
+            "agent_id": self.agent_id,
+            "python": self.python,
+            "timeout_seconds": self.timeout_seconds,
+            "hook_command": self.hook_command,
+            "runtime": self.runtime,
+            "files": {path: rec.to_json() for path, rec in sorted(self.files.items())},
+        }
+        return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+    @classmethod
+    def decode(cls, data: bytes, path: Path) -> Manifest:
+        try:
+            raw = json.loads(data)
+            if raw.get("format") != FORMAT:
+                raise ValueError(f"unsupported manifest format {raw.get('format')!r}")
+            files = {
+                p: FileRecord(r["created_file"], r["created"], r["inserted"], r["replaced"])
+                for p, r in raw["files"].items()
+            }
+            return cls(
+                raw["provider"],
+                raw["agent_id"],
+                raw["python"],
+                int(raw["timeout_seconds"]),
+                files,
+                list(raw["runtime"]),
+                raw.get("hook_command"),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise MalformedConfigError(path, f"install manifest is unreadable: {exc}") from None
+
+    def recorded_values(self) -> list[Any]:
+        values: list[Any] = []
+        for rec in self.files.values():
+            for item in rec.inserted:
+                value = item.get("value")
+                values.append(value)
+                if isinstance(value, dict) and isinstance(value.get("hooks"), list):
+                    values.extend(value["hooks"])
+        return values
+
+    def record(self, path: Path, log: EditLog, *, created_file: bool, previous: FileRecord | None) -> None:
+        """Merge one file's edit log (containers created earlier and still ours stay recorded)."""
+        created = list(previous.created) if previous else []
+        created += [c for c in log.created if c not in created]
+        ours_before = [item.get("value") for item in previous.inserted] if previous else []
+        ours_before += [h for v in ours_before if isinstance(v, dict) for h in v.get("hooks", []) or []]
+        replaced = list(previous.replaced) if previous else []
+        replaced += [r for r in log.removed if r["value"] not in ours_before and r not in replaced]
+        was_created = created_file or bool(previous and previous.created_file)
+        self.files[str(path)] = FileRecord(was_created, created, log.inserted, replaced)

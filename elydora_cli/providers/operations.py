@@ -1,0 +1,273 @@
+"""Install, uninstall and status of one provider: sources -> one Transaction -> provider edits -> commit.
+
+Every file an operation touches (agent settings, runtime scripts, identity, manifest) is staged in one
+:class:`~elydora_config.Transaction`; every read-only source the agent consults is a snapshot precondition.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from elydora_config import Transaction
+
+from .. import identity
+from .base import Finding, Format
+from .context import Context
+from .documents import Documents, parse
+from .manifest import MANIFEST_NAME, Manifest
+from .registry import load
+from .runtime_files import PYCACHE, runtime_files, stage_identity, stage_pycache_removal, stage_runtime
+
+SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
+
+
+@dataclass
+class Outcome:
+    provider: str
+    agent_id: str
+    changed: list[str] = field(default_factory=list)
+    diff: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _transaction(ctx: Context) -> Transaction:
+    return Transaction(ctx.elydora_dir, lock_timeout=10.0)
+
+
+def load_documents(tx: Transaction | None, module: ModuleType, ctx: Context) -> Documents:
+    """Read and parse every target and read-only source (all parsed before anything is written)."""
+    src = module.sources(ctx)
+    targets = {t.path: t for t in src.targets}
+    docs: dict[Path, Any] = {}
+    originals: dict[Path, str | None] = {}
+    for target in src.targets:
+        text = _read_text(tx, target.path, target.max_bytes)
+        originals[target.path] = text
+        docs[target.path] = None if text is None or target.fmt is Format.TEXT else parse(text, target.fmt, target.path)
+    depends: dict[Path, Any] = {}
+    for path in src.depends:
+        text = _read_text(tx, path, 2 << 20)
+        fmt = src.depend_formats.get(path)
+        depends[path] = parse(text, fmt, path) if text is not None and fmt not in (None, Format.TEXT) else text
+    return Documents(targets, docs, originals, depends)
+
+
+def _read_text(tx: Transaction | None, path: Path, max_bytes: int) -> str | None:
+    if tx is not None:
+        return tx.read_text(path, max_bytes=max_bytes)
+    from elydora_config.files import read_physical
+
+    return read_physical(path, max_bytes=max_bytes, text=True)
+
+
+def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[str, Manifest]:
+    """Every manifest of ``provider_id`` under the state root, by agent id."""
+    found: dict[str, Manifest] = {}
+    root = ctx.elydora_dir
+    if not root.is_dir():
+        return found
+    for entry in sorted(root.iterdir()):
+        path = entry / MANIFEST_NAME
+        if not entry.is_dir() or entry.is_symlink() or not path.exists():
+            continue
+        data = tx.read(path, max_bytes=4 << 20) if tx else path.read_bytes()
+        if data is not None:
+            manifest = Manifest.decode(data, path)
+            if manifest.provider == provider_id:
+                found[manifest.agent_id] = manifest
+    return found
+
+
+def _attach_manifests(docs: Documents, manifests: dict[str, Manifest]) -> None:
+    for manifest in manifests.values():
+        docs.recorded.extend(manifest.recorded_values())
+        for path, rec in manifest.files.items():
+            docs.created.setdefault(Path(path), []).extend(rec.created)
+            if rec.created_file:
+                docs.created_files.add(Path(path))
+
+
+def _stage_documents(tx: Transaction, docs: Documents) -> list[str]:
+    changed = []
+    for path, target in docs.targets.items():
+        final = docs.final_text(path)
+        if final == docs.originals.get(path):
+            continue
+        changed.append(str(path))
+        if final is None:
+            tx.remove(path)
+        else:
+            tx.mkdir(path.parent, 0o700)
+            tx.write(path, final.encode("utf-8"), mode=target.mode if docs.originals.get(path) is None else None)
+    return changed
+
+
+def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
+    parts = []
+    for path in tx.staged_paths:
+        new = tx.read(path)
+        old = before.get(path)
+        name = os.path.basename(path)
+        if name in SECRET_FILES and "/.elydora/" in path:
+            parts.append(
+                f"--- {path}\n+++ {path}\n(secret file {'created' if old is None else 'changed'}; not shown)\n"
+            )
+            continue
+        old_lines = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new_lines = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        parts.append(
+            "".join(
+                difflib.unified_diff(
+                    old_lines,
+                    new_lines,
+                    path if old is not None else "/dev/null",
+                    path if new is not None else "/dev/null",
+                )
+            )
+        )
+    return "".join(parts)
+
+
+def _finish(tx: Transaction, outcome: Outcome, dry_run: bool) -> Outcome:
+    if dry_run:
+        from elydora_config.files import read_physical
+
+        outcome.diff = _diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
+        tx.discard()
+    else:
+        tx.commit()
+    return outcome
+
+
+def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
+    module = load(provider_id)
+    agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
+    agent_dir = ctx.agent_dir(agent_id)
+    outcome = Outcome(provider_id, agent_id)
+    tx = _transaction(ctx)
+    docs = load_documents(tx, module, ctx)
+    manifests = _manifests(tx, ctx, provider_id)
+    _attach_manifests(docs, manifests)
+    module.install(docs, ctx)
+    tx.mkdir(agent_dir, 0o700)
+    stage_identity(tx, agent_dir, provider_id, agent_id)
+    runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
+    runtime += _stage_extra_runtime(tx, module, ctx, agent_dir, agent_id)
+    outcome.changed = _stage_documents(tx, docs)
+    previous = manifests.get(agent_id)
+    manifest = Manifest(
+        provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command
+    )
+    for path in docs.targets:
+        if path in docs.logs and path not in docs.deleted:
+            prior = previous.files.get(str(path)) if previous else None
+            manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
+    tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
+    outcome.notes = list(getattr(module, "NOTES", ()))
+    return _finish(tx, outcome, dry_run)
+
+
+def _stage_extra_runtime(
+    tx: Transaction, module: ModuleType, ctx: Context, agent_dir: Path, agent_id: str
+) -> list[str]:
+    extra = getattr(module, "extra_runtime", None)
+    if extra is None:
+        return []
+    files: dict[str, tuple[bytes, int]] = extra(ctx, agent_id)
+    for name, (data, mode) in files.items():
+        tx.write(agent_dir / name, data, mode=mode)
+    return sorted(files)
+
+
+def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
+    module = load(provider_id)
+    tx = _transaction(ctx)
+    docs = load_documents(tx, module, ctx)
+    manifests = _manifests(tx, ctx, provider_id)
+    _attach_manifests(docs, manifests)
+    agent_ids = {identity.check_agent_id(ctx.agent_id)} if ctx.agent_id else None
+    module.uninstall(docs, ctx, agent_ids)
+    outcome = Outcome(provider_id, ctx.agent_id or "*")
+    outcome.changed = _stage_documents(tx, docs)
+    targets = agent_ids or set(manifests) | {provider_id}
+    for agent_id in sorted(targets):
+        agent_dir = ctx.agent_dir(agent_id)
+        manifest = manifests.get(agent_id)
+        names = set(manifest.runtime if manifest else []) | set(runtime_files(provider_id, agent_dir, ctx.python))
+        names |= set(getattr(module, "extra_runtime", lambda *_: {})(ctx, agent_id))  # also without a manifest
+        for name in sorted(names | {MANIFEST_NAME}):
+            if (agent_dir / name).exists():
+                tx.remove(agent_dir / name)
+                outcome.changed.append(str(agent_dir / name))
+        stage_pycache_removal(tx, agent_dir)
+    _finish(tx, outcome, dry_run)
+    if not dry_run:
+        for agent_id in targets:
+            with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
+                os.rmdir(ctx.agent_dir(agent_id) / PYCACHE)
+    return outcome
+
+
+@dataclass
+class ProviderStatus:
+    provider: str
+    agent_id: str
+    installed: bool
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return self.installed and not any(f.severity == "error" for f in self.findings)
+
+
+def status(provider_id: str, ctx: Context) -> ProviderStatus:
+    module = load(provider_id)
+    agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
+    agent_dir = ctx.agent_dir(agent_id)
+    docs = load_documents(None, module, ctx)
+    manifests = _manifests(None, ctx, provider_id)
+    _attach_manifests(docs, manifests)
+    findings: list[Finding] = module.check(docs, ctx, agent_id)
+    installed = agent_id in manifests or (agent_dir / "guard.py").exists()
+    result = ProviderStatus(provider_id, agent_id, installed, findings)
+    if installed:
+        result.findings += _check_runtime(module, provider_id, ctx, agent_dir, agent_id, manifests.get(agent_id))
+    return result
+
+
+def _check_runtime(
+    module: ModuleType, provider_id: str, ctx: Context, agent_dir: Path, agent_id: str, manifest: Manifest | None
+) -> list[Finding]:
+    findings = []
+    python = manifest.python if manifest else ctx.python
+    expected = runtime_files(provider_id, agent_dir, python)
+    extra = getattr(module, "extra_runtime", None)
+    if extra is not None:
+        expected.update(extra(ctx.with_options(python=python), agent_id))
+    from elydora_config.files import read_physical
+
+    for name, (data, _mode) in expected.items():
+        path = agent_dir / name
+        actual = read_physical(path, max_bytes=4 << 20)
+        if actual is None:
+            findings.append(Finding("runtime file is missing", path))
+        elif actual != data:
+            findings.append(Finding("runtime file differs from what this version generates (reinstall)", path))
+    try:
+        config = identity.read_config(agent_dir)
+        if config.agent_name != provider_id:
+            findings.append(
+                Finding(f"agent_name is {config.agent_name!r}, expected {provider_id!r}", agent_dir / identity.CONFIG)
+            )
+        identity.read_private_key(agent_dir)
+    except Exception as exc:  # every identity problem is one finding, never a crash of status
+        findings.append(Finding(str(exc)))
+    if not os.path.isfile(python) or not os.access(python, os.X_OK):
+        findings.append(Finding(f"the hook interpreter {python} does not exist or is not executable"))
+    return findings

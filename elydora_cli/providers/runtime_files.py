@@ -1,0 +1,71 @@
+"""The files an install puts in the agent's state directory: identity (once) and the generated runtime."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from elydora_config import Transaction, keys
+
+from .. import identity
+from ..runtime.generate import generate
+
+IDENTITY_FILES = (identity.CONFIG, identity.PRIVATE_KEY, identity.STATUS)
+
+
+def stage_identity(tx: Transaction, agent_dir: Path, provider_id: str, agent_id: str) -> bool:
+    """Create a local identity when the agent has none; refuse one that belongs to someone else.
+
+    Returns True when a new identity was staged.
+    """
+    config_path = agent_dir / identity.CONFIG
+    data = tx.read(config_path, max_bytes=identity.CONFIG_LIMIT)
+    if data is not None:
+        config = identity.parse_config(data, config_path)
+        if config.agent_id != agent_id or config.agent_name != provider_id:
+            raise identity.IdentityError(
+                config_path,
+                f"belongs to agent {config.agent_id!r} of provider {config.agent_name!r}, "
+                f"not {agent_id!r} of {provider_id!r}; choose another --agent-id",
+            )
+        key_path = agent_dir / identity.PRIVATE_KEY
+        key_text = tx.read_text(key_path, max_bytes=identity.SECRET_LIMIT)
+        if key_text is None:
+            raise identity.IdentityError(key_path, "is missing; the agent identity is incomplete")
+        keys.decode_private_key(key_text, path=key_path)
+        return False
+    leftovers = [p.name for p in agent_dir.iterdir()] if agent_dir.is_dir() else []
+    if any(name in IDENTITY_FILES for name in leftovers):
+        raise identity.IdentityError(agent_dir, "holds identity files but no config.json; cannot verify whose they are")
+    key = keys.generate_private_key()
+    config = identity.AgentConfig(identity.LOCAL_ORG, agent_id, identity.key_id(key), None, provider_id)
+    tx.write(agent_dir / identity.PRIVATE_KEY, (keys.encode_private_key(key) + "\n").encode("ascii"), mode=0o600)
+    tx.write(config_path, config.to_bytes(), mode=0o600)
+    tx.write(agent_dir / identity.STATUS, identity.status_bytes("active", None), mode=0o600)
+    return True
+
+
+def runtime_files(provider_id: str, agent_dir: Path, python: str) -> dict[str, tuple[bytes, int]]:
+    return generate(provider_id, agent_dir, python)
+
+
+PYCACHE = "__pycache__"
+
+
+def stage_runtime(tx: Transaction, provider_id: str, agent_dir: Path, python: str) -> list[str]:
+    """Stage every generated runtime file; stale compiled modules go when any source changes."""
+    files = runtime_files(provider_id, agent_dir, python)
+    changed = False
+    for name, (data, mode) in files.items():
+        changed |= tx.read(agent_dir / name, max_bytes=4 << 20) != data
+        tx.write(agent_dir / name, data, mode=mode)
+    if changed:
+        stage_pycache_removal(tx, agent_dir)
+    return sorted(files)
+
+
+def stage_pycache_removal(tx: Transaction, agent_dir: Path) -> None:
+    """Python caches the runtime modules' bytecode keyed by mtime seconds and size: drop it with the sources."""
+    cache = agent_dir / PYCACHE
+    if cache.is_dir() and not cache.is_symlink():
+        for entry in sorted(cache.iterdir()):
+            tx.remove(entry)

@@ -1,0 +1,7 @@
+"""Reference before/after pairs of augment (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("augment", "augment-before.json", "augment-after.json"),
+]

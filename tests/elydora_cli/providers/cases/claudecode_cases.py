@@ -1,0 +1,8 @@
+"""Reference before/after pairs of claudecode (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("claudecode", "claudecode-before.json", "claudecode-after.json"),
+    Case("claudecode", "claudecode-legacy-before.json", "claudecode-legacy-after.json", legacy=True),
+]

@@ -1,0 +1,8 @@
+"""Reference before/after pairs of codex (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("codex", "codex-before.json", "codex-after.json", legacy=True),
+    Case("codex", None, "codex-fresh-after.json"),
+]

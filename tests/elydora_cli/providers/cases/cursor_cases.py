@@ -1,0 +1,7 @@
+"""Reference before/after pairs of cursor (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("cursor", "cursor-before.json", "cursor-after.json", legacy=True),
+]

@@ -1,0 +1,8 @@
+"""Reference before/after pairs of gemini (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("gemini", "gemini-before.jsonc", "gemini-after.jsonc"),
+    Case("gemini", None, "gemini-fresh-after.jsonc"),
+]

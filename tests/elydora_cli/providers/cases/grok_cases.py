@@ -1,0 +1,7 @@
+"""Reference before/after pairs of grok (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("grok", "grok-before.json", "grok-after.json"),
+]

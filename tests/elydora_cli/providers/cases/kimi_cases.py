@@ -1,0 +1,9 @@
+"""Reference before/after pairs of kimi (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("kimi", "kimi-before.toml", "kimi-after.toml"),
+    Case("kimi", "kimi-inline-before.toml", "kimi-inline-after.toml"),
+    Case("kimi", "kimi-legacy-before.toml", "kimi-legacy-after.toml", dirs=(".kimi",)),
+]

@@ -1,0 +1,8 @@
+"""Reference before/after pairs of letta (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("letta", "letta-before.json", "letta-after.json"),
+    Case("letta", None, "letta-fresh-after.json"),
+]

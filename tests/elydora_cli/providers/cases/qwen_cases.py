@@ -1,0 +1,8 @@
+"""Reference before/after pairs of qwen (see provider_cases.Case)."""
+
+from provider_cases import Case
+
+CASES = [
+    Case("qwen", "qwen-before.jsonc", "qwen-after.jsonc"),
+    Case("qwen", None, "qwen-fresh-after.jsonc"),
+]

@@ -1,0 +1,128 @@
+"""Acceptance of every implemented provider against the reference before/after pairs.
+
+For each pair: install gives data equal to the after-file (our handlers in place of the reference's), with
+every byte of the before-file kept (pure insertions); installing twice is byte-identical to once; uninstall
+restores the before-file byte for byte (or removes a file we created); the installed commands, run the way
+the agent runs them with its sample payload, allow when the agent is active and block when it is frozen.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from provider_cases import (
+    CONFIGS,
+    Case,
+    expected_value,
+    installed_commands,
+    load_cases,
+    make_context,
+    ordered,
+    parse_any,
+    payload,
+    run_as_agent,
+    set_status,
+    target_path,
+)
+
+from elydora_cli import catalog
+from elydora_cli.providers import operations, registry
+
+
+def only_insertions(before: str, after: str) -> bool:
+    """Every character of ``before`` survives, in order: the edit only inserted text."""
+    rest = iter(after)
+    return all(char in rest for char in before)
+
+
+CASES = load_cases()
+pytestmark = pytest.mark.skipif(not CONFIGS.is_dir(), reason="../shared/reference/configs is not present")
+
+
+def _setup(tmp_path: Path, case: Case):
+    ctx = make_context(tmp_path, case.env, case.dirs)
+    module = registry.load(case.provider)
+    target = target_path(case, ctx, module)
+    before = (CONFIGS / case.before).read_bytes() if case.before else None
+    if before is not None:  # old Elydora entries in a before-file point into the test's own home
+        before = before.replace(b"/HOME/.elydora/AGENT/", f"{ctx.elydora_dir}/{case.provider}/".encode())
+    if before is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(before)
+    return ctx, module, target, before
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_install_matches_reference_and_keeps_every_byte(tmp_path, case):
+    ctx, module, target, before = _setup(tmp_path, case)
+    operations.install(case.provider, ctx)
+    after_text = target.read_bytes().decode("utf-8")
+    reference = parse_any((CONFIGS / case.after).read_text(encoding="utf-8"), target.suffix)
+    expected = expected_value(reference, module, ctx, case.provider)
+    assert ordered(parse_any(after_text, target.suffix)) == ordered(expected)
+    if before is not None and not case.legacy:
+        assert only_insertions(before.decode(), after_text), "install changed bytes it did not add"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_install_twice_is_install_once(tmp_path, case):
+    ctx, _, target, _ = _setup(tmp_path, case)
+    operations.install(case.provider, ctx)
+    once = target.read_bytes()
+    stat_once = target.stat()
+    outcome = operations.install(case.provider, ctx)
+    assert target.read_bytes() == once
+    assert str(target) not in outcome.changed
+    assert target.stat().st_ino == stat_once.st_ino
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c.legacy], ids=lambda c: c.id)
+def test_uninstall_restores_original_bytes(tmp_path, case):
+    ctx, _, target, before = _setup(tmp_path, case)
+    operations.install(case.provider, ctx)
+    operations.uninstall(case.provider, ctx)
+    if before is None:
+        assert not target.exists()
+    else:
+        assert target.read_bytes() == before
+    agent_dir = ctx.agent_dir(case.provider)
+    assert not (agent_dir / "guard.py").exists() and not (agent_dir / "hook.py").exists()
+
+
+@pytest.mark.parametrize("provider", registry.implemented_ids())
+def test_installed_commands_allow_then_block(tmp_path, provider):
+    ctx = make_context(tmp_path)
+    module = registry.load(provider)
+    operations.install(provider, ctx)
+    target = module.sources(ctx).targets[0].path
+    commands = installed_commands(module, parse_any(target.read_text(), target.suffix), ctx)
+    facts = catalog.provider(provider)
+    assert sorted(e for e, _, _ in commands) == sorted([facts.events.pre_tool, *facts.events.audit_events])
+    for event, role, argv in commands:
+        result = run_as_agent(argv, payload(provider, event))
+        assert result.returncode == 0, result.stderr
+        expected = facts.guard.success_stdout if role == "guard" else facts.audit.success_stdout
+        assert result.stdout == expected
+    set_status(ctx, provider, "frozen")
+    for event, role, argv in commands:
+        if role != "guard":
+            continue
+        result = run_as_agent(argv, payload(provider, event))
+        assert result.returncode == facts.guard.deny_exit_code
+        assert f'Agent "{provider}" is frozen in Elydora.' in result.stderr.decode()
+        assert result.stdout == facts.deny_stdout("frozen")
+
+
+def test_status_reports_healthy_then_unhealthy(tmp_path):
+    ctx = make_context(tmp_path)
+    for provider in registry.implemented_ids():
+        assert not operations.status(provider, ctx).installed
+        operations.install(provider, ctx)
+        assert operations.status(provider, ctx).healthy, operations.status(provider, ctx).findings
+    (ctx.agent_dir("claudecode") / "guard.py").unlink()
+    broken = operations.status("claudecode", ctx)
+    assert broken.installed and not broken.healthy
+    assert any("missing" in f.render() for f in broken.findings)
+    assert json.dumps([f.render() for f in broken.findings])

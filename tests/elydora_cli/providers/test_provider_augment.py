@@ -1,0 +1,228 @@
+"""Auggie specifics: wrapper scripts, handler shape, the 7-event schema, JavaScript matchers, status."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from provider_cases import make_context
+
+from elydora_cli.providers import augment, operations
+from elydora_cli.providers.context import Context
+from elydora_cli.providers.jsregex import NodeUnavailableError
+from elydora_cli.providers.ownership import Ref
+from elydora_config.errors import FileTooLargeError, MalformedConfigError
+
+PY = sys.executable
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+
+
+def settings(ctx: Context) -> Path:
+    return ctx.home / ".augment" / "settings.json"
+
+
+def write(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(value if isinstance(value, str) else json.dumps(value, indent=2) + "\n", encoding="utf-8")
+
+
+def ours(ctx: Context, wrapper: str) -> dict[str, Any]:
+    command = f"'{ctx.home}/.elydora/augment/{wrapper}'"
+    return {"matcher": ".*", "hooks": [{"type": "command", "command": command, "timeout": 10000}]}
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    return make_context(tmp_path)
+
+
+def test_install_writes_wrapper_handlers_and_the_wrappers(ctx: Context) -> None:
+    operations.install("augment", ctx)
+    assert json.loads(settings(ctx).read_text()) == {
+        "hooks": {"PreToolUse": [ours(ctx, "augment-guard.sh")], "PostToolUse": [ours(ctx, "augment-hook.sh")]}
+    }
+    agent = ctx.agent_dir("augment")
+    for name, script in (("augment-guard.sh", "guard.py"), ("augment-hook.sh", "hook.py")):
+        wrapper = agent / name
+        assert wrapper.read_text() == f"#!/bin/sh\nexec '{PY}' -I -S '{agent}/{script}'\n"
+        assert wrapper.stat().st_mode & 0o777 == 0o700
+    operations.uninstall("augment", ctx)
+    assert not settings(ctx).exists()
+    assert not (agent / "augment-guard.sh").exists() and not (agent / "augment-hook.sh").exists()
+
+
+def test_wrapper_quoting(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path).with_options(state_root=Path("/st/it's"), python="/py/it's/python3")
+    text = augment.wrapper_text(ctx, "augment", "guard").decode()
+    assert text == "#!/bin/sh\nexec '/py/it'\"'\"'s/python3' -I -S '/st/it'\"'\"'s/.elydora/augment/guard.py'\n"
+
+
+def test_windows_forms(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path).with_options(state_root=Path('/st/100%"x'), python="/py/py%.exe", windows=True)
+    assert augment.make_handler(Ref("augment", "audit", ctx.python, 10000), ctx) == {
+        "type": "command",
+        "command": '"/st/100%\\"x/.elydora/augment/augment-hook.cmd"',
+        "timeout": 10000,
+    }
+    assert set(augment.extra_runtime(ctx, "augment")) == {"augment-guard.cmd", "augment-hook.cmd"}
+    assert augment.wrapper_text(ctx, "augment", "guard") == (
+        b'@echo off\r\n"/py/py%%.exe" -I -S "/st/100%%"x/.elydora/augment/guard.py"\r\nexit /b %errorlevel%\r\n'
+    )
+
+
+def test_timeout_is_in_milliseconds(ctx: Context) -> None:
+    operations.install("augment", ctx.with_options(timeout_seconds=7))
+    assert json.loads(settings(ctx).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] == 7000
+
+
+# -- schema -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hooks", "reason"),
+    [
+        ({"PostToolUseFailure": []}, "hooks.PostToolUseFailure is not an event this agent knows"),
+        ({"SessionStart": [{"matcher": ".*", "hooks": []}]}, "hooks.SessionStart[0].matcher must be absent"),
+        ({"PreToolUse": [{"matcher": 3, "hooks": []}]}, "hooks.PreToolUse[0].matcher must be a string"),
+        ({"Stop": [{"metadata": {"includeUserContext": "yes"}, "hooks": []}]}, "hooks.Stop[0].metadata must be"),
+        ({"Stop": [{"metadata": [], "hooks": []}]}, "hooks.Stop[0].metadata must be"),
+        ({"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}, "hooks.Stop[0].hooks[0].type must be one of"),
+        ({"Stop": [{"hooks": [{"command": "x"}]}]}, "hooks.Stop[0].hooks[0].type must be one of"),
+        ({"Stop": [{"hooks": [{"type": "command"}]}]}, "missing the required key 'command'"),
+        ({"Stop": [{"hooks": [{"type": "command", "command": ""}]}]}, "command must be a non-empty string"),
+        ({"Stop": [{"hooks": [{"type": "command", "command": "x", "args": [1]}]}]}, "args must be a list of strings"),
+        ({"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}, "timeout must be a positive"),
+        ({"Stop": {}}, "hooks.Stop must be an array"),
+    ],
+)
+def test_schema_refusals_leave_the_file_untouched(ctx: Context, hooks: dict[str, Any], reason: str) -> None:
+    write(settings(ctx), {"hooks": hooks})
+    before = settings(ctx).read_bytes()
+    with pytest.raises(MalformedConfigError) as error:
+        operations.install("augment", ctx)
+    assert reason in error.value.reason
+    assert settings(ctx).read_bytes() == before
+    assert not ctx.elydora_dir.exists()
+
+
+@pytest.mark.parametrize("content", ['\ufeff{"hooks": {}}', '{"hooks": {},}', '{"a": 1, "a": 1}', "/* c */ {}"])
+def test_strict_json_only(ctx: Context, content: str) -> None:
+    write(settings(ctx), content)
+    with pytest.raises(MalformedConfigError):
+        operations.install("augment", ctx)
+
+
+def test_settings_are_limited_to_512_kib(ctx: Context) -> None:
+    write(settings(ctx), '{"x": "' + "a" * (512 * 1024) + '"}')
+    with pytest.raises(FileTooLargeError):
+        operations.install("augment", ctx)
+
+
+def test_extra_handler_and_group_keys_are_kept(ctx: Context) -> None:
+    group = {
+        "label": "mine",
+        "metadata": {"includeConversationData": True, "future": 1},
+        "hooks": [{"type": "command", "command": "x", "args": ["a"], "timeout": 5, "extra": {"k": 1}}],
+    }
+    write(settings(ctx), {"hooks": {"SessionEnd": [group]}})
+    operations.install("augment", ctx)
+    assert json.loads(settings(ctx).read_text())["hooks"]["SessionEnd"] == [group]
+
+
+# -- JavaScript matchers ----------------------------------------------------------------------------------
+
+
+@needs_node
+def test_a_matcher_javascript_rejects_is_refused(ctx: Context) -> None:
+    write(
+        settings(ctx), {"hooks": {"PreToolUse": [{"matcher": "ok", "hooks": []}, {"matcher": "(?P<x>a)", "hooks": []}]}}
+    )
+    with pytest.raises(MalformedConfigError) as error:
+        operations.install("augment", ctx)
+    assert error.value.path == str(settings(ctx))
+    assert "hooks.PreToolUse[1].matcher is not a valid JavaScript regular expression" in error.value.reason
+
+
+@needs_node
+def test_javascript_only_syntax_is_accepted(ctx: Context) -> None:
+    write(settings(ctx), {"hooks": {"PostToolUse": [{"matcher": "(?<tool>launch-process)", "hooks": []}]}})
+    operations.install("augment", ctx)
+
+
+def test_node_is_needed_only_for_user_matchers(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    operations.install("augment", ctx)
+    monkeypatch.setenv("PATH", str(ctx.home / "no-node-here"))
+    operations.install("augment", ctx)  # only our own ".*": nothing to ask Node
+    assert operations.status("augment", ctx).healthy
+    value = json.loads(settings(ctx).read_text())
+    value["hooks"]["PreToolUse"].insert(0, {"matcher": "launch-.*", "hooks": []})
+    write(settings(ctx), value)
+    before = settings(ctx).read_bytes()
+    with pytest.raises(NodeUnavailableError) as error:
+        operations.install("augment", ctx)
+    assert "Node.js (`node`) is needed" in error.value.reason and error.value.path == str(settings(ctx))
+    assert settings(ctx).read_bytes() == before
+    operations.uninstall("augment", ctx)  # uninstall and status never need Node
+    assert json.loads(settings(ctx).read_text()) == {"hooks": {"PreToolUse": [{"matcher": "launch-.*", "hooks": []}]}}
+
+
+# -- ownership and status ---------------------------------------------------------------------------------
+
+
+def test_uninstall_keeps_user_handlers_beside_ours(ctx: Context) -> None:
+    operations.install("augment", ctx)
+    value = json.loads(settings(ctx).read_text())
+    value["hooks"]["PreToolUse"][0]["hooks"].append({"type": "command", "command": "mine"})
+    write(settings(ctx), value)
+    operations.uninstall("augment", ctx)
+    assert json.loads(settings(ctx).read_text()) == {
+        "hooks": {"PreToolUse": [{"matcher": ".*", "hooks": [{"type": "command", "command": "mine"}]}]}
+    }
+
+
+def test_look_alikes_are_not_ours(ctx: Context) -> None:
+    agent = f"{ctx.home}/.elydora/augment"
+    look_alikes = [
+        {"type": "command", "command": f"'{agent}/augment-guard.sh'", "args": [], "timeout": 10000},
+        {"type": "command", "command": f"'{agent}/other.sh'", "timeout": 10000},
+        {"type": "command", "command": f"'{agent}/augment-guard.sh' extra", "timeout": 10000},
+    ]
+    write(settings(ctx), {"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": look_alikes}]}})
+    operations.install("augment", ctx)
+    operations.uninstall("augment", ctx)
+    assert json.loads(settings(ctx).read_text()) == {"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": look_alikes}]}}
+
+
+def test_reference_entries_are_ours_already(ctx: Context) -> None:
+    """The reference installer wrote the same settings entries (only its wrappers lacked -I -S)."""
+    write(settings(ctx), {"hooks": {"PreToolUse": [ours(ctx, "augment-guard.sh")]}})
+    operations.install("augment", ctx)
+    assert json.loads(settings(ctx).read_text())["hooks"]["PreToolUse"] == [ours(ctx, "augment-guard.sh")]
+
+
+def test_status_checks_both_wrappers_byte_for_byte(ctx: Context) -> None:
+    operations.install("augment", ctx)
+    agent = ctx.agent_dir("augment")
+    (agent / "augment-guard.sh").write_text(f"#!/bin/sh\nexec '{PY}' '{agent}/guard.py'\n")
+    os.unlink(agent / "augment-hook.sh")
+    assert sorted(f.render() for f in operations.status("augment", ctx).findings) == [
+        f"{agent}/augment-guard.sh: runtime file differs from what this version generates (reinstall)",
+        f"{agent}/augment-hook.sh: runtime file is missing",
+    ]
+    operations.install("augment", ctx)
+    assert operations.status("augment", ctx).healthy
+
+
+def test_status_names_a_missing_handler(ctx: Context) -> None:
+    operations.install("augment", ctx)
+    value = json.loads(settings(ctx).read_text())
+    del value["hooks"]["PostToolUse"]
+    write(settings(ctx), value)
+    assert [f.render() for f in operations.status("augment", ctx).findings] == [
+        f"{settings(ctx)}: no Elydora audit handler for PostToolUse (expected exactly one)"
+    ]
