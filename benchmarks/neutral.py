@@ -1,0 +1,128 @@
+"""``elydora hooks capabilities`` and ``elydora hook --contract neutral-v1`` against a bare interpreter start.
+
+Run from the project root: ``python -m benchmarks.neutral``. Every command runs round-robin with the
+baseline ``<python> -I -S -c pass`` (same interpreter, same run). The ``elydora`` entry point imports every
+command module and configures logging before dispatching, so the start-up is also broken down: the parser
+alone (``build_parser()``), the logging set-up alone, ``elydora --version`` (parser, no logging), and the
+median ``-X importtime`` cumulative cost of each top-level import of one ``elydora hook`` run, and a
+prototype entry point that loads only the ``hook`` command and skips the logging set-up.
+No goal is set for these figures (goals.md has none); they are printed as ratios to the baseline.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.harness import Figure, dump_json, interleaved_command_times, report
+
+REPEAT = int(os.environ.get("BENCH_REPEAT", "21"))
+IMPORT_RUNS = int(os.environ.get("BENCH_IMPORT_RUNS", "7"))
+REQUEST = b'{"provider": "codex", "hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "bench"}'
+
+
+LAZY_MAIN = """
+import argparse, sys
+parser = argparse.ArgumentParser(prog="elydora")
+sub = parser.add_subparsers(dest="command")
+from elydora_cli.commands import hook
+hook.register(sub)
+args = parser.parse_args(sys.argv[1:])
+sys.exit(args.func(args))
+"""
+"""What ``elydora hook`` would cost if ``main`` imported only the named command and configured logging lazily."""
+
+
+def _elydora() -> list[str]:
+    """The installed console script beside this interpreter, else ``python -m elydora_cli``."""
+    script = Path(sys.executable).with_name("elydora")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "elydora_cli"]
+
+
+def _top_level_imports(argv: list[str], stdin: bytes) -> dict[str, float]:
+    """Median cumulative import time (ms) of each top-level import of ``argv`` over a few runs."""
+    samples: dict[str, list[float]] = {}
+    for _ in range(IMPORT_RUNS):
+        run = subprocess.run([sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, check=False)
+        for line in run.stderr.decode().splitlines():
+            if not line.startswith("import time:") or "cumulative" in line:
+                continue
+            _, cumulative, name = line.split("|")
+            if not name.startswith("  "):  # one space after the bar: imported by the program itself
+                samples.setdefault(name.strip(), []).append(int(cumulative) / 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def _flusher_idle(directory: Path) -> bool:
+    fd = os.open(directory / "flush.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _ledger_lines(directory: Path) -> int:
+    path = directory / "ledger.jsonl"
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def main() -> None:
+    elydora = _elydora()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        subprocess.run(
+            [*elydora, "agent", "create", "--provider", "codex", "--state-root", str(root)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        hook = [*elydora, "hook", "--contract", "neutral-v1", "--state-root", str(root)]
+        baseline = "python -I -S -c pass"
+        commands: dict[str, tuple[Sequence[str], bytes]] = {
+            baseline: ([sys.executable, "-I", "-S", "-c", "pass"], b""),
+            "hooks capabilities": ([*elydora, "hooks", "capabilities"], b""),
+            "hook --contract neutral-v1 (allow, event spooled)": (hook, REQUEST),
+            "elydora --version (parser: every command module)": ([*elydora, "--version"], b""),
+            "python -c build_parser()": (
+                [sys.executable, "-c", "from elydora_cli.main import build_parser; build_parser()"],
+                b"",
+            ),
+            "python -c log.configure()": (
+                [sys.executable, "-c", "from elydora_config import log; log.configure()"],
+                b"",
+            ),
+            "python -c pass (with site)": ([sys.executable, "-c", "pass"], b""),
+            "prototype: hook module only, no logging set-up": (
+                [sys.executable, "-c", LAZY_MAIN, "hook", *hook[len(elydora) + 1 :]],
+                REQUEST,
+            ),
+        }
+        times = interleaved_command_times(commands, repeat=REPEAT)
+        for name, seconds in times.items():
+            if name != baseline:
+                report(Figure(name, seconds, "s", baseline, times[baseline]))
+        print(f"top-level imports of one `elydora hook` run (median of {IMPORT_RUNS}, cumulative):", flush=True)
+        entry = elydora[1:] if elydora[0] == sys.executable else elydora
+        imports = _top_level_imports([*entry, *hook[len(elydora) :]], REQUEST)
+        for name, ms in sorted(imports.items(), key=lambda item: -item[1])[:15]:
+            print(f"  {ms:8.2f} ms  {name}", flush=True)
+        directory = root / ".elydora" / "codex"
+        runs = 2 * (3 + REPEAT) + IMPORT_RUNS  # warm-ups and samples of two hook commands, the import runs
+        deadline = time.monotonic() + 60
+        while not (_ledger_lines(directory) >= runs and _flusher_idle(directory)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        print(f"neutral events recorded in the ledger: {_ledger_lines(directory)} of {runs}", flush=True)
+    dump_json()
+
+
+if __name__ == "__main__":
+    main()

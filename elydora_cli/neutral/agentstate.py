@@ -1,0 +1,220 @@
+"""An agent's state as the generated guard reads it: ``config.json``, then the local or cached status.
+
+The agent directory is ``<state root>/.elydora/<agent id>`` (opened without following a link; every file
+is then opened relative to it). Files must be owner-only regular files of at most 512 KiB holding flat JSON
+objects, parsed by the guard's own reader. A local agent's status is ``status.json``; a server agent's is
+``status-cache.json``, and a cache that is absent, broken or older than 60 s starts the detached refresher
+exactly as the guard does (an absent or broken cache is an error; a stale one still decides).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from elydora_config.paths import check_safe_name
+
+from .contract import ContractError
+
+# The guard's constants (``runtime/guard_template.py``) and file names (``identity.py``), restated here
+# because importing ``elydora_cli.runtime`` or ``identity`` loads the key library (tests pin the equality).
+FILE_LIMIT = 512 << 10
+CACHE_TTL = 60.0
+STATUSES = ("active", "frozen", "revoked")
+CONFIG_KEYS = frozenset(("org_id", "agent_id", "kid", "base_url", "agent_name", "token"))
+STATE_DIR_NAME = ".elydora"
+CONFIG = "config.json"
+STATUS = "status.json"
+STATUS_CACHE = "status-cache.json"
+REFRESH_LOCK = "refresh.lock"
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class AgentStateError(ContractError):
+    """The agent's state cannot be read or does not allow a decision."""
+
+
+def _flat_members(pairs: list[tuple[str, Any]]) -> dict[str, object]:
+    result: dict[str, object] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError("duplicate member")
+        if isinstance(value, (dict, list)):
+            raise ValueError("expected a string, number, true, false or null")
+        result[key] = value
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_FLAT = json.JSONDecoder(object_pairs_hook=_flat_members, parse_constant=_no_constant)
+
+
+def parse_flat_object(text: str) -> dict[str, object]:
+    """A JSON object whose members are all scalars, without duplicates (what the guard's reader accepts)."""
+    value = _FLAT.decode(text)
+    if not isinstance(value, dict):
+        raise ValueError("expected an object")
+    return value
+
+
+def agent_directory(state_root: str, agent_id: str) -> str:
+    """``<state root>/.elydora/<agent id>`` for a safe agent id (the rules of ``identity.check_agent_id``)."""
+    check_safe_name(agent_id, what="agent id")
+    if agent_id.startswith(" "):
+        raise AgentStateError(f"unsafe agent id {agent_id!r}: it starts with a space")
+    return os.path.join(os.path.abspath(state_root), STATE_DIR_NAME, agent_id)
+
+
+class AgentDir:
+    """An open agent directory; files are read and written relative to its descriptor."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.agent_id = os.path.basename(path)
+        try:
+            self.fd = os.open(path, _DIR_FLAGS)
+        except FileNotFoundError:
+            raise AgentStateError(
+                f"no agent {self.agent_id!r} in {os.path.dirname(path)} (create it with `elydora install`"
+                " or `elydora agent create`)"
+            ) from None
+        except NotADirectoryError:
+            raise AgentStateError(f"{path} is not a directory") from None
+        except OSError as exc:
+            raise AgentStateError(f"{path}: {exc.strerror or exc}") from None
+
+    def __enter__(self) -> AgentDir:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def read(self, name: str) -> bytes | None:
+        """An owner-only regular file of at most 512 KiB (``None`` when absent), links not followed."""
+        try:
+            fd = os.open(name, _READ_FLAGS, dir_fd=self.fd)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise AgentStateError(f"cannot open {name}: {exc.strerror}") from None
+        try:
+            info = os.fstat(fd)
+            if info.st_mode & 0o170000 != 0o100000:
+                raise AgentStateError(f"{name} is not a regular file")
+            if info.st_mode & 0o077:
+                raise AgentStateError(f"{name} is accessible by other users")
+            data = os.read(fd, FILE_LIMIT + 1)
+            if len(data) > FILE_LIMIT:
+                raise AgentStateError(f"{name} is larger than {FILE_LIMIT} bytes")
+            return data
+        finally:
+            os.close(fd)
+
+    def read_object(self, name: str) -> dict[str, object] | None:
+        data = self.read(name)
+        if data is None:
+            return None
+        try:
+            return parse_flat_object(data.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise AgentStateError(f"{name} is not valid: {exc}") from None
+
+    def lock_is_free(self, name: str) -> bool:
+        """Whether nobody holds ``name`` (an ``flock`` target that is created and never removed)."""
+        fd = os.open(name, _LOCK_FLAGS, 0o600, dir_fd=self.fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)
+        return True
+
+    def spawn(self, python: str, module: str, lock: str) -> None:
+        """Start ``<python> -I -m <module> <dir>`` detached unless its lock is held (the runtime's way)."""
+        if not self.lock_is_free(lock):
+            return
+        actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+        argv = [python, "-I", "-m", module, self.path]
+        os.posix_spawn(python, argv, os.environ, file_actions=actions, setsid=True)
+
+
+@dataclass(frozen=True)
+class AgentState:
+    agent_id: str
+    provider_id: str
+    """``agent_name`` of ``config.json``: the catalog provider the agent was created for."""
+    server: bool
+    status: str
+    source: str
+    """The file the status came from (``status.json`` or ``status-cache.json``)."""
+
+
+def read_state(agent: AgentDir, *, provider_id: str | None, python: str) -> AgentState:
+    """The agent's status as the guard would apply it now (:class:`AgentStateError` when it cannot)."""
+    config = agent.read_object(CONFIG)
+    if config is None:
+        raise AgentStateError(f"{agent.path}: {CONFIG} is missing")
+    if not set(config) <= CONFIG_KEYS:
+        raise AgentStateError(f"{CONFIG} has unknown keys")
+    for key in ("org_id", "agent_id", "kid", "agent_name"):
+        if not isinstance(config.get(key), str) or not config[key]:
+            raise AgentStateError(f"{CONFIG}: {key} must be a non-empty string")
+    agent_name = str(config["agent_name"])
+    if config["agent_id"] != agent.agent_id or (provider_id is not None and agent_name != provider_id):
+        raise AgentStateError(f"{agent.path}/{CONFIG} belongs to another agent")
+    base_url = config.get("base_url")
+    if base_url is None:
+        return AgentState(agent.agent_id, agent_name, False, _local_status(agent), STATUS)
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        raise AgentStateError(f"{CONFIG}: base_url must be an http(s) URL or null")
+    return AgentState(agent.agent_id, agent_name, True, _cached_status(agent, python), STATUS_CACHE)
+
+
+def _local_status(agent: AgentDir) -> str:
+    state = agent.read_object(STATUS)
+    if state is None:
+        raise AgentStateError(f"{STATUS} is missing")
+    status = state.get("status")
+    if status not in STATUSES:
+        raise AgentStateError(f"{STATUS}: unknown status")
+    return str(status)
+
+
+def _refresh(agent: AgentDir, python: str) -> None:
+    with contextlib.suppress(OSError):  # best effort, as in the guard: the next call tries again
+        agent.spawn(python, "elydora_cli.runtime.refresh", REFRESH_LOCK)
+
+
+def _cached_status(agent: AgentDir, python: str) -> str:
+    try:
+        cache = agent.read_object(STATUS_CACHE)
+    except AgentStateError:
+        _refresh(agent, python)
+        raise
+    if cache is None:
+        _refresh(agent, python)
+        raise AgentStateError("no cached agent status yet; a refresh was started")
+    status, cached_at, checked_at = cache.get("status"), cache.get("cached_at"), cache.get("checked_at", 0)
+    if status not in STATUSES or not isinstance(cached_at, (int, float)) or not isinstance(checked_at, (int, float)):
+        _refresh(agent, python)
+        raise AgentStateError(f"{STATUS_CACHE} is not valid")
+    if time.time() - max(cached_at, checked_at) > CACHE_TTL:
+        _refresh(agent, python)
+    return str(status)
