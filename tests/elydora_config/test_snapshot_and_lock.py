@@ -50,7 +50,7 @@ def test_replacement_with_identical_content_detected(tmp_path):
     snap, _ = take(target)
     (tmp_path / "g").write_bytes(b"abc")
     os.replace(tmp_path / "g", target)
-    with pytest.raises(ConcurrentModificationError, match="inode|ctime"):
+    with pytest.raises(ConcurrentModificationError, match=r"inode|ctime"):
         verify(snap)
 
 
@@ -59,7 +59,7 @@ def test_mode_change_detected(tmp_path):
     target.write_bytes(b"abc")
     snap, _ = take(target)
     target.chmod(0o640)
-    with pytest.raises(ConcurrentModificationError, match="mode|ctime"):
+    with pytest.raises(ConcurrentModificationError, match=r"mode|ctime"):
         verify(snap)
 
 

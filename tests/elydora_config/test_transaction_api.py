@@ -98,9 +98,8 @@ def test_leftover_journal_requires_recovery(tmp_path):
     state = tmp_path / "state"
     (state / "transactions").mkdir(parents=True)
     (state / "transactions" / "123-1-abcd.journal").write_bytes(b"torn")
-    with pytest.raises(RecoveryNeededError):
-        with Transaction(state) as tx:
-            tx.write(tmp_path / "f", b"x")
+    with pytest.raises(RecoveryNeededError), Transaction(state) as tx:
+        tx.write(tmp_path / "f", b"x")
     assert [p.txid for p in pending(state)] == ["123-1-abcd"] and pending(state)[0].torn
     assert [r.outcome for r in recover(state)] == ["discarded"]
     with Transaction(state) as tx:

@@ -75,7 +75,7 @@ def test_bad_settings_file_is_refused_untouched(tmp_path, capsys, name):
     target = settings(home)
     target.write_bytes(content)
     before = tree(home)
-    code, out, err = run(capsys, "install", provider, "--root", str(home))
+    code, _, err = run(capsys, "install", provider, "--root", str(home))
     assert code == 1
     assert err.count("\n") == 1 and err.startswith("Error: ") and str(target) in err
     assert expected.lower() in err.lower(), err
