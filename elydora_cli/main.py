@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "audit": "audit",
     "hook": "hook",
     "hooks": "hooks",
+    "verify": "verify",
 }
 """Command name -> the module in ``elydora_cli/commands`` that registers it."""
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))

@@ -8,21 +8,17 @@ import sys
 from typing import Any
 
 from .. import exitcodes
-from .options import add_location_flags, add_provider_args, add_timeout_flag, context_from, selected_providers
+from .options import add_hook_flags, context_from, selected_providers
 
 
 def register(sub: Any) -> None:
     install = sub.add_parser("install", help="install Elydora's guard and audit hooks into agents")
-    add_provider_args(install)
-    add_location_flags(install)
-    add_timeout_flag(install)
+    add_hook_flags(install)
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
     install.add_argument("--json", action="store_true", help="machine-readable output")
     install.set_defaults(func=run_install)
     uninstall = sub.add_parser("uninstall", help="remove Elydora's hooks and runtime files from agents")
-    add_provider_args(uninstall)
-    add_location_flags(uninstall)
-    add_timeout_flag(uninstall)
+    add_hook_flags(uninstall)
     uninstall.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
     uninstall.add_argument("--json", action="store_true", help="machine-readable output")
     uninstall.set_defaults(func=run_uninstall)
@@ -42,6 +38,8 @@ def _run(args: argparse.Namespace, verb: str) -> int:
 
     ctx = context_from(args)
     providers = selected_providers(args)
+    if verb == "install" and ctx.hook_command and args.all:
+        providers = _accepting_hook_commands(providers)
     action = operations.install if verb == "install" else operations.uninstall
     results, code = [], exitcodes.OK
     for pid in providers:
@@ -64,6 +62,20 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         ]
         print(json.dumps({"action": verb, "dry_run": args.dry_run, "results": rows}, indent=2))
     return code
+
+
+def _accepting_hook_commands(providers: list[str]) -> list[str]:
+    """``--all`` with ``--hook-command``: the providers a supervisor can be configured for (others noted)."""
+    from ..providers.registry import load
+
+    kept = []
+    for pid in providers:
+        refused = getattr(load(pid), "HOOK_COMMAND_REFUSED", None)
+        if refused:
+            sys.stderr.write(f"note: {pid}: skipped, --hook-command does not apply ({refused})\n")
+        else:
+            kept.append(pid)
+    return kept
 
 
 def _print(outcome: Any, verb: str, dry_run: bool) -> None:

@@ -36,10 +36,41 @@ def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_hook_command_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hook-command",
+        metavar="CMD",
+        help="run this supervisor ('[env NAME=value ...] /abs/path hook [args]') instead of the Elydora runtime; "
+        "each entry appends --provider <id>; give the same value to install, status, verify and uninstall",
+    )
+
+
+def add_hook_flags(parser: argparse.ArgumentParser, *, all_flag: bool = True) -> None:
+    """The flags of the commands that work on agents' hooks: providers, locations, timeout, hook command."""
+    add_provider_args(parser, all_flag=all_flag)
+    add_location_flags(parser)
+    add_timeout_flag(parser)
+    add_hook_command_flag(parser)
+
+
+def hook_command_from(args: argparse.Namespace) -> str | None:
+    """The checked ``--hook-command`` text (``None`` when not given); a refused one is a usage error."""
+    text: str | None = getattr(args, "hook_command", None)
+    if text is None:
+        return None
+    from ..neutral.hookcommand import HookCommandError, parse_hook_command
+
+    try:
+        return parse_hook_command(text).text
+    except HookCommandError as exc:
+        raise UsageError(f"--hook-command: {exc}") from None
+
+
 def context_from(args: argparse.Namespace) -> Context:
     timeout = getattr(args, "hook_timeout_seconds", DEFAULT_TIMEOUT_SECONDS)
     if not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
         raise UsageError(f"--hook-timeout-seconds must be between 1 and {MAX_TIMEOUT_SECONDS}, not {timeout}")
+    hook_command = hook_command_from(args)
     home = Path(os.path.abspath(args.root)) if args.root else Path.home()
     state_root = Path(os.path.abspath(args.state_root)) if args.state_root else home
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
@@ -53,6 +84,7 @@ def context_from(args: argparse.Namespace) -> Context:
         agent_id=args.agent_id,
         windows=os.name == "nt",
         rooted=bool(args.root),
+        hook_command=hook_command,
     )
 
 

@@ -7,14 +7,12 @@ import json
 from typing import Any
 
 from .. import exitcodes
-from .options import add_location_flags, add_provider_args, add_timeout_flag, context_from, selected_providers
+from . import options
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("status", help="check the installed hooks of each agent")
-    add_provider_args(parser, all_flag=False)
-    add_location_flags(parser)
-    add_timeout_flag(parser)
+    options.add_hook_flags(parser, all_flag=False)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
 
@@ -40,8 +38,8 @@ def _one(pid: str, ctx: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    ctx = context_from(args)
-    rows = [_one(pid, ctx) for pid in selected_providers(args, default_all=True)]
+    ctx = options.context_from(args)
+    rows = [_one(pid, ctx) for pid in options.selected_providers(args, default_all=True)]
     if args.json:
         print(json.dumps({"providers": rows}, indent=2))
     else:

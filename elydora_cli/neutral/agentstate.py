@@ -5,6 +5,9 @@ is then opened relative to it). Files must be owner-only regular files of at mos
 objects, parsed by the guard's own reader. A local agent's status is ``status.json``; a server agent's is
 ``status-cache.json``, and a cache that is absent, broken or older than 60 s starts the detached refresher
 exactly as the guard does (an absent or broken cache is an error; a stale one still decides).
+
+Under ``elydora verify`` (``ELYDORA_VERIFY_STATE`` names a scratch directory, see :func:`verify_directory`)
+the status is that directory's ``status.json`` and the event is spooled there, as the generated runtime does.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ CONFIG = "config.json"
 STATUS = "status.json"
 STATUS_CACHE = "status-cache.json"
 REFRESH_LOCK = "refresh.lock"
+VERIFY_ENV = "ELYDORA_VERIFY_STATE"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -166,8 +170,21 @@ class AgentState:
     """The file the status came from (``status.json`` or ``status-cache.json``)."""
 
 
-def read_state(agent: AgentDir, *, provider_id: str | None, python: str) -> AgentState:
-    """The agent's status as the guard would apply it now (:class:`AgentStateError` when it cannot)."""
+def verify_directory(environ: Any = os.environ) -> str | None:
+    """The scratch state directory ``elydora verify`` names for a probe (``None`` outside verify)."""
+    value = environ.get(VERIFY_ENV)
+    if value is None:
+        return None
+    if not os.path.isabs(value):
+        raise AgentStateError(f"{VERIFY_ENV} must be an absolute path")
+    return str(value)
+
+
+def read_state(
+    agent: AgentDir, *, provider_id: str | None, python: str, status_from: AgentDir | None = None
+) -> AgentState:
+    """The agent's status as the guard would apply it now (:class:`AgentStateError` when it cannot);
+    ``status_from``: a verify scratch directory whose ``status.json`` decides instead."""
     config = agent.read_object(CONFIG)
     if config is None:
         raise AgentStateError(f"{agent.path}: {CONFIG} is missing")
@@ -180,10 +197,12 @@ def read_state(agent: AgentDir, *, provider_id: str | None, python: str) -> Agen
     if config["agent_id"] != agent.agent_id or (provider_id is not None and agent_name != provider_id):
         raise AgentStateError(f"{agent.path}/{CONFIG} belongs to another agent")
     base_url = config.get("base_url")
+    if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
+        raise AgentStateError(f"{CONFIG}: base_url must be an http(s) URL or null")
+    if status_from is not None:
+        return AgentState(agent.agent_id, agent_name, base_url is not None, _local_status(status_from), STATUS)
     if base_url is None:
         return AgentState(agent.agent_id, agent_name, False, _local_status(agent), STATUS)
-    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-        raise AgentStateError(f"{CONFIG}: base_url must be an http(s) URL or null")
     return AgentState(agent.agent_id, agent_name, True, _cached_status(agent, python), STATUS_CACHE)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from elydora_config.errors import ConfigError
 
 from .. import catalog
-from .agentstate import AgentDir, AgentState, agent_directory, read_state
+from .agentstate import AgentDir, AgentState, agent_directory, read_state, verify_directory
 from .audit import append_event as spool_event
 from .audit import spool_body, start_flusher
 from .contract import ADAPTERS, GATED_EVENTS, ContractError, resolve_provider
@@ -62,7 +62,13 @@ def _decide(data: bytes, selection: Selection, provider_id: str | None, gated: b
         raise ContractError(
             "no agent answers this hook: the request names no Elydora provider; pass --provider <id> or --agent-id"
         )
+    scratch = verify_directory()
     with AgentDir(agent_directory(selection.state_root, agent_id)) as agent:
+        if scratch is not None:  # an `elydora verify` probe: its own status, its own spool, no flusher
+            with AgentDir(scratch) as probe:
+                state = read_state(agent, provider_id=provider_id, python=selection.python, status_from=probe)
+                spool_event(probe, spool_body(data))
+            return state, gated and state.status != "active"
         state = read_state(agent, provider_id=provider_id, python=selection.python)
         spool_event(agent, spool_body(data))
         problem = start_flusher(agent, selection.python)
@@ -130,7 +136,7 @@ def run_native(data: bytes, selection: Selection) -> Answer:
             )
         facts = catalog.provider(pid)
     event = request.hook_event_name
-    gated = not event or event in GATED_EVENTS or event == facts.events.pre_tool
+    gated = not event or event in GATED_EVENTS or _spelled_alike(event, facts.events.pre_tool)
     directory: str | None = None
     try:
         directory = agent_directory(selection.state_root, selection.agent_id or facts.id)
@@ -143,6 +149,11 @@ def run_native(data: bytes, selection: Selection) -> Answer:
         stderr = (facts.guard_stderr(status) + "\n").encode("utf-8")
         return Answer(facts.deny_stdout(status), stderr, facts.guard.deny_exit_code)
     return Answer(facts.guard.success_stdout if gated else facts.audit.success_stdout, b"", 0)
+
+
+def _spelled_alike(event: str, name: str) -> bool:
+    """The agent's pre-tool event in another spelling of its own (Grok's payload says ``pre_tool_use``)."""
+    return event.replace("_", "").casefold() == name.replace("_", "").casefold()
 
 
 def _failure(facts: catalog.Provider, gated: bool, message: str, directory: str | None) -> Answer:

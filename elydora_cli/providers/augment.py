@@ -14,7 +14,7 @@ from .. import catalog
 from .base import Finding, Format, Sources, Target
 from .cmdforms import posix_quote
 from .common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
-from .context import Context
+from .context import RUNTIME_FLAGS, Context
 from .documents import Documents
 from .hookmap import HookMap
 from .jsregex import Pattern, require_compilable
@@ -67,13 +67,15 @@ HOOKS = HookMap(
 
 
 def wrapper_text(ctx: Context, agent_id: str, role: str) -> bytes:
-    """``#!/bin/sh`` + ``exec '<python>' -I -S '<runtime>'``; on Windows a CRLF batch file that passes the exit
-    code on (``%`` doubled inside the quoted paths)."""
-    python, *flags, script = runtime_argv(Ref(agent_id, role, ctx.python), ctx)
+    """``#!/bin/sh`` + ``exec`` of the hook command (``'<python>' -I -S '<runtime>'``, or the ``--hook-command``
+    supervisor); on Windows a CRLF batch file that passes the exit code on (``%`` doubled inside the quoted
+    words). Interpreter flags stay bare words; every other word is quoted."""
+    argv = runtime_argv(Ref(agent_id, role, ctx.python), ctx)
     if ctx.windows:
-        quoted = ['"' + arg.replace("%", "%%") + '"' for arg in (python, script)]
-        return f"@echo off\r\n{quoted[0]} {' '.join(flags)} {quoted[1]}\r\nexit /b %errorlevel%\r\n".encode()
-    return f"#!/bin/sh\nexec {posix_quote(python)} {' '.join(flags)} {posix_quote(script)}\n".encode()
+        words = [a if a in RUNTIME_FLAGS else '"' + a.replace("%", "%%") + '"' for a in argv]
+        return f"@echo off\r\n{' '.join(words)}\r\nexit /b %errorlevel%\r\n".encode()
+    words = [a if a in RUNTIME_FLAGS else posix_quote(a) for a in argv]
+    return f"#!/bin/sh\nexec {' '.join(words)}\n".encode()
 
 
 def extra_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, int]]:

@@ -28,6 +28,12 @@ class Context:
     rooted: bool = False
     """True when ``--root`` was given: absolute paths taken from the environment are placed below it."""
     hook_command: str | None = None
+    """``--hook-command``: the supervisor the hook entries run instead of the Elydora runtime (its text,
+    already checked by :func:`~elydora_cli.neutral.hookcommand.parse_hook_command`)."""
+    provider: str | None = None
+    """The provider being operated on (set by :mod:`.operations`; a supervisor command names it)."""
+    known_hook_commands: tuple[str, ...] = ()
+    """Supervisor commands earlier installs recorded (their entries are ours too, whatever the flags say)."""
 
     @property
     def elydora_dir(self) -> Path:

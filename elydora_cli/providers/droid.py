@@ -116,6 +116,11 @@ def _hookmap(docs: Documents, name: str) -> tuple[Path, HookMap]:
     return path, BARE_HOOKS if doc is not None and _bare(name, doc.value) else HOOKS
 
 
+def hook_maps(docs: Documents) -> list[tuple[Path, HookMap]]:
+    """The one map Droid runs hooks from: its active source's (see ``entries``)."""
+    return [_hookmap(docs, active_source(docs))]
+
+
 def active_source(docs: Documents) -> str:
     """The user source Droid loads hooks from (``hooks.json`` when none exists yet)."""
     for name, path in _paths(docs).items():

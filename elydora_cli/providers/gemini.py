@@ -6,18 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
+from . import common
 from .base import Finding, Format, Sources, Target
 from .cmdforms import encoded_powershell
-from .common import (
-    add_hooks,
-    catalog_events,
-    check_hooks,
-    legacy_command_only,
-    refuse_if,
-    remove_hooks,
-    shell_command,
-    validated,
-)
+from .common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
 from .context import Context
 from .documents import Documents
 from .hookmap import HookMap
@@ -79,7 +71,7 @@ def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
     return {"type": "command", "name": NAMES[ref.role], "command": command, "timeout": ref.timeout}
 
 
-HOOKS = HookMap(events=catalog_events(FACTS), make=make_handler, unit="ms", legacy=legacy_command_only())
+HOOKS = HookMap(events=catalog_events(FACTS), make=make_handler, unit="ms", legacy=common.legacy_command_only())
 
 
 def sources(ctx: Context) -> Sources:
@@ -97,7 +89,7 @@ def sources(ctx: Context) -> Sources:
 
 def _settings(docs: Documents) -> tuple[Path, Any]:
     path = next(iter(docs.targets))
-    value = validated(docs, path, SCHEMA)
+    value = common.validated(docs, path, SCHEMA)
     require_type(path, value, "hooksConfig", HOOKS_CONFIG)
     return path, value
 
@@ -121,17 +113,17 @@ def install(docs: Documents, ctx: Context) -> None:
     add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
 
 
-def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
-    path, _ = _settings(docs)
-    remove_hooks(docs, path, HOOKS, ctx, agent_ids)
-
-
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path, value = _settings(docs)
     reason = _disabled(value, ctx, by_command=False)
     if reason:
         return [Finding(reason, path)]
     return check_hooks(docs, path, HOOKS, ctx, agent_id)
+
+
+def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
+    path, _ = _settings(docs)
+    remove_hooks(docs, path, HOOKS, ctx, agent_ids)
 
 
 NOTES = ("Check the hooks with /hooks list inside Gemini CLI.",)

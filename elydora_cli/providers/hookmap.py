@@ -16,6 +16,7 @@ from .context import Context
 from .ownership import AUDIT, DEFAULT_SCRIPTS, GUARD, HandlerFactory, Ref, owner
 
 Path_ = tuple[str | int, ...]
+MAX_TIMEOUT_SECONDS = 3600
 
 
 @dataclass(frozen=True)
@@ -176,31 +177,55 @@ def check(doc: Document | None, hm: HookMap, ctx: Context, agent_id: str) -> lis
     findings: list[Finding] = []
     for event, role in hm.events.items():
         groups = _get(doc, (*hm.container, event)) if doc is not None else None
-        found = _current_handlers(hm, ctx, agent_id, role, groups if isinstance(groups, list) else [])
-        if len(found) != 1:
-            what = "no" if not found else f"{len(found)}"
-            findings.append(Finding(f"{what} Elydora {role} handler for {event} (expected exactly one)"))
+        handlers = _handlers_of(hm, groups if isinstance(groups, list) else [])
+        found = [h for h in handlers if _is_current(hm, ctx, agent_id, role, h, timeout_in(ctx, hm.unit))]
+        if len(found) == 1:
+            continue
+        stale = [h for h in handlers if _is_current(hm, ctx, agent_id, role, h, h.get(hm.timeout_key))]
+        if not found and stale:
+            findings.append(timeout_finding(event, stale[0].get(hm.timeout_key), hm.unit, ctx))
+            continue
+        what = "no" if not found else f"{len(found)}"
+        findings.append(Finding(f"{what} Elydora {role} handler for {event} (expected exactly one)"))
     return findings
 
 
-def _current_handlers(hm: HookMap, ctx: Context, agent_id: str, role: str, groups: list[Any]) -> list[Any]:
-    found = []
+def _handlers_of(hm: HookMap, groups: list[Any]) -> list[dict[str, Any]]:
+    """The handlers of an event's entries, only from groups of our shape."""
+    found: list[dict[str, Any]] = []
     for group in groups:
         handlers = [group] if not hm.grouped else (group.get("hooks") if isinstance(group, dict) else None)
         if not isinstance(handlers, list):
             continue
-        if hm.grouped and {k: v for k, v in group.items() if k != "hooks"} != dict(hm.group):
+        if hm.grouped and not _our_shape(hm, group):
             continue
-        for handler in handlers:
-            ref = ours(hm, handler, ctx)
-            if ref and ref.agent_id == agent_id and ref.role == role and handler == _expected(hm, ctx, ref):
-                found.append(handler)
+        found += [h for h in handlers if isinstance(h, dict)]
     return found
 
 
-def _expected(hm: HookMap, ctx: Context, ref: Ref) -> dict[str, Any]:
-    """The handler as this install would write it, keeping the interpreter the entry names."""
-    return hm.make(Ref(ref.agent_id, ref.role, ref.python, timeout_in(ctx, hm.unit)), ctx)
+def _is_current(hm: HookMap, ctx: Context, agent_id: str, role: str, handler: dict[str, Any], timeout: Any) -> bool:
+    """``handler`` is ours for ``agent_id`` and exactly what this install writes for ``role`` with ``timeout``
+    (keeping the interpreter the entry names)."""
+    ref = ours(hm, handler, ctx)
+    return ref is not None and ref.agent_id == agent_id and handler == hm.make(
+        Ref(agent_id, role, ref.python, timeout), ctx
+    )
 
 
-__all__ = ["AUDIT", "GUARD", "EditLog", "HookMap", "add", "check", "remove", "timeout_in"]
+def seconds(value: Any, unit: str) -> int | float:
+    """A timeout in the agent's unit as seconds (a whole number when it is one)."""
+    amount = value / 1000 if unit == "ms" else value
+    return int(amount) if float(amount).is_integer() else float(amount)
+
+
+def timeout_finding(event: str, installed: Any, unit: str, ctx: Context) -> Finding:
+    """The entry of ``event`` is current but for its timeout: say so and how to match it."""
+    if isinstance(installed, bool) or not isinstance(installed, (int, float)):
+        return Finding(f"{event}: the Elydora handler's timeout is {installed!r}, expected {ctx.timeout_seconds} s")
+    value = seconds(installed, unit)
+    flag = isinstance(value, int) and 1 <= value <= MAX_TIMEOUT_SECONDS
+    advice = f"pass --hook-timeout-seconds {value} or reinstall" if flag else "reinstall"
+    return Finding(f"{event}: installed with a timeout of {value} s, expected {ctx.timeout_seconds} s; {advice}")
+
+
+__all__ = ["AUDIT", "GUARD", "EditLog", "HookMap", "add", "check", "remove", "seconds", "timeout_finding", "timeout_in"]

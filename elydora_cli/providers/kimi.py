@@ -18,7 +18,8 @@ from .cmdforms import encoded_powershell
 from .common import catalog_events, shell_command
 from .context import Context
 from .documents import Documents
-from .ownership import Ref, refs_in, runtime_argv
+from .hookmap import timeout_finding
+from .ownership import Ref, refs_in, runtime_argv, supervisor_refs
 
 FACTS = catalog.provider("kimi")
 EVENTS = catalog_events(FACTS)
@@ -64,12 +65,20 @@ def sources(ctx: Context) -> Sources:
 
 
 def ours(table: Any, ctx: Context) -> Ref | None:
-    """Our table: keys exactly event/command/timeout, a runtime command of ours, the event of its role."""
+    """Our table: keys exactly event/command/timeout, a runtime command of ours (in any form an installer
+    wrote) or exactly our supervisor command, the event of its role."""
     if not isinstance(table, dict) or set(table) != {"event", "command", "timeout"}:
         return None
+    if not isinstance(table["timeout"], int):
+        return None
+    role = EVENTS.get(table["event"])
     for ref in refs_in({"command": table["command"]}, ctx):
-        if EVENTS.get(table["event"]) == ref.role and isinstance(table["timeout"], int):
+        if ref.role == role:
             return Ref(ref.agent_id, ref.role, ref.python, table["timeout"])
+    for ref, scoped in supervisor_refs({"command": table["command"]}, ctx):
+        timed = Ref(ref.agent_id, ref.role, ref.python, table["timeout"])
+        if ref.role == role and table == make_handler(timed, scoped, table["event"]):
+            return timed
     return None
 
 
@@ -155,12 +164,12 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
         mine = [(e, ref, t) for e, ref, t in installed(value, ctx) if ref.agent_id == agent_id]
         problems = []
         for event, role in EVENTS.items():
-            current = [
-                t
-                for e, ref, t in mine
-                if e == event and t == make_handler(Ref(agent_id, role, ref.python, ctx.timeout_seconds), ctx, e)
-            ]
-            if len(current) != 1:
+            current = [t for e, ref, t in mine if e == event and t == _expected(ctx, agent_id, ref, e)]
+            stale = [t for e, ref, t in mine if e == event and t == _expected(ctx, agent_id, ref, e, t["timeout"])]
+            if not current and stale:
+                problems.append(timeout_finding(event, stale[0]["timeout"], "s", ctx))
+                problems[-1].path = path
+            elif len(current) != 1:
                 problems.append(
                     Finding(f"{len(current) or 'no'} Elydora {role} entry for {event} (expected one)", path)
                 )
@@ -168,6 +177,23 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
             return []
         findings += problems
     return findings
+
+
+def _expected(ctx: Context, agent_id: str, ref: Ref, event: str, timeout: int | None = None) -> dict[str, Any]:
+    """The table this install writes for ``event`` (with ``timeout``, else the flag's), keeping the entry's
+    interpreter."""
+    seconds = ctx.timeout_seconds if timeout is None else timeout
+    return make_handler(Ref(agent_id, EVENTS[event], ref.python, seconds), ctx, event)
+
+
+def installed_entries(docs: Documents, ctx: Context) -> list[tuple[Path, str, Ref, Any]]:
+    """``(file, event, ref, table)`` of every table of ours in every selected file (see ``entries``)."""
+    return [
+        (path, event, ref, table)
+        for path in docs.targets
+        if (doc := docs.doc(path)) is not None
+        for event, ref, table in installed(doc.value, ctx)
+    ]
 
 
 def agent_argv(handler: dict[str, Any]) -> list[str]:

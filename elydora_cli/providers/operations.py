@@ -2,6 +2,10 @@
 
 Every file an operation touches (agent settings, runtime scripts, identity, manifest) is staged in one
 :class:`~elydora_config.Transaction`; every read-only source the agent consults is a snapshot precondition.
+
+With ``--hook-command`` (``Context.hook_command``) the entries run that supervisor instead of the runtime:
+install writes the agent identity (the supervisor may be ``elydora hook``, which reads it) and the manifest,
+no generated runtime (an earlier install's is removed), and status checks the supervisor executable instead.
 """
 
 from __future__ import annotations
@@ -15,14 +19,25 @@ from types import ModuleType
 from typing import Any
 
 from elydora_config import Transaction
+from elydora_config.log import get_logger
 
 from .. import identity
+from ..main import UsageError
+from . import entries
 from .base import Finding, Format
 from .context import Context
 from .documents import Documents, parse
 from .manifest import MANIFEST_NAME, Manifest
+from .ownership import command_words
 from .registry import load
-from .runtime_files import PYCACHE, runtime_files, stage_identity, stage_pycache_removal, stage_runtime
+from .runtime_files import (
+    PYCACHE,
+    runtime_files,
+    stage_identity,
+    stage_pycache_removal,
+    stage_runtime,
+    stage_runtime_removal,
+)
 
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
@@ -84,6 +99,15 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
     return found
 
 
+def _scoped(module: ModuleType, ctx: Context, provider_id: str, manifests: dict[str, Manifest]) -> Context:
+    """``ctx`` for one provider: its id, and the supervisor commands its earlier installs recorded (their
+    entries are recognised as ours). A provider that takes no hook command ignores ``--hook-command``."""
+    known = tuple(dict.fromkeys(m.hook_command for m in manifests.values() if m.hook_command))
+    refused = getattr(module, "HOOK_COMMAND_REFUSED", None)
+    hook_command = None if refused else ctx.hook_command
+    return ctx.with_options(provider=provider_id, known_hook_commands=known, hook_command=hook_command)
+
+
 def _attach_manifests(docs: Documents, manifests: dict[str, Manifest]) -> None:
     for manifest in manifests.values():
         docs.recorded.extend(manifest.recorded_values())
@@ -135,29 +159,41 @@ def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
 
 
 def _finish(tx: Transaction, outcome: Outcome, dry_run: bool) -> Outcome:
+    log = get_logger("operations")
+    log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
         from elydora_config.files import read_physical
 
         outcome.diff = _diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
         tx.discard()
+        log.info("dry run: nothing written", provider=outcome.provider)
     else:
-        tx.commit()
+        txid = tx.commit()
+        log.info("committed", provider=outcome.provider, agent=outcome.agent_id, txid=txid, changed=outcome.changed)
     return outcome
 
 
 def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
     module = load(provider_id)
+    refused = getattr(module, "HOOK_COMMAND_REFUSED", None)
+    if ctx.hook_command and refused:
+        raise UsageError(f"{provider_id}: --hook-command does not apply: {refused}; install it without one")
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     agent_dir = ctx.agent_dir(agent_id)
     outcome = Outcome(provider_id, agent_id)
     tx = _transaction(ctx)
     docs = load_documents(tx, module, ctx)
     manifests = _manifests(tx, ctx, provider_id)
+    ctx = _scoped(module, ctx, provider_id, manifests)
     _attach_manifests(docs, manifests)
     module.install(docs, ctx)
     tx.mkdir(agent_dir, 0o700)
     stage_identity(tx, agent_dir, provider_id, agent_id)
-    runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
+    if ctx.hook_command:
+        runtime: list[str] = []
+        stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
+    else:
+        runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
     runtime += _stage_extra_runtime(tx, module, ctx, agent_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs)
     previous = manifests.get(agent_id)
@@ -190,6 +226,7 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
     tx = _transaction(ctx)
     docs = load_documents(tx, module, ctx)
     manifests = _manifests(tx, ctx, provider_id)
+    ctx = _scoped(module, ctx, provider_id, manifests)
     _attach_manifests(docs, manifests)
     agent_ids = {identity.check_agent_id(ctx.agent_id)} if ctx.agent_id else None
     module.uninstall(docs, ctx, agent_ids)
@@ -232,13 +269,49 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     agent_dir = ctx.agent_dir(agent_id)
     docs = load_documents(None, module, ctx)
     manifests = _manifests(None, ctx, provider_id)
+    ctx = _scoped(module, ctx, provider_id, manifests)
     _attach_manifests(docs, manifests)
-    findings: list[Finding] = module.check(docs, ctx, agent_id)
     installed = agent_id in manifests or (agent_dir / "guard.py").exists()
+    manifest = manifests.get(agent_id)
+    mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
+    if installed and mismatch:  # every entry and runtime check would fail for this one reason
+        return ProviderStatus(provider_id, agent_id, installed, [Finding(mismatch)])
+    findings: list[Finding] = module.check(docs, ctx, agent_id)
     result = ProviderStatus(provider_id, agent_id, installed, findings)
     if installed:
-        result.findings += _check_runtime(module, provider_id, ctx, agent_dir, agent_id, manifests.get(agent_id))
+        result.findings += _check_runtime(module, provider_id, ctx, agent_dir, agent_id, manifest)
     return result
+
+
+def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
+    """The agent's entries of ours as the agent would run them (see :mod:`.entries`)."""
+    module = load(provider_id)
+    agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
+    docs = load_documents(None, module, ctx)
+    manifests = _manifests(None, ctx, provider_id)
+    ctx = _scoped(module, ctx, provider_id, manifests)
+    _attach_manifests(docs, manifests)
+    return entries.installed(module, docs, ctx, agent_id)
+
+
+def _words(command: str | None) -> tuple[str, ...] | str | None:
+    if command is None:
+        return None
+    try:
+        return command_words(command)
+    except ValueError:  # a manifest edited by hand: compare the text
+        return command
+
+
+def _command_mismatch(recorded: str | None, given: str | None) -> str | None:
+    """Why the install and this command's ``--hook-command`` disagree (``None``: they agree)."""
+    if _words(recorded) == _words(given):
+        return None
+    if given is None:
+        return f"installed with --hook-command {recorded!r}; pass the same --hook-command (or reinstall without it)"
+    if recorded is None:
+        return "installed without --hook-command (the entries run the Elydora runtime); drop --hook-command"
+    return f"installed with --hook-command {recorded!r}, not {given!r}; pass that one (or reinstall)"
 
 
 def _check_runtime(
@@ -246,7 +319,7 @@ def _check_runtime(
 ) -> list[Finding]:
     findings = []
     python = manifest.python if manifest else ctx.python
-    expected = runtime_files(provider_id, agent_dir, python)
+    expected = {} if ctx.hook_command else runtime_files(provider_id, agent_dir, python)
     extra = getattr(module, "extra_runtime", None)
     if extra is not None:
         expected.update(extra(ctx.with_options(python=python), agent_id))
@@ -268,6 +341,15 @@ def _check_runtime(
         identity.read_private_key(agent_dir)
     except Exception as exc:  # every identity problem is one finding, never a crash of status
         findings.append(Finding(str(exc)))
-    if not os.path.isfile(python) or not os.access(python, os.X_OK):
-        findings.append(Finding(f"the hook interpreter {python} does not exist or is not executable"))
+    executable, what = (python, "hook interpreter")
+    if ctx.hook_command:
+        executable, what = _supervisor(ctx.hook_command), "supervisor"
+    if not os.path.isfile(executable) or not os.access(executable, os.X_OK):
+        findings.append(Finding(f"the {what} {executable} does not exist or is not executable"))
     return findings
+
+
+def _supervisor(command: str) -> str:
+    from ..neutral.hookcommand import parse_hook_command
+
+    return parse_hook_command(command).executable

@@ -4,10 +4,16 @@ A handler is ours when it is exactly a value some install recorded in a manifest
 handler from what its command names (interpreter, agent id, role, timeout) gives back exactly the same
 object. Comments are never used (agents strip them), and the interpreter is read from the entry, not
 assumed, so a reinstall from another Python still finds the old entries.
+
+With ``--hook-command`` the entries run a supervisor instead of the runtime: :func:`runtime_argv` (the one
+place every command form is built from) gives the supervisor's argv plus ``--provider <id>`` (and
+``--agent-id <id>`` when the agent id is not the provider id). An entry running the supervisor of the current
+flag, or of one an earlier install recorded in its manifest, is recognised by the same exact regeneration.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -37,8 +43,38 @@ def script_path(ctx: Context, agent_id: str, role: str, scripts: Mapping[str, st
 
 
 def runtime_argv(ref: Ref, ctx: Context) -> list[str]:
-    """How an agent runs our runtime script for ``ref``."""
+    """How an agent runs our hook for ``ref``: the runtime script, or the ``--hook-command`` supervisor."""
+    if ctx.hook_command:
+        return supervisor_argv(ctx.hook_command, ctx, ref.agent_id)
     return [ref.python, *RUNTIME_FLAGS, str(script_path(ctx, ref.agent_id, ref.role))]
+
+
+@functools.lru_cache(maxsize=64)
+def command_words(command: str) -> tuple[str, ...]:
+    """The argv of a checked hook command (``env`` and its assignments included)."""
+    from ..neutral.hookcommand import parse_hook_command
+
+    return parse_hook_command(command).argv
+
+
+def supervisor_argv(command: str, ctx: Context, agent_id: str) -> list[str]:
+    """The supervisor's words, then ``--provider <id>`` (the agent whose protocol it must answer in) and, for
+    an agent id other than the provider id, ``--agent-id <id>``."""
+    if ctx.provider is None:
+        raise ValueError("a supervisor entry needs the provider id (Context.provider)")
+    extra = ["--provider", ctx.provider] + (["--agent-id", agent_id] if agent_id != ctx.provider else [])
+    return [*command_words(command), *extra]
+
+
+def _agent_named(rest: list[str], provider: str) -> str | None:
+    """The agent id the words after the supervisor's own name (``--provider <id> [--agent-id <id>]``)."""
+    if rest[:2] != ["--provider", provider]:
+        return None
+    if len(rest) == 2:
+        return provider
+    agent = rest[3] if len(rest) == 4 and rest[2] == "--agent-id" else ""
+    plain = agent not in ("", ".", "..", provider) and not re.search(r"[\\/\x00-\x1f]", agent)
+    return agent if plain else None
 
 
 def _argv_candidates(value: Any) -> Iterator[list[str]]:
@@ -47,6 +83,15 @@ def _argv_candidates(value: Any) -> Iterator[list[str]]:
             argv = parse(value)
             if argv:
                 yield argv
+
+
+def handler_argvs(handler: Mapping[str, Any]) -> list[list[str]]:
+    """Every argv a handler's fields could run: each string parsed in each command form, and the exec form."""
+    argvs = [argv for value in handler.values() for argv in _argv_candidates(value)]
+    command, args = handler.get("command"), handler.get("args")
+    if isinstance(command, str) and isinstance(args, list) and all(isinstance(a, str) for a in args):
+        argvs.append([command, *args])
+    return argvs
 
 
 def split_script(path: str, ctx: Context, scripts: Mapping[str, str] = DEFAULT_SCRIPTS) -> tuple[str, str] | None:
@@ -62,17 +107,35 @@ def split_script(path: str, ctx: Context, scripts: Mapping[str, str] = DEFAULT_S
 
 def refs_in(handler: Mapping[str, Any], ctx: Context, scripts: Mapping[str, str] = DEFAULT_SCRIPTS) -> Iterator[Ref]:
     """Every (interpreter, agent, role) a handler's command fields could name."""
-    argvs = [argv for value in handler.values() for argv in _argv_candidates(value)]
-    command, args = handler.get("command"), handler.get("args")
-    if isinstance(command, str) and isinstance(args, list) and all(isinstance(a, str) for a in args):
-        argvs.append([command, *args])
-    for argv in argvs:
+    for argv in handler_argvs(handler):
         found = split_script(argv[-1], ctx, scripts)
         if found is None:
             continue
         python = argv[0] if len(argv) > 1 else ctx.python
         if len(argv) == 1 or looks_like_python(python):
             yield Ref(found[0], found[1], python)
+
+
+def supervisor_refs(handler: Mapping[str, Any], ctx: Context) -> Iterator[tuple[Ref, Context]]:
+    """``(ref, context to regenerate it in)`` for a handler running a known supervisor: the current
+    ``--hook-command`` or one recorded by an earlier install. The same command serves both roles, so each
+    match yields a guard and an audit ref; regenerating the handler tells which (or either) it is."""
+    commands = dict.fromkeys(c for c in (ctx.hook_command, *ctx.known_hook_commands) if c)
+    if ctx.provider is None or not commands:
+        return
+    for argv in handler_argvs(handler):
+        for command in commands:
+            words = list(command_words(command))
+            agent = _agent_named(argv[len(words) :], ctx.provider) if argv[: len(words)] == words else None
+            if agent is not None:
+                scoped = ctx.with_options(hook_command=command)
+                for role in (GUARD, AUDIT):
+                    yield Ref(agent, role, ctx.python), scoped
+
+
+def runtime_context(ctx: Context) -> Context:
+    """``ctx`` without a supervisor: the context in which runtime entries are regenerated."""
+    return ctx.with_options(hook_command=None) if ctx.hook_command else ctx
 
 
 HandlerFactory = Callable[[Ref, Context], dict[str, Any]]
@@ -91,10 +154,13 @@ def owner(
     """The :class:`Ref` of ``handler`` when it is ours, else ``None``."""
     if not isinstance(handler, dict):
         return None
-    for ref in refs_in(handler, ctx, scripts):
+    plain = runtime_context(ctx)
+    candidates = [(ref, plain) for ref in refs_in(handler, ctx, scripts)]
+    candidates += supervisor_refs(handler, ctx)
+    for ref, context in candidates:
         timed = Ref(ref.agent_id, ref.role, ref.python, handler.get(timeout_key))
-        if make(timed, ctx) == handler:
+        if make(timed, context) == handler:
             return timed
         if recorded and handler in recorded:
             return timed
-    return legacy(handler, ctx) if legacy else None
+    return legacy(handler, plain) if legacy else None

@@ -63,6 +63,14 @@ def stage_runtime(tx: Transaction, provider_id: str, agent_dir: Path, python: st
     return sorted(files)
 
 
+def stage_runtime_removal(tx: Transaction, provider_id: str, agent_dir: Path, python: str) -> None:
+    """Remove the generated runtime an earlier install left (entries running a supervisor need none)."""
+    for name in runtime_files(provider_id, agent_dir, python):
+        if (agent_dir / name).exists():
+            tx.remove(agent_dir / name)
+    stage_pycache_removal(tx, agent_dir)
+
+
 def stage_pycache_removal(tx: Transaction, agent_dir: Path) -> None:
     """Python caches the runtime modules' bytecode keyed by mtime seconds and size: drop it with the sources."""
     cache = agent_dir / PYCACHE

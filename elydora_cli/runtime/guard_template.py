@@ -5,6 +5,11 @@ only, no network: the decision comes from the local status (``status.json``) or,
 Elydora server, from ``status-cache.json``; a stale cache keeps its last decision and a detached
 ``elydora_cli.runtime.refresh`` process updates it. The provider's deny protocol and failure mode are
 baked in below by the generator.
+
+``elydora verify`` sets ``ELYDORA_VERIFY_STATE`` to a scratch directory of its own: the decision then comes
+from that directory's ``status.json`` (after the usual ``config.json`` checks) and errors are logged there, so
+a probe never reads the agent's real status nor writes to its state. Whoever can set a hook's environment
+can already write the agent's own status files, so this grants nothing new.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ STATUSES = ("active", "frozen", "revoked")
 CONFIG_KEYS = frozenset(("org_id", "agent_id", "kid", "base_url", "agent_name", "token"))
 _OPEN_FLAGS = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC
 _WS = " \t\r\n"
+VERIFY_ENV = b"ELYDORA_VERIFY_STATE"
+LOG_DIR = AGENT_DIR
 
 
 class GuardError(Exception):
@@ -166,10 +173,10 @@ def parse_flat_object(text: str) -> dict[str, object]:
 
 
 # -- files ------------------------------------------------------------------------------------------------
-def read_file(name: str) -> bytes | None:
+def read_file(name: str, directory: str = AGENT_DIR) -> bytes | None:
     """A regular, owner-only file of the agent directory (``None`` when absent), not following links."""
     try:
-        fd = posix.open(f"{AGENT_DIR}/{name}", _OPEN_FLAGS)
+        fd = posix.open(f"{directory}/{name}", _OPEN_FLAGS)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -188,8 +195,8 @@ def read_file(name: str) -> bytes | None:
         posix.close(fd)
 
 
-def read_object(name: str) -> dict[str, object] | None:
-    data = read_file(name)
+def read_object(name: str, directory: str = AGENT_DIR) -> dict[str, object] | None:
+    data = read_file(name, directory)
     if data is None:
         return None
     try:
@@ -200,7 +207,7 @@ def read_object(name: str) -> dict[str, object] | None:
 
 def log_error(message: str) -> None:
     """Append one line to the owner-only, size-bounded error.log (best effort)."""
-    path = f"{AGENT_DIR}/error.log"
+    path = f"{LOG_DIR}/error.log"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = f"{stamp} [elydora-hook] guard: {message}\n".encode("utf-8", "replace")
     try:
@@ -248,8 +255,8 @@ def load_config() -> dict[str, object]:
     return config
 
 
-def local_status() -> str:
-    state = read_object("status.json")
+def local_status(directory: str = AGENT_DIR) -> str:
+    state = read_object("status.json", directory)
     if state is None:
         raise GuardError("status.json is missing")
     status = state.get("status")
@@ -302,11 +309,24 @@ def spawn_detached(module: str) -> None:
     posix.posix_spawn(PYTHON, [PYTHON, "-I", "-m", module, AGENT_DIR], posix.environ, file_actions=actions, setsid=True)
 
 
-def decide() -> str:
+def verify_directory() -> str | None:
+    """The scratch state directory of an ``elydora verify`` probe (``None`` outside verify)."""
+    value = posix.environ.get(VERIFY_ENV)
+    if value is None:
+        return None
+    directory = value.decode("utf-8", "surrogateescape")
+    if not directory.startswith("/"):
+        raise GuardError("ELYDORA_VERIFY_STATE must be an absolute path")
+    return directory
+
+
+def decide(override: str | None = None) -> str:
     data = read_stdin()
     if not data.lstrip(_WS.encode()).startswith(b"{"):
         raise GuardError("stdin is not a JSON object")
     config = load_config()
+    if override is not None:
+        return local_status(override)
     return local_status() if config.get("base_url") is None else cached_status()
 
 
@@ -319,9 +339,12 @@ def describe(exc: Exception) -> str:
 
 
 def main() -> int:
+    global LOG_DIR
     out = sys.stdout.buffer
     try:
-        status = decide()
+        override = verify_directory()
+        LOG_DIR = override or AGENT_DIR
+        status = decide(override)
     except Exception as exc:  # every failure of the guard itself gets the provider's failure mode
         message = describe(exc)
         sys.stderr.write(f"[Elydora guard] {message}\n")

@@ -6,6 +6,9 @@ valid JSON only has as insignificant whitespace) become spaces, to the owner-onl
 as one line ``<receipt epoch ms> <event>`` (after a newline that ends any torn line) in a single
 ``O_APPEND`` write. A detached flusher (``elydora_cli.runtime.flush``) signs, chains and delivers the
 spooled events; it is started when none runs.
+
+Under ``elydora verify`` (``ELYDORA_VERIFY_STATE`` names a scratch directory) the event is spooled into that
+directory instead, no flusher is started and errors are logged there: a probe never reaches the ledger.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ ERROR_LOG_LIMIT = 1 << 20
 SPOOL = "spool.jsonl"
 _WS = b" \t\r\n"
 _APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
+VERIFY_ENV = b"ELYDORA_VERIFY_STATE"
+WRITE_DIR = AGENT_DIR  # the spool and error.log go here (the agent directory, or the verify scratch)
 
 
 class AuditError(Exception):
@@ -36,7 +41,7 @@ class AuditError(Exception):
 
 def log_error(message: str) -> None:
     """Append one line to the owner-only, size-bounded error.log (best effort)."""
-    path = f"{AGENT_DIR}/error.log"
+    path = f"{WRITE_DIR}/error.log"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = f"{stamp} [elydora-hook] audit: {message}\n".encode("utf-8", "replace")
     try:
@@ -74,9 +79,9 @@ def spool_line(body: bytes, received_ms: int) -> bytes:
     return b"\n%d " % received_ms + body.replace(b"\n", b" ").replace(b"\r", b" ") + b"\n"
 
 
-def append_spool(line: bytes) -> None:
+def append_spool(line: bytes, directory: str = AGENT_DIR) -> None:
     """One O_APPEND write under a shared lock; retried when the flusher retired the file meanwhile."""
-    path = f"{AGENT_DIR}/{SPOOL}"
+    path = f"{directory}/{SPOOL}"
     for _ in range(20):
         fd = posix.open(path, _APPEND_FLAGS, 0o600)
         try:
@@ -126,11 +131,26 @@ def describe(exc: Exception) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
+def verify_directory() -> str | None:
+    """The scratch state directory of an ``elydora verify`` probe (``None`` outside verify)."""
+    value = posix.environ.get(VERIFY_ENV)
+    if value is None:
+        return None
+    directory = value.decode("utf-8", "surrogateescape")
+    if not directory.startswith("/"):
+        raise AuditError("ELYDORA_VERIFY_STATE must be an absolute path")
+    return directory
+
+
 def main() -> int:
+    global WRITE_DIR
     out = sys.stdout.buffer
+    override = None
     try:
+        override = verify_directory()
+        WRITE_DIR = override or AGENT_DIR
         body = read_event()
-        append_spool(spool_line(body, time.time_ns() // 1_000_000))
+        append_spool(spool_line(body, time.time_ns() // 1_000_000), WRITE_DIR)
     except Exception as exc:  # every failure to record gets the provider's failure mode
         message = describe(exc)
         log_error(message)
@@ -139,7 +159,8 @@ def main() -> int:
         out.write(FAILURE_STDOUT)
         out.flush()
         return FAILURE_EXIT
-    start_flusher()
+    if override is None:
+        start_flusher()
     out.write(SUCCESS_STDOUT)
     out.flush()
     return 0

@@ -131,33 +131,12 @@ def payload(provider: str, event: str) -> bytes:
     return (PAYLOADS / f"{provider}-{event}.json").read_bytes()
 
 
-def installed_commands(module: Any, value: Any, ctx: Context) -> list[tuple[str, str, list[str]]]:
-    """(event, role, argv) of every handler of ours in an installed config, run the way the agent runs it."""
-    from elydora_cli.providers import hookmap
+def installed_commands(provider: str, ctx: Context) -> list[tuple[str, str, list[str]]]:
+    """(event, role, argv) of every entry of ours in the installed config, read back the way ``elydora verify``
+    reads it and run the way the agent runs it (``elydora_cli.providers.entries``)."""
+    from elydora_cli.providers import operations
 
-    if hasattr(module, "installed"):
-        return [(event, ref.role, module.agent_argv(table)) for event, ref, table in module.installed(value, ctx)]
-    hm = module.HOOKS
-    found = []
-    container = value
-    for key in hm.container:
-        container = container.get(key, {}) if isinstance(container, dict) else {}
-    for event, entries in container.items():
-        for entry in entries if isinstance(entries, list) else []:
-            handlers = entry.get("hooks", []) if hm.grouped and isinstance(entry, dict) else [entry]
-            for handler in handlers:
-                ref = hookmap.ours(hm, handler, ctx)
-                if ref is None:
-                    continue
-                argv_of = getattr(module, "agent_argv", None)
-                if argv_of is not None:
-                    argv = argv_of(handler)
-                elif "args" in handler:
-                    argv = [handler["command"], *handler["args"]]
-                else:
-                    argv = shell_argv(handler["command"])
-                found.append((event, ref.role, argv))
-    return found
+    return [(entry.event, entry.role, entry.argv) for entry in operations.installed_entries(provider, ctx)]
 
 
 def load_cases() -> list[Case]:

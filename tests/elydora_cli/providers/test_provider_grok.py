@@ -207,7 +207,8 @@ def test_status_finds_a_changed_timeout(tmp_path):
     value["hooks"]["PostToolUseFailure"][0]["hooks"][0]["timeout"] = 3
     _write(_file(ctx), value)
     assert [f.render() for f in operations.status("grok", ctx).findings] == [
-        f"{_file(ctx)}: no Elydora audit handler for PostToolUseFailure (expected exactly one)"
+        f"{_file(ctx)}: PostToolUseFailure: installed with a timeout of 3 s, expected 10 s; "
+        "pass --hook-timeout-seconds 3 or reinstall"
     ]
 
 

@@ -1,0 +1,51 @@
+"""``elydora verify``: run each agent's installed hooks as the agent would; exit 1 when any check fails.
+
+See :mod:`elydora_cli.verify` and ``docs/verify.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .. import exitcodes
+from . import options
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "verify",
+        help="run the installed hooks the way each agent runs them and check the answers",
+        description="Read each agent's installed Elydora entries back from its config, run every one as the "
+        "agent would (its shell or exec form, timeout and stdin) against a scratch status (active, then "
+        "frozen) and check the agent's allow and block answers; the real state and ledger are not touched.",
+    )
+    options.add_hook_flags(parser)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=run)
+
+
+def _line(check: Any, widths: tuple[int, int], sources: bool) -> str:
+    verdict = "OK" if check.ok else f"FAIL {check.reason}"
+    where = f" [{check.source}]" if sources and check.source else ""
+    return f"{check.provider:<{widths[0]}}  {check.event:<{widths[1]}}  {check.probe:<5}  {verdict}{where}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..verify import verify
+
+    ctx = options.context_from(args)
+    checks = verify(options.selected_providers(args), ctx)
+    failed = [c for c in checks if not c.ok]
+    if args.json:
+        print(json.dumps({"ok": not failed, "checks": [c.to_json() for c in checks]}, indent=2))
+    else:
+        widths = (max((len(c.provider) for c in checks), default=0), max((len(c.event) for c in checks), default=0))
+        files: dict[tuple[str, str], set[str]] = {}
+        for check in checks:
+            files.setdefault((check.provider, check.event), set()).update([check.source] if check.source else [])
+        for check in checks:
+            print(_line(check, widths, len(files[(check.provider, check.event)]) > 1))
+        print(f"{len(failed)} of {len(checks)} checks failed" if failed else f"all {len(checks)} checks passed")
+    return exitcodes.UNHEALTHY if failed else exitcodes.OK

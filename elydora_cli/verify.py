@@ -1,0 +1,310 @@
+"""``elydora verify``: run every installed hook entry the way its agent would, and check the answers.
+
+For each provider: ``status`` first (its problems are failures too), then every entry of ours read back from
+the agent's config (:mod:`.providers.entries`) is run with the agent's own argv (its shell, exec form or
+``node`` file), working directory (the project), timeout and stdin (a sample payload of that agent and
+event from ``verify_payloads.json``, else a minimal event). Guard entries are probed twice, with the agent
+active (allow: exit 0 and the agent's success output) and frozen (the agent's block protocol); audit entries
+once (exit 0, the success output, and the event recorded).
+
+The status a probe sees, and where its audit record goes, is a scratch directory of the probe's own named by
+``ELYDORA_VERIFY_STATE``: the generated runtime and ``elydora hook`` read ``status.json`` there instead of the
+agent's status, and spool there without starting the flusher. The agent's real state is only read
+(``config.json``), never changed, and no probe event reaches the ledger. A ``--hook-command`` supervisor must
+honour the variable the same way to pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from . import catalog, identity
+from .providers import operations
+from .providers.context import Context
+from .providers.entries import Entry
+
+VERIFY_ENV = "ELYDORA_VERIFY_STATE"
+SPOOL = "spool.jsonl"
+SESSION = "elydora-verify"
+WORKERS = 8
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report: a probe of one entry, or a problem found without running anything."""
+
+    provider: str
+    event: str
+    probe: str
+    """``allow``, ``block`` or ``audit``; ``-`` for a problem of the config or the runtime files."""
+    ok: bool
+    reason: str = ""
+    source: str | None = None
+    exit_code: int | None = None
+    elapsed_ms: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "event": self.event,
+            "probe": self.probe,
+            "ok": self.ok,
+            "reason": self.reason,
+            "source": self.source,
+            "exit_code": self.exit_code,
+            "elapsed_ms": self.elapsed_ms,
+        }
+
+
+@dataclass(frozen=True)
+class Probe:
+    provider: str
+    entry: Entry
+    kind: str
+    payload: bytes
+    timeout: float
+    cwd: str | None
+
+
+@cache
+def _samples() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("verify_payloads.json").read_text(encoding="utf-8")
+    payloads: dict[str, Any] = json.loads(text)["payloads"]
+    return payloads
+
+
+def _fill(value: Any, cwd: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("{cwd}", cwd)
+    if isinstance(value, dict):
+        return {k: _fill(v, cwd) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, cwd) for v in value]
+    return value
+
+
+def payload(provider: str, event: str, cwd: str) -> bytes:
+    """The agent's stdin for a probe: its sample for the event, else a minimal event of the common shape."""
+    sample = _samples().get(provider, {}).get(event)
+    if sample is None:
+        sample = {"hook_event_name": event, "session_id": SESSION, "cwd": "{cwd}", "tool_name": "Bash"}
+        sample["tool_input"] = {"command": "true"}
+    return json.dumps(_fill(sample, cwd), ensure_ascii=False).encode("utf-8")
+
+
+# -- judging an answer ---------------------------------------------------------------------------------------
+
+
+def _said(stderr: bytes) -> str:
+    line = next((x.strip() for x in stderr.decode("utf-8", "replace").splitlines() if x.strip()), "")
+    return f" (stderr: {line[:200]})" if line else ""
+
+
+def _json_object(stdout: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(stdout)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _denies(answer: dict[str, Any]) -> bool:
+    """Whether a JSON answer refuses the tool call in any agent's vocabulary."""
+    specific = answer.get("hookSpecificOutput")
+    return (
+        answer.get("decision") in ("block", "deny")
+        or answer.get("permission") == "deny"
+        or answer.get("cancel") is True
+        or answer.get("continue") is False
+        or (isinstance(specific, dict) and specific.get("permissionDecision") == "deny")
+    )
+
+
+def _matches(answer: dict[str, Any], template: dict[str, Any]) -> str | None:
+    """``None`` when ``answer`` has every member of the catalog ``template`` (a ``{message}``-like value only
+    needs to be a non-empty string), else what is wrong."""
+    for key, wanted in template.items():
+        got = answer.get(key)
+        templated = isinstance(wanted, str) and "{" in wanted
+        if templated and not (isinstance(got, str) and got):
+            return f"{key} must be a non-empty string, not {json.dumps(got)}"
+        if not templated and got != wanted:
+            return f"{key} is {json.dumps(got)}, expected {json.dumps(wanted)}"
+    return None
+
+
+def _success_problem(stdout: bytes, template: Any) -> str | None:
+    """The answer of an allowed call: the agent's success output (a JSON object holding the catalog's members,
+    or nothing when the catalog has none), never a refusal."""
+    if not stdout.strip():
+        return None if template is None else f"stdout is empty, expected {json.dumps(template)}"
+    answer = _json_object(stdout)
+    if answer is None:
+        return f"stdout is not a JSON object: {stdout[:120]!r}"
+    if _denies(answer):
+        return f"stdout refuses the call: {stdout[:120]!r}"
+    return _matches(answer, template) if isinstance(template, dict) else None
+
+
+def _block_problem(facts: catalog.Provider, code: int, stdout: bytes, stderr: bytes) -> str | None:
+    want = facts.guard.deny_exit_code
+    if code != want:
+        return f"exit {code}, expected {want} (the agent's block){_said(stderr)}"
+    template = facts.guard.deny_stdout_template
+    if template is None and not stderr.strip():
+        return "blocked without a reason on stderr (the agent shows stderr)"
+    if template is not None:
+        answer = _json_object(stdout)
+        if answer is None:
+            return f"stdout is not the agent's JSON block answer: {stdout[:120]!r}"
+        problem = _matches(answer, template)
+        if problem is not None:
+            return problem
+    if b"frozen" not in (stdout + stderr).lower():  # exit 2 alone may be a crash (python: can't open file)
+        return f"the block does not say the agent is frozen{_said(stderr)}"
+    return None
+
+
+def _recorded(scratch: str, sent: bytes) -> bool:
+    """Whether the probe's scratch spool holds the event that was sent."""
+    try:
+        with open(os.path.join(scratch, SPOOL), encoding="utf-8") as spool:
+            lines = [line.strip() for line in spool if line.strip()]
+    except OSError:
+        return False
+    wanted = json.loads(sent)
+    for line in lines:
+        _, _, body = line.partition(" ")
+        try:
+            if json.loads(body) == wanted:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def judge(probe: Probe, code: int, stdout: bytes, stderr: bytes, scratch: str) -> str | None:
+    """What is wrong with one answer (``None``: it is what the agent expects)."""
+    facts = catalog.provider(probe.provider)
+    if probe.kind == "block":
+        return _block_problem(facts, code, stdout, stderr)
+    if code != 0:
+        return f"exit {code}, expected 0{_said(stderr)}"
+    if probe.kind == "allow":
+        return _success_problem(stdout, facts.guard.success_stdout_template)
+    problem = _success_problem(stdout, facts.audit.success_stdout_template)
+    if problem is None and not _recorded(scratch, probe.payload):
+        problem = f"the event was not recorded (nothing in the probe's spool; a supervisor must honour {VERIFY_ENV})"
+    return problem
+
+
+# -- running a probe -----------------------------------------------------------------------------------------
+
+
+def _private_file(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _execute(probe: Probe, env: dict[str, str]) -> tuple[int, bytes, bytes]:
+    """Run the entry's argv in its own process group; the whole group is killed at the agent's timeout."""
+    process = subprocess.Popen(
+        probe.entry.argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=probe.cwd,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(probe.payload, timeout=probe.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return process.returncode, stdout, stderr
+
+
+def _result(probe: Probe, problem: str | None, code: int | None = None, elapsed: int | None = None) -> Check:
+    entry = probe.entry
+    reason = problem or ""
+    return Check(probe.provider, entry.event, probe.kind, problem is None, reason, str(entry.source), code, elapsed)
+
+
+def run_probe(probe: Probe) -> Check:
+    """Run one probe against a scratch state of its own (``frozen`` for a block probe, else ``active``)."""
+    with tempfile.TemporaryDirectory(prefix="elydora-verify-") as scratch:
+        status = "frozen" if probe.kind == "block" else "active"
+        _private_file(os.path.join(scratch, identity.STATUS), identity.status_bytes(status, "elydora verify"))
+        env = {**os.environ, VERIFY_ENV: scratch}
+        started = time.monotonic()
+        try:
+            code, stdout, stderr = _execute(probe, env)
+        except subprocess.TimeoutExpired:
+            return _result(probe, f"no answer within the agent's timeout of {probe.timeout:g} s")
+        except OSError as exc:
+            return _result(probe, f"cannot run {probe.entry.argv[0]}: {exc.strerror or exc}")
+        elapsed = int((time.monotonic() - started) * 1000)
+        return _result(probe, judge(probe, code, stdout, stderr, scratch), code, elapsed)
+
+
+# -- one provider, then all ----------------------------------------------------------------------------------
+
+
+def _events(provider: str) -> dict[str, str]:
+    facts = catalog.provider(provider)
+    return {facts.events.pre_tool: "guard", **{event: "audit" for event in facts.events.audit_events}}
+
+
+def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
+    """The problems found without running anything, and the probes to run, for one provider."""
+    from elydora_config.errors import ConfigError
+
+    try:
+        status = operations.status(provider, ctx)
+        entries = operations.installed_entries(provider, ctx) if status.installed else []
+    except (ConfigError, OSError) as exc:
+        message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
+        return [Check(provider, "-", "-", False, message)], []
+    if not status.installed:
+        return [Check(provider, "-", "-", False, f"not installed (run: elydora install {provider})")], []
+    problems = [Check(provider, "config", "-", False, f.render()) for f in status.findings if f.severity == "error"]
+    cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
+    probes = []
+    for event, role in _events(provider).items():
+        mine = [e for e in entries if e.event == event]
+        if not mine:
+            problems.append(Check(provider, event, "-", False, "no Elydora handler for it in the agent's config"))
+        for entry in mine:
+            kinds = ("allow", "block") if role == "guard" else ("audit",)
+            timeout = entry.timeout if entry.timeout else float(ctx.timeout_seconds)
+            sent = payload(provider, event, cwd or str(ctx.repo_root))
+            probes += [Probe(provider, entry, kind, sent, timeout, cwd) for kind in kinds]
+    return problems, probes
+
+
+def verify(providers: list[str], ctx: Context, *, workers: int = WORKERS) -> list[Check]:
+    """Every provider's checks, in provider then event order (the probes run in parallel)."""
+    plans = [plan(provider, ctx) for provider in providers]
+    probes = [probe for _, todo in plans for probe in todo]
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(probes)))) as pool:
+        results = iter(list(pool.map(run_probe, probes)))
+    checks: list[Check] = []
+    for problems, todo in plans:
+        checks += problems
+        checks += [next(results) for _ in todo]
+    return checks

@@ -1,0 +1,32 @@
+"""Fixtures shared by the command tests that work on agents' hooks through the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+AGENT_VARIABLES = (
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "KIMI_CODE_HOME",
+    "GROK_HOME",
+    "CLINE_DIR",
+    "COPILOT_HOME",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "ELYDORA_VERIFY_STATE",
+)
+"""Variables that would move an agent's files away from the test's settings root (or fake a probe)."""
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``<tmp>/home`` (the settings root) and ``<tmp>/work`` (the project, also the cwd), in a clean env."""
+    for name in AGENT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    return tmp_path
