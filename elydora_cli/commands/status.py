@@ -27,7 +27,12 @@ def _one(pid: str, ctx: Any) -> dict[str, Any]:
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
         message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
         return {"provider": pid, "state": "error", "healthy": False, "problems": [message]}
-    state = "healthy" if st.healthy else "unhealthy" if st.installed else "not installed"
+    if st.healthy:
+        state = "healthy"
+    elif st.awaiting_approval:
+        state = "awaiting approval"
+    else:
+        state = "unhealthy" if st.installed else "not installed"
     return {
         "provider": pid,
         "agent_id": st.agent_id,
@@ -47,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
             print(f"{row['provider']:<12} {row['state']}")
             for problem in row["problems"]:
                 print(f"  - {problem}")
-    bad = any(r["state"] in ("unhealthy", "error") for r in rows)
+    bad = any(r["state"] in ("unhealthy", "awaiting approval", "error") for r in rows)
     return exitcodes.UNHEALTHY if bad else exitcodes.OK

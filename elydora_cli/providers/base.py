@@ -69,7 +69,9 @@ class Finding:
 
     message: str
     path: Path | None = None
-    severity: str = "error"  # "error" makes the provider unhealthy; "note" does not
+    severity: str = "error"
+    """``error``: broken; ``pending``: correct but waiting for the user to approve it in the agent (the agent
+    does not run it yet); ``note``: information only. Both ``error`` and ``pending`` make status unhealthy."""
 
     def render(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message

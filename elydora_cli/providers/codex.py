@@ -9,6 +9,7 @@ from typing import Any
 from elydora_config.errors import UnsafePathError
 
 from .. import catalog
+from . import hookmap
 from .base import Finding, Format, Sources, Target
 from .cmdforms import encoded_powershell
 from .common import STATUS_MESSAGES, add_hooks, catalog_events, check_hooks, remove_hooks, shell_command, validated
@@ -55,7 +56,8 @@ def sources(ctx: Context) -> Sources:
     else:
         home = ctx.home / ".codex"
     new_text = '{\n  "description": "' + DESCRIPTION + '"\n}\n'
-    return Sources([Target(home / "hooks.json", Format.JSON, new_text=new_text)])
+    config = home / "config.toml"
+    return Sources([Target(home / "hooks.json", Format.JSON, new_text=new_text)], [config], {config: Format.TOML})
 
 
 def _path(docs: Documents) -> Path:
@@ -73,7 +75,38 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
-    return check_hooks(docs, _path(docs), HOOKS, ctx, agent_id)
+    path = _path(docs)
+    return check_hooks(docs, path, HOOKS, ctx, agent_id) or _untrusted(docs, path, ctx, agent_id)
+
+
+def _snake(event: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in event).lstrip("_")
+
+
+def _untrusted(docs: Documents, path: Path, ctx: Context, agent_id: str) -> list[Finding]:
+    """Codex silently skips hooks nobody trusted: each of ours needs a ``hooks.state`` entry in config.toml.
+
+    Codex keys the entry ``<hooks.json>:<event in snake case>:<group>:<handler>``; the hash it stores cannot
+    be recomputed here, so a trust given to an earlier version of an entry is not detected as stale.
+    """
+    config_path = next(iter(docs.depends), None)
+    config = docs.depends.get(config_path) if config_path else None
+    value = config.value if config is not None else {}
+    state = value.get("hooks", {}).get("state", {}) if isinstance(value.get("hooks"), dict) else {}
+    doc = docs.doc(path)
+    groups_by_event = (doc.value.get("hooks") or {}) if doc is not None else {}
+    missing = []
+    for event in HOOKS.events:
+        for gi, group in enumerate(groups_by_event.get(event) or []):
+            for hi, handler in enumerate(group.get("hooks") or [] if isinstance(group, dict) else []):
+                ref = hookmap.ours(HOOKS, handler, ctx)
+                key = f"{path}:{_snake(event)}:{gi}:{hi}"
+                if ref and ref.agent_id == agent_id and not isinstance(state.get(key), dict):
+                    missing.append(event)
+    if not missing:
+        return []
+    return [Finding(f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(missing)}); "
+                    "open /hooks in Codex and choose to trust them", config_path, severity="pending")]
 
 
 NOTES = ("Codex runs new or changed hooks only after you approve them: open /hooks in Codex and trust both.",)

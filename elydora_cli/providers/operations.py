@@ -260,7 +260,13 @@ class ProviderStatus:
 
     @property
     def healthy(self) -> bool:
-        return self.installed and not any(f.severity == "error" for f in self.findings)
+        return self.installed and not any(f.severity in ("error", "pending") for f in self.findings)
+
+    @property
+    def awaiting_approval(self) -> bool:
+        """Installed correctly, but the agent waits for the user to approve the hooks before running them."""
+        severities = {f.severity for f in self.findings}
+        return self.installed and "pending" in severities and "error" not in severities
 
 
 def status(provider_id: str, ctx: Context) -> ProviderStatus:

@@ -130,11 +130,21 @@ def ledger_payloads(session: AgentSession) -> list[dict[str, Any]]:
     return [entry["record"]["payload"] for entry in session.sandbox.ledger()]
 
 
+def installed_ok(agent_id: str, status: Any) -> bool:
+    """``status`` after an install: healthy. Codex runs here with --dangerously-bypass-hook-trust standing in
+    for the user's one-time trust, so for it the only acceptable problem is that trust is still awaited."""
+    words = status.stdout.split()
+    if agent_id == "codex" and words[1:3] == ["awaiting", "approval"]:
+        problems = [line for line in status.stdout.splitlines() if line.strip().startswith("- ")]
+        return status.returncode == 1 and len(problems) == 1 and "awaiting trust" in problems[0]
+    return bool(status.returncode == 0 and words[1:2] == ["healthy"])
+
+
 # -- the four phases ------------------------------------------------------------------------------------------
 def test_allow(session: AgentSession, request: pytest.FixtureRequest) -> None:
     agent, sb = session.agent, session.sandbox
     known_bug(request, agent.id, "allow")
-    assert session.status.returncode == 0 and session.status.stdout.split()[1:2] == ["healthy"], (
+    assert installed_ok(agent.id, session.status), (
         f"elydora status after install:\n{session.status.stdout}{session.status.stderr}"
     )
     sb.elydora("agent", "unfreeze", "--provider", agent.id, "--root", str(sb.home))
@@ -221,7 +231,7 @@ def test_reinstall(session: AgentSession, request: pytest.FixtureRequest) -> Non
     assert status.returncode == 0 and "not installed" in status.stdout, status.stdout + status.stderr
     sb.elydora("install", agent.id, "--root", str(sb.home))
     status = sb.elydora("status", agent.id, "--root", str(sb.home), check=False)
-    assert status.returncode == 0 and status.stdout.split()[1:2] == ["healthy"], status.stdout + status.stderr
+    assert installed_ok(agent.id, status), status.stdout + status.stderr
 
 
 # -- Codex: hooks run only once trusted --------------------------------------------------------------------
@@ -253,8 +263,6 @@ def test_codex_skips_untrusted_hooks(codex_untrusted: AgentSession) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="product bug (reported): `elydora status codex` says healthy while Codex "
-                                       "skips our untrusted hooks; it must say they await trust (docs/e2e.md)")
 def test_codex_status_reports_untrusted_hooks(codex_untrusted: AgentSession) -> None:
     status = codex_untrusted.status
     assert "trust" in (status.stdout + status.stderr).lower() and "healthy" not in status.stdout.split(), (

@@ -1,0 +1,74 @@
+"""Codex specifics: the exact handler shape, CODEX_HOME rules, and hook trust.
+
+Codex 0.171 silently skips hooks the user has not trusted (seen with the real agent, docs/e2e.md): status
+must say so until ``config.toml`` holds a ``hooks.state`` entry for each of our entries.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from elydora_cli.providers import operations
+from elydora_config.errors import ConcurrentModificationError, UnsafePathError
+from provider_cases import make_context
+
+
+def _trust(home, hooks_json, events=("pre_tool_use", "post_tool_use")) -> None:
+    config = home / ".codex" / "config.toml"
+    lines = [f'[hooks.state."{hooks_json}:{event}:0:0"]\ntrusted_hash = "sha256:0"\n' for event in events]
+    config.write_text("model = \"x\"\n" + "".join(lines))
+
+
+def test_handler_shape_is_exact(tmp_path):
+    ctx = make_context(tmp_path)
+    operations.install("codex", ctx)
+    value = json.loads((ctx.home / ".codex" / "hooks.json").read_text())
+    script = ctx.home / ".elydora" / "codex" / "guard.py"
+    handler = value["hooks"]["PreToolUse"][0]
+    assert value["description"] == "Elydora audit and freeze enforcement"
+    assert handler["matcher"] == "*" and len(handler["hooks"]) == 1
+    entry = handler["hooks"][0]
+    assert entry["command"] == f"'{sys.executable}' '-I' '-S' '{script}'"
+    assert entry["commandWindows"].startswith(
+        r'"C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe" -NoLogo -NoProfile -NonInteractive '
+        "-EncodedCommand "
+    )
+    assert {k: entry[k] for k in ("type", "timeout", "statusMessage")} == {
+        "type": "command", "timeout": 10, "statusMessage": "Checking Elydora agent state"}
+
+
+def test_status_awaits_trust_until_codex_records_it(tmp_path):
+    ctx = make_context(tmp_path)
+    operations.install("codex", ctx)
+    hooks_json = ctx.home / ".codex" / "hooks.json"
+    before = operations.status("codex", ctx)
+    assert before.awaiting_approval and not before.healthy
+    assert any("trust" in f.render() and "PreToolUse" in f.render() for f in before.findings)
+    _trust(ctx.home, hooks_json, events=("pre_tool_use",))
+    partly = operations.status("codex", ctx)
+    assert partly.awaiting_approval and "PostToolUse" in partly.findings[0].render()
+    _trust(ctx.home, hooks_json)
+    assert operations.status("codex", ctx).healthy
+
+
+def test_trust_file_changing_during_install_aborts(tmp_path, monkeypatch):
+    from provider_cases import change_before_commit
+
+    ctx = make_context(tmp_path)
+    config = ctx.home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('model = "x"\n')
+    change_before_commit(monkeypatch, config, b'model = "y"\n')
+    with pytest.raises(ConcurrentModificationError) as info:
+        operations.install("codex", ctx)
+    assert "config.toml" in str(info.value)
+    assert not (ctx.home / ".codex" / "hooks.json").exists()
+
+
+def test_codex_home_must_exist(tmp_path):
+    ctx = make_context(tmp_path, {"CODEX_HOME": "/nowhere"})
+    with pytest.raises(UnsafePathError, match="CODEX_HOME"):
+        operations.install("codex", ctx)
