@@ -26,26 +26,20 @@ from elydora_config.errors import ConfigError, PathLike, UnsafePathError
 from elydora_config.journal import TRANSACTIONS_DIR
 from elydora_config.paths import check_safe_name
 
-STATE_DIR_NAME = ".elydora"
-CONFIG = "config.json"
-PRIVATE_KEY = "private.key"
-STATUS = "status.json"
-STATUS_CACHE = "status-cache.json"
-CHAIN_STATE = "chain-state.json"
-ERROR_LOG = "error.log"
-SPOOL = "spool.jsonl"
-RETIRED_SPOOL = "spool.retired"
-REJECTED = "spool.rejected"
-LEDGER = "ledger.jsonl"
-OUTBOX = "outbox.json"
-FLUSH_LOCK = "flush.lock"
-REFRESH_LOCK = "refresh.lock"
+# Re-exported: the runtime and the installer name the state files through this module.
+from .statefiles import *  # noqa: F403
+from .statefiles import (
+    CONFIG,
+    CONFIG_KEYS,
+    CONFIG_LIMIT,
+    PRIVATE_KEY,
+    SECRET_LIMIT,
+    STATE_DIR_NAME,
+    STATUS,
+    STATUSES,
+)
 
-STATUSES = ("active", "frozen", "revoked")
-LOCAL_ORG = "local"
-CONFIG_LIMIT = 512 << 10
-SECRET_LIMIT = 64 << 10
-_CONFIG_KEYS = ("org_id", "agent_id", "kid", "base_url", "agent_name", "token")
+_CONFIG_KEYS = CONFIG_KEYS
 
 
 class IdentityError(ConfigError):

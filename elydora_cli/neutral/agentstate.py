@@ -23,19 +23,14 @@ from typing import Any
 
 from elydora_config.paths import check_safe_name
 
+from ..statefiles import CONFIG, CONFIG_LIMIT, REFRESH_LOCK, STATE_DIR_NAME, STATUS, STATUS_CACHE, STATUSES
+from ..statefiles import CONFIG_KEYS as _CONFIG_KEYS
 from .contract import ContractError
 
-# The guard's constants (``runtime/guard_template.py``) and file names (``identity.py``), restated here
-# because importing ``elydora_cli.runtime`` or ``identity`` loads the key library (tests pin the equality).
-FILE_LIMIT = 512 << 10
+# The guard's cache lifetime (``runtime/guard_template.py`` restates it: generated scripts stand alone).
+FILE_LIMIT = CONFIG_LIMIT
 CACHE_TTL = 60.0
-STATUSES = ("active", "frozen", "revoked")
-CONFIG_KEYS = frozenset(("org_id", "agent_id", "kid", "base_url", "agent_name", "token"))
-STATE_DIR_NAME = ".elydora"
-CONFIG = "config.json"
-STATUS = "status.json"
-STATUS_CACHE = "status-cache.json"
-REFRESH_LOCK = "refresh.lock"
+CONFIG_KEYS = frozenset(_CONFIG_KEYS)
 VERIFY_ENV = "ELYDORA_VERIFY_STATE"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -13,10 +13,9 @@ import fcntl
 import os
 import time
 
+from ..statefiles import FLUSH_LOCK, SPOOL
 from .agentstate import AgentDir, AgentStateError
 
-SPOOL = "spool.jsonl"
-FLUSH_LOCK = "flush.lock"
 FLUSH_MODULE = "elydora_cli.runtime.flush"
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _ATTEMPTS = 20

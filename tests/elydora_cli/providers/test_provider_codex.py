@@ -10,10 +10,10 @@ import json
 import sys
 
 import pytest
+from provider_cases import make_context
 
 from elydora_cli.providers import operations
 from elydora_config.errors import ConcurrentModificationError, UnsafePathError
-from provider_cases import make_context
 
 
 def _trust(home, hooks_json, events=("pre_tool_use", "post_tool_use")) -> None:
