@@ -126,6 +126,7 @@ def _denies(answer: dict[str, Any]) -> bool:
         or answer.get("permission") == "deny"
         or answer.get("cancel") is True
         or answer.get("continue") is False
+        or answer.get("permissionDecision") == "deny"
         or (isinstance(specific, dict) and specific.get("permissionDecision") == "deny")
     )
 

@@ -97,29 +97,29 @@ def _home(ctx: Context) -> Path:
     return ctx.env_dir("COPILOT_HOME") or ctx.home / ".copilot"
 
 
-def settings_layers(ctx: Context) -> list[tuple[Path, Format]]:
-    """Where Copilot reads ``disableAllHooks``, lowest precedence first."""
+def settings_layers(ctx: Context) -> list[Path]:
+    """Where Copilot reads ``disableAllHooks``, lowest precedence first (all JSONC)."""
     home, cwd = _home(ctx), ctx.repo_root
     return [
-        (home / "config.json", Format.JSON),
-        (home / "settings.json", Format.JSONC),
-        (cwd / ".claude" / "settings.json", Format.JSONC),
-        (cwd / ".claude" / "settings.local.json", Format.JSONC),
-        (cwd / ".github" / "copilot" / "settings.json", Format.JSONC),
-        (cwd / ".github" / "copilot" / "settings.local.json", Format.JSONC),
+        home / "config.json",  # Copilot writes it itself, starting with `//` comment lines
+        home / "settings.json",
+        cwd / ".claude" / "settings.json",
+        cwd / ".claude" / "settings.local.json",
+        cwd / ".github" / "copilot" / "settings.json",
+        cwd / ".github" / "copilot" / "settings.local.json",
     ]
 
 
-def _layer(docs: Documents, path: Path, fmt: Format) -> Layer:
-    """A layer read as raw text (a blank JSONC settings file counts as ``{}``)."""
+def _layer(docs: Documents, path: Path) -> Layer:
+    """A layer read as raw JSONC text (comments and trailing commas allowed; a blank file counts as ``{}``)."""
     text = docs.depends.get(path)
-    if text is None or (fmt is Format.JSONC and not text.strip()):
+    if text is None or not text.strip():
         return Layer(path, None if text is None else {})
-    return Layer(path, parse(text, fmt, path).value)
+    return Layer(path, parse(text, Format.JSONC, path).value)
 
 
 def _disabled(docs: Documents, ctx: Context, path: Path, value: dict[str, Any]) -> str | None:
-    setting = last_explicit([_layer(docs, p, fmt) for p, fmt in settings_layers(ctx)], "disableAllHooks")
+    setting = last_explicit([_layer(docs, p) for p in settings_layers(ctx)], "disableAllHooks")
     if setting is not None and setting.value is True:
         return f"GitHub Copilot CLI hooks are disabled: {setting.describe()}"
     if value.get("disableAllHooks") is True:
@@ -167,7 +167,7 @@ def sources(ctx: Context) -> Sources:
             FILE.target(_home(ctx) / "hooks" / "elydora-audit.json"),
             FILE.target(ctx.repo_root / ".github" / "hooks" / "hooks.json"),  # legacy location, migrated
         ],
-        depends=[path for path, _ in settings_layers(ctx)],
+        depends=settings_layers(ctx),
     )
 
 

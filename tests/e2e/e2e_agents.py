@@ -18,7 +18,7 @@ from e2e_harness import SYSTEM_PATH, Sandbox
 
 # How the agent tells the model that our guard blocked the tool:
 STDERR_TO_MODEL = "stderr"  # our guard's stderr line is in the tool result the model gets
-GENERIC_DENIAL = "generic"  # the agent sends its own denial text (given in ``denial_text``), not our stderr
+DENIAL_WITH_REASON = "reason"  # the agent's own denial text (``denial_text``), then the reason our guard printed
 TASK_ABORTED = "aborted"  # the agent ends the whole task; the model is not asked again
 
 Json = dict[str, Any]
@@ -272,7 +272,8 @@ AGENTS: dict[str, Agent] = {a.id: a for a in (
         argv=lambda exe: [exe, "-p", "Run echo hello", "--allow-all-tools", "--disable-client-telemetry",
                           "--no-auto-update", "-s"],
         config_files=(".copilot/hooks", ".copilot/settings.json", ".copilot/config.json"),
-        block_feedback=GENERIC_DENIAL, denial_text="Denied by preToolUse hook",
+        # the guard prints {"permissionDecision": "deny", "permissionDecisionReason": <our line>} (docs/e2e.md)
+        block_feedback=DENIAL_WITH_REASON, denial_text="Denied by preToolUse hook: ",
     ),
     Agent(
         id="droid", name="Factory Droid", shell_tool="Execute", hook_tool="Execute",

@@ -14,12 +14,12 @@ namespace:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_agents import AGENTS, GENERIC_DENIAL, NOT_RUNNABLE, STDERR_TO_MODEL, TASK_ABORTED, Agent, run_env
+from e2e_agents import AGENTS, DENIAL_WITH_REASON, NOT_RUNNABLE, STDERR_TO_MODEL, TASK_ABORTED, Agent, run_env
 from e2e_harness import COMMAND, PROOF_FILE, Driver, Run, Sandbox, contains, read_log, record_version
 
 from elydora_cli import catalog
@@ -32,13 +32,7 @@ ROWS = list(catalog.provider_ids())
 
 # Product bugs that these tests found and that are reported to the lead; strict, so a fix turns them red
 # until the mark is removed.
-KNOWN_PRODUCT_BUGS: dict[tuple[str, str], str] = {
-    ("droid", "allow"): "install writes ~/.factory/hooks.json as {\"hooks\": {...}}; Droid 0.225.2 reads "
-                        "hooks.json as a bare event map and ignores the file, so no hook fires (docs/e2e.md)",
-    ("droid", "block"): "same as droid/allow: the guard never runs, the tool is not blocked (docs/e2e.md)",
-    ("copilot", "reinstall"): "Copilot 1.0.102 writes ~/.copilot/config.json starting with two // comment lines; "
-                              "status and install read it as strict JSON and fail (docs/e2e.md)",
-}
+KNOWN_PRODUCT_BUGS: dict[tuple[str, str], str] = {}
 
 
 def guard_line(agent_id: str) -> str:
@@ -48,7 +42,8 @@ def guard_line(agent_id: str) -> str:
 class AgentSession:
     """One agent's sandbox, its namespace driver and its runs, shared by the three phases."""
 
-    def __init__(self, agent: Agent, info: dict[str, Any], root: Path) -> None:
+    def __init__(self, agent: Agent, info: dict[str, Any], root: Path,
+                 before_install: Callable[[Sandbox], None] | None = None) -> None:
         self.agent = agent
         self.info = info
         self.sandbox = Sandbox(agent.id, root)
@@ -59,6 +54,8 @@ class AgentSession:
         if agent.setup_argv is not None:  # the user's own provider setup (e.g. `cline auth`), before installing
             result = self.run_raw("setup", agent.setup_argv(info["bin"], self.driver.port), tool="-")
             assert result.rc == 0 and not result.timed_out, result.describe()
+        if before_install is not None:  # a test's own user files, beyond the agent's settings
+            before_install(sb)
         self.install = sb.elydora("install", agent.id, "--root", str(sb.home))
         self.status = sb.elydora("status", agent.id, "--root", str(sb.home), check=False)
 
@@ -192,9 +189,10 @@ def test_block(session: AgentSession, request: pytest.FixtureRequest) -> None:
         assert any(contains(r["body"], guard_line(agent.id)) for r in followups), (
             f"the model was not told our block message\n{json.dumps([r['body'] for r in followups])[-3000:]}"
         )
-    elif agent.block_feedback == GENERIC_DENIAL:
-        assert any(contains(r["body"], agent.denial_text) for r in followups), (
-            f"the model was not told of the denial\n{json.dumps([r['body'] for r in followups])[-3000:]}"
+    elif agent.block_feedback == DENIAL_WITH_REASON:  # the agent's denial carries the reason the guard printed
+        told = agent.denial_text + guard_line(agent.id)
+        assert any(contains(r["body"], told) for r in followups), (
+            f"the model was not told {told!r}\n{json.dumps([r['body'] for r in followups])[-3000:]}"
         )
     else:  # the whole task is cancelled: no further model request, and the agent says it aborted
         assert not followups, f"{agent.name} went on after the cancel\n{run.describe()}"
@@ -268,3 +266,28 @@ def test_codex_status_reports_untrusted_hooks(codex_untrusted: AgentSession) -> 
     assert "trust" in (status.stdout + status.stderr).lower() and "healthy" not in status.stdout.split(), (
         status.stdout
     )
+
+
+# -- Droid: our hooks go where Droid loads them ----------------------------------------------------------------
+@pytest.mark.parametrize("existing", ["settings.local.json", "hooks/hooks.json"])
+def test_droid_hooks_land_where_droid_loads_them(existing: str, agent_cache: dict[str, Any],
+                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A user file ``{"hooks": {}}`` that Droid 0.225.2 never reads hooks from (``settings.local.json``) or reads
+    only as a bare event map (the legacy ``hooks/hooks.json``): after install the guard still blocks."""
+    info = agent_cache.get("droid") or {}
+    if not info.get("available"):
+        pytest.skip(f"droid: {info.get('reason', 'not in the e2e cache manifest')}")
+
+    def user_file(sb: Sandbox) -> None:
+        path = sb.home / ".factory" / existing
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text('{"hooks": {}}\n')
+
+    s = AgentSession(AGENTS["droid"], info, tmp_path_factory.mktemp("e2e-droid-source"), before_install=user_file)
+    try:
+        assert s.status.stdout.split()[1:2] == ["healthy"], s.status.stdout + s.status.stderr
+        s.sandbox.elydora("agent", "freeze", "--provider", "droid", "--root", str(s.sandbox.home))
+        run = s.run("block")
+        assert not run.proof_exists and s.sandbox.runtime_ran("guard"), f"Droid did not run our guard\n{run.describe()}"
+    finally:
+        s.close()

@@ -25,8 +25,8 @@ BEFORE = {
     ),
     "droid": (
         ".factory/hooks.json",
-        b'// my hooks\n{\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Execute", "hooks": '
-        b'[{"type": "command", "command": "echo mine", "timeout": 5}]}, // keep\n    ],\n  },\n}\n',
+        b'// my hooks\n{\n  "PreToolUse": [\n    {"matcher": "Execute", "hooks": '
+        b'[{"type": "command", "command": "echo mine", "timeout": 5}]}, // keep\n  ],\n}\n',
     ),
     "cursor": (
         ".cursor/hooks.json",

@@ -172,3 +172,36 @@ def test_a_hook_that_outlives_the_agents_timeout_fails(root: Path, capsys: pytes
     found = rows(out)
     assert code == 1
     assert found["grok", "PreToolUse", "allow"] == "FAIL no answer within the agent's timeout of 1 s"
+
+
+COPILOT_DENY = (
+    b'{"permissionDecision":"deny","permissionDecisionReason":'
+    b'"[Elydora guard] Agent \\"copilot\\" is frozen in Elydora. Tool execution blocked."}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "code", "stdout", "problem"),
+    [
+        ("block", 2, COPILOT_DENY, None),
+        ("block", 2, b"", "stdout is not the agent's JSON block answer"),  # exit 2 alone: the model hears no reason
+        ("block", 2, b'{"permissionDecision":"deny"}\n', "permissionDecisionReason must be a non-empty string"),
+        ("allow", 0, b"", None),
+        ("allow", 0, COPILOT_DENY, "stdout refuses the call"),
+    ],
+)
+def test_copilots_block_protocol_is_judged(
+    tmp_path: Path, kind: str, code: int, stdout: bytes, problem: str | None
+) -> None:
+    from elydora_cli import verify
+    from elydora_cli.providers.entries import Entry
+    from elydora_cli.providers.ownership import Ref
+
+    entry = Entry(tmp_path, "preToolUse", "guard", Ref("copilot", "guard", "python3", 10), {}, ["true"], 10)
+    probe = verify.Probe("copilot", entry, kind, b"{}", 10.0, None)
+    stderr = b'[Elydora guard] Agent "copilot" is frozen in Elydora. Tool execution blocked.\n'
+    found = verify.judge(probe, code, stdout, stderr if kind == "block" else b"", str(tmp_path))
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and problem in found

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ class Case:
     """Where the before-file goes and the after-file is read, relative to the home (default: the first target)."""
     in_project: bool = False
     """``target`` is relative to the project (the agent's cwd) instead of the home (Copilot's legacy file)."""
+    deviation: Callable[[Any], Any] | None = None
+    """Where we knowingly write another shape than the reference installer: turns the reference after-value into
+    ours (the provider's case file says why). Our handlers still replace the reference's afterwards."""
 
     @property
     def id(self) -> str:

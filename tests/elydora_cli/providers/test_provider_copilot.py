@@ -201,7 +201,7 @@ def test_status_reports_hooks_disabled_after_install(tmp_path):
 
 def test_settings_layers_are_jsonc_and_blank_means_empty(tmp_path):
     ctx = _ctx(tmp_path)
-    _write(_layer_path(ctx, "config"), {"disableAllHooks": True})
+    _write(_layer_path(ctx, "config"), '{"disableAllHooks": true,}\n')
     _write(_layer_path(ctx, "settings"), '// user settings\n{\n  "disableAllHooks": false, /* on */\n}\n')
     _write(_layer_path(ctx, "claude"), "")
     _write(_layer_path(ctx, "project_local"), "  \n\t\n")
@@ -209,11 +209,35 @@ def test_settings_layers_are_jsonc_and_blank_means_empty(tmp_path):
     assert _file(ctx).exists()
 
 
+# What Copilot 1.0.102 writes into ~/.copilot/config.json on its first run (docs/e2e.md, finding 3).
+COPILOT_OWN_CONFIG = (
+    "// User settings belong in settings.json.\n"
+    "// This file is managed automatically.\n"
+    '{\n  "firstLaunchAt": "2026-11-30T10:00:00.000Z",\n}\n'
+)
+
+
+@pytest.mark.parametrize("text", [COPILOT_OWN_CONFIG, "", " \n"], ids=["copilot-own", "empty", "blank"])
+def test_copilots_own_config_json_does_not_stop_install_or_status(tmp_path, text):
+    ctx = _ctx(tmp_path)
+    _write(_layer_path(ctx, "config"), text)
+    assert not operations.status("copilot", ctx).installed
+    operations.install("copilot", ctx)
+    assert operations.status("copilot", ctx).healthy
+    assert _layer_path(ctx, "config").read_text() == text  # a read-only layer: never written
+
+
+def test_a_commented_config_json_still_switches_hooks_off(tmp_path):
+    ctx = _ctx(tmp_path)
+    _write(_layer_path(ctx, "config"), COPILOT_OWN_CONFIG.replace("{\n", '{\n  "disableAllHooks": true,\n', 1))
+    with pytest.raises(RefusedError, match="disableAllHooks is true in"):
+        operations.install("copilot", ctx)
+
+
 @pytest.mark.parametrize(
     ("layer", "text", "message"),
     [
-        ("config", "", "config.json"),  # the legacy user config is strict JSON: blank is not {}
-        ("config", '{"disableAllHooks": true,}', "config.json"),
+        ("config", "{", "config.json"),
         ("settings", "{", "settings.json"),
         ("project", '{"disableAllHooks": "yes"}', "disableAllHooks must be true or false"),
         ("ours", '{"version": 1, "disableAllHooks": 1}', "disableAllHooks must be true or false"),

@@ -57,11 +57,11 @@ def ctx(tmp_path: Path) -> Context:
 # -- what we write ---------------------------------------------------------------------------------------------
 
 
-def test_fresh_install_writes_a_marked_hooks_json_with_star_groups(ctx):
+def test_fresh_install_writes_a_marked_bare_hooks_json_with_star_groups(ctx):
     operations.install("droid", ctx)
     text = (ctx.home / HOOKS_JSON).read_text()
-    assert text.startswith("// Managed by Elydora\n")
-    assert read(ctx, HOOKS_JSON) == {"hooks": ours(ctx)}
+    assert text.startswith("// Managed by Elydora\n{\n")
+    assert read(ctx, HOOKS_JSON) == ours(ctx)  # a bare event map, as Droid reads hooks.json (no "hooks" key)
     assert all(not (ctx.home / name).exists() for name in USER_FILES[1:])
 
 
@@ -85,7 +85,7 @@ def test_reference_entries_are_migrated(ctx, command):
     old = {"type": "command", "command": command.format(python=ctx.python, dir=ctx.elydora_dir), "timeout": 10}
     write(ctx, HOOKS_JSON, {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [old]}]}})
     operations.install("droid", ctx)
-    assert read(ctx, HOOKS_JSON) == {"hooks": ours(ctx)}
+    assert read(ctx, HOOKS_JSON) == ours(ctx)  # out of the wrapper Droid ignores, which is left empty and dropped
 
 
 def test_look_alikes_stay(ctx):
@@ -105,12 +105,76 @@ def test_look_alikes_stay(ctx):
 
 
 def test_trailing_commas_are_accepted_and_kept(ctx):
-    before = '{\n  "hooks": {\n    "PreToolUse": [],\n  },\n}\n'
+    before = '{\n  "PreToolUse": [],\n  "showHookOutput": true,\n}\n'
     write(ctx, HOOKS_JSON, before)
     operations.install("droid", ctx)
-    assert read(ctx, HOOKS_JSON) == {"hooks": ours(ctx)}
+    assert read(ctx, HOOKS_JSON) == {**ours(ctx), "showHookOutput": True}
     operations.uninstall("droid", ctx)
     assert (ctx.home / HOOKS_JSON).read_text() == before
+
+
+# -- the "hooks" wrapper Droid ignores in hooks.json (docs/e2e.md, finding 1) -------------------------------------
+
+
+def test_status_is_not_healthy_while_our_entries_sit_in_the_wrapper(ctx):
+    operations.install("droid", ctx)
+    write(ctx, HOOKS_JSON, "// Managed by Elydora\n" + json.dumps({"hooks": ours(ctx)}, indent=2) + "\n")
+    status = operations.status("droid", ctx)
+    assert not status.healthy
+    errors = [f.render() for f in status.findings if f.severity == "error"]
+    assert errors == [
+        f"{ctx.home / HOOKS_JSON}: no Elydora guard handler for PreToolUse (expected exactly one)",
+        f"{ctx.home / HOOKS_JSON}: no Elydora audit handler for PostToolUse (expected exactly one)",
+    ]
+    notes = [f.render() for f in status.findings if f.severity == "note"]
+    moved = 'holds Elydora entries under "hooks", which Droid ignores here; run install to move them'
+    assert notes == [f"{ctx.home / HOOKS_JSON}: {moved}"]
+
+
+def test_an_older_wrapped_install_is_migrated_and_uninstalled(ctx, monkeypatch):
+    with monkeypatch.context() as old:  # the installer before the fix: our groups under "hooks", recorded so
+        old.setattr(droid, "BARE_HOOKS", droid.HOOKS)
+        operations.install("droid", ctx)
+    assert read(ctx, HOOKS_JSON) == {"hooks": ours(ctx)}
+    operations.install("droid", ctx)
+    assert (ctx.home / HOOKS_JSON).read_text().startswith("// Managed by Elydora\n")
+    assert read(ctx, HOOKS_JSON) == ours(ctx)
+    status = operations.status("droid", ctx)
+    assert status.healthy and not status.findings, status.findings
+    operations.uninstall("droid", ctx)
+    assert not (ctx.home / HOOKS_JSON).exists()  # we created it, and nothing of the user's is left
+
+
+def test_a_reference_wrapper_keeps_the_users_groups(ctx):
+    reference = {"type": "command", "command": f"'{ctx.python}' '{ctx.elydora_dir}/droid/guard.py'", "timeout": 10}
+    user = {"matcher": "Read", "hooks": [{"type": "command", "command": "root-user"}]}
+    write(ctx, HOOKS_JSON, {"hooks": {"PreToolUse": [user, {"matcher": "*", "hooks": [reference]}]}})
+    operations.install("droid", ctx)
+    assert read(ctx, HOOKS_JSON) == {"hooks": {"PreToolUse": [user]}, **ours(ctx)}
+    status = operations.status("droid", ctx)
+    assert status.healthy
+    ignored = 'Droid reads this file as a bare event map and ignores the hooks under its "hooks" key'
+    assert [f.render() for f in status.findings] == [f"{ctx.home / HOOKS_JSON}: {ignored}"]
+    operations.uninstall("droid", ctx)
+    assert read(ctx, HOOKS_JSON) == {"hooks": {"PreToolUse": [user]}}
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"hooks": []}, "hooks must be an object"),
+        ({"hooks": {"PreToolUse": {}}}, "hooks.PreToolUse must be an array"),
+        ({"PreToolUse": {}}, "PreToolUse must be an array"),
+        ({"PreToolUse": [{"matcher": 1, "hooks": []}]}, "PreToolUse[0].matcher must be a string"),
+        ({"showHookOutput": "yes"}, "showHookOutput must be true or false"),
+    ],
+)
+def test_a_malformed_hooks_json_aborts(ctx, value, message):
+    write(ctx, HOOKS_JSON, value)
+    before = files_under(ctx.home)
+    with pytest.raises(MalformedConfigError, match=re.escape(message)):
+        operations.install("droid", ctx)
+    assert files_under(ctx.home) == before
 
 
 # -- the active source --------------------------------------------------------------------------------------------
@@ -126,11 +190,13 @@ WITHOUT_HOOKS = {"theme": "dark"}
         ({HOOKS_JSON: {}, SETTINGS: WITH_HOOKS}, HOOKS_JSON),
         ({HOOKS_JSON: {}, NESTED: {}}, HOOKS_JSON),
         ({NESTED: {}, LOCAL: WITH_HOOKS}, NESTED),
-        ({LOCAL: WITH_HOOKS, SETTINGS: WITH_HOOKS}, LOCAL),
+        ({LOCAL: WITH_HOOKS, SETTINGS: WITH_HOOKS}, SETTINGS),  # Droid never loads settings.local.json's hooks
+        ({LOCAL: WITH_HOOKS}, HOOKS_JSON),
         ({LOCAL: WITHOUT_HOOKS, SETTINGS: WITH_HOOKS}, SETTINGS),
         ({LOCAL: WITHOUT_HOOKS, SETTINGS: WITHOUT_HOOKS}, HOOKS_JSON),
     ],
-    ids=["nothing", "hooks.json", "hooks.json-over-nested", "nested", "local", "settings", "no-hooks-key"],
+    ids=["nothing", "hooks.json", "hooks.json-over-nested", "nested", "settings-over-local", "local-only",
+         "settings", "no-hooks-key"],
 )
 def test_active_source(ctx, present, active):
     for name, value in present.items():
@@ -138,11 +204,24 @@ def test_active_source(ctx, present, active):
     before = {name: (ctx.home / name).read_bytes() for name in present}
     operations.install("droid", ctx)
     value = read(ctx, active)
-    hooks = value if active == NESTED else value["hooks"]
+    hooks = value if active in (HOOKS_JSON, NESTED) else value["hooks"]
     assert hooks == ours(ctx)
     assert {n: (ctx.home / n).read_bytes() for n in present if n != active} == {
         n: b for n, b in before.items() if n != active
     }
+    assert operations.status("droid", ctx).healthy
+
+
+def test_our_entries_in_settings_local_are_moved_to_a_source_droid_loads(ctx):
+    operations.install("droid", ctx)
+    (ctx.home / HOOKS_JSON).unlink()
+    write(ctx, LOCAL, {"theme": "dark", "hooks": ours(ctx)})  # where an older install could put them
+    status = operations.status("droid", ctx)
+    assert status.installed and not status.healthy
+    assert any(f.severity == "note" and f.path == ctx.home / LOCAL for f in status.findings)
+    operations.install("droid", ctx)
+    assert read(ctx, LOCAL) == {"theme": "dark", "hooks": {}}
+    assert read(ctx, HOOKS_JSON) == ours(ctx)
     assert operations.status("droid", ctx).healthy
 
 
@@ -152,7 +231,7 @@ def test_inactive_settings_source_is_left_byte_identical(ctx):
     (ctx.home / SETTINGS).write_bytes(inactive)
     operations.install("droid", ctx)
     assert (ctx.home / SETTINGS).read_bytes() == inactive
-    assert read(ctx, HOOKS_JSON)["hooks"]["PostToolUse"] == ours(ctx)["PostToolUse"]
+    assert read(ctx, HOOKS_JSON)["PostToolUse"] == ours(ctx)["PostToolUse"]
 
 
 def test_our_entries_leave_sources_that_are_no_longer_active(ctx):
@@ -166,7 +245,7 @@ def test_our_entries_leave_sources_that_are_no_longer_active(ctx):
     assert notes and "does not load" in notes[0] and SETTINGS in notes[0]
     operations.install("droid", ctx)
     assert read(ctx, SETTINGS) == {"theme": "dark", "hooks": {}}
-    assert read(ctx, HOOKS_JSON) == {"hooks": ours(ctx)}
+    assert read(ctx, HOOKS_JSON) == ours(ctx)
 
 
 def test_bare_legacy_map_with_switches(ctx):
@@ -178,21 +257,21 @@ def test_bare_legacy_map_with_switches(ctx):
     assert read(ctx, NESTED) == user
 
 
-def test_wrapped_legacy_file(ctx):
-    write(ctx, NESTED, {"hooks": {"PreToolUse": []}})
+def test_a_wrapped_legacy_file_gets_our_groups_at_its_root(ctx):
+    write(ctx, NESTED, {"hooks": {"PreToolUse": []}})  # Droid 0.225.2 reads this file as a bare map too
     operations.install("droid", ctx)
-    assert read(ctx, NESTED) == {"hooks": ours(ctx)}
+    assert read(ctx, NESTED) == {"hooks": {"PreToolUse": []}, **ours(ctx)}
 
 
 def test_uninstall_removes_only_our_handlers_from_a_user_group(ctx):
     operations.install("droid", ctx)
     mixed = {"matcher": "Read", "hooks": [{"type": "command", "command": "user"}, guard(ctx)]}
     value = read(ctx, HOOKS_JSON)
-    value["hooks"]["PreToolUse"].insert(0, mixed)
+    value["PreToolUse"].insert(0, mixed)
     write(ctx, SETTINGS, {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [audit(ctx)]}]}})
     (ctx.home / HOOKS_JSON).write_text(json.dumps(value))
     operations.uninstall("droid", ctx)
-    assert read(ctx, HOOKS_JSON) == {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [mixed["hooks"][0]]}]}}
+    assert read(ctx, HOOKS_JSON) == {"PreToolUse": [{"matcher": "Read", "hooks": [mixed["hooks"][0]]}]}
     assert read(ctx, SETTINGS) == {"hooks": {}}
 
 

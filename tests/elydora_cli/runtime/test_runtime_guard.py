@@ -35,7 +35,16 @@ EXPECTED: dict[str, dict[str, object]] = {
     # Cline runs the Node hook file in front of the guard; the file turns exit 2 + stderr into the cancel JSON
     # (tests/elydora_cli/providers/test_provider_cline.py), so the guard itself speaks the plain protocol.
     "cline": PLAIN,
-    "copilot": PLAIN,
+    # Copilot differs from the reference providers.md (exit 2 alone): with that, Copilot 1.0.102 tells the model
+    # only "hook exited with code 2"; with this answer on stdout the model reads our line (docs/e2e.md, finding 4).
+    "copilot": {
+        "deny_exit": 2,
+        "deny_stdout": '{"permissionDecision":"deny","permissionDecisionReason":'
+        '"[Elydora guard] Agent \\"copilot\\" is STATUS in Elydora. Tool execution blocked."}\n',
+        "allow": "",
+        "fail_exit": 0,
+        "fail_stdout": "",
+    },
     "cursor": {
         "deny_exit": 2,
         "deny_stdout": '{"permission":"deny","userMessage":"Agent \\"cursor\\" is STATUS in Elydora.",'
