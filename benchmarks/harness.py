@@ -98,6 +98,29 @@ def interleaved_command_times(
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
+def lock_is_free(path: str | os.PathLike[str]) -> bool:
+    """Whether nobody holds the ``flock`` on ``path`` (e.g. a runtime's detached flusher is done)."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def line_count(path: str | os.PathLike[str]) -> int:
+    """Lines in a file (0 when absent): ledger entries, spool records."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
 def peak_memory(fn: Callable[[], object]) -> int:
     """Peak bytes allocated by Python while ``fn()`` runs (tracemalloc)."""
     gc.collect()

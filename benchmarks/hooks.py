@@ -7,7 +7,6 @@ Goals (goals.md): guard <= 1.5x, audit <= 2x the baseline median.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sys
@@ -15,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Figure, dump_json, interleaved_command_times, report
+from benchmarks.harness import Figure, dump_json, interleaved_command_times, line_count, lock_is_free, report
 from elydora_cli import identity
 from elydora_cli.runtime import generate, runtime_argv
 from elydora_cli.runtime.refresh import cache_bytes
@@ -46,19 +45,11 @@ def _event(name: str, fallback: dict[str, object]) -> bytes:
 
 
 def _flusher_idle(directory: Path) -> bool:
-    fd = os.open(directory / identity.FLUSH_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
+    return lock_is_free(directory / identity.FLUSH_LOCK)
 
 
 def _ledger_entries(directory: Path) -> int:
-    path = directory / identity.LEDGER
-    return path.read_bytes().count(b"\n") if path.exists() else 0
+    return line_count(directory / identity.LEDGER)
 
 
 def main() -> None:

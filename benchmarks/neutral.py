@@ -11,7 +11,6 @@ No goal is set for these figures (goals.md has none); they are printed as ratios
 
 from __future__ import annotations
 
-import fcntl
 import os
 import statistics
 import subprocess
@@ -21,7 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.harness import Figure, dump_json, interleaved_command_times, report
+from benchmarks.harness import Figure, dump_json, interleaved_command_times, line_count, lock_is_free, report
 
 REPEAT = int(os.environ.get("BENCH_REPEAT", "21"))
 IMPORT_RUNS = int(os.environ.get("BENCH_IMPORT_RUNS", "7"))
@@ -61,19 +60,11 @@ def _top_level_imports(argv: list[str], stdin: bytes) -> dict[str, float]:
 
 
 def _flusher_idle(directory: Path) -> bool:
-    fd = os.open(directory / "flush.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
+    return lock_is_free(directory / "flush.lock")
 
 
 def _ledger_lines(directory: Path) -> int:
-    path = directory / "ledger.jsonl"
-    return path.read_bytes().count(b"\n") if path.exists() else 0
+    return line_count(directory / "ledger.jsonl")
 
 
 def main() -> None:
