@@ -69,16 +69,11 @@ def _substitute(value: Any, message: str, stderr: str) -> Any:
 
 
 @dataclass(frozen=True)
-class GuardFacts:
-    deny_exit_code: int
-    deny_stdout_template: Any
+class AuditFacts:
+    """What a hook prints when it succeeds, and how it fails (the audit hook needs nothing more)."""
+
     success_stdout_template: Any
     failure_mode: FailureMode
-
-    def deny_stdout(self, message: str, stderr_line: str) -> bytes:
-        if self.deny_stdout_template is None:
-            return b""
-        return render_output(self.deny_stdout_template, message=message, stderr=stderr_line)
 
     @property
     def success_stdout(self) -> bytes:
@@ -95,21 +90,16 @@ class GuardFacts:
 
 
 @dataclass(frozen=True)
-class AuditFacts:
-    success_stdout_template: Any
-    failure_mode: FailureMode
+class GuardFacts(AuditFacts):
+    """The audit facts plus the agent's deny protocol."""
 
-    @property
-    def success_stdout(self) -> bytes:
-        return b"" if self.success_stdout_template is None else render_output(self.success_stdout_template)
+    deny_exit_code: int = 2
+    deny_stdout_template: Any = None
 
-    @property
-    def failure_exit_code(self) -> int:
-        return 0 if self.failure_mode == "open" else FAILURE_EXIT_CODE
-
-    @property
-    def failure_stdout(self) -> bytes:
-        return self.success_stdout if self.failure_mode == "open" else b""
+    def deny_stdout(self, message: str, stderr_line: str) -> bytes:
+        if self.deny_stdout_template is None:
+            return b""
+        return render_output(self.deny_stdout_template, message=message, stderr=stderr_line)
 
 
 @dataclass(frozen=True)
@@ -175,10 +165,10 @@ def _timeout(raw: Any) -> Timeout | None:
 def _provider(raw: dict[str, Any]) -> Provider:
     ev, cfg, guard, audit = raw["events"], raw["config"], raw["guard"], raw["audit"]
     guard_facts = GuardFacts(
-        int(guard["deny"]["exit_code"]),
-        guard["deny"]["stdout"],
-        guard["success_stdout"],
-        guard["failure_mode"],
+        success_stdout_template=guard["success_stdout"],
+        failure_mode=guard["failure_mode"],
+        deny_exit_code=int(guard["deny"]["exit_code"]),
+        deny_stdout_template=guard["deny"]["stdout"],
     )
     runtime_deny = guard.get("runtime_deny")
     runtime_guard = (
