@@ -1,8 +1,10 @@
-"""Factory Droid: JSONC hooks (trailing commas allowed) in the one active user source under ``~/.factory``.
+"""Factory Droid: JSONC hooks (trailing commas allowed) in the user sources Droid loads under ``~/.factory``.
 
 Droid 0.225.2 loads user hooks from ``hooks.json`` (else the legacy ``hooks/hooks.json``) and from the ``hooks``
-key of ``settings.json``; never from ``settings.local.json``. We write to the first of ``hooks.json``, the legacy
-file and ``settings.json`` with a ``hooks`` key (the *active* source). The two hooks files are bare event maps
+key of ``settings.json``, merged one event at a time (an event the hooks file defines never runs from
+``settings.json``); never from ``settings.local.json``. The *active* source is the first of ``hooks.json``, the
+legacy file and ``settings.json`` with a ``hooks`` key; each of our groups goes where Droid runs the user's
+groups for its event (see :func:`placement`). The two hooks files are bare event maps
 (``{"PreToolUse": [...]}``, with ``hooksDisabled`` / ``showHookOutput`` at the root): Droid validates their root
 as the hook map and ignores any other key, so a ``{"hooks": {...}}`` wrapper (what older installers wrote) is
 never loaded. Our entries in the other user sources and in such a wrapper are removed. ``hooksDisabled`` is
@@ -27,7 +29,7 @@ from .documents import Documents
 from .hookfile import handlers
 from .hookmap import HookMap
 from .jsregex import group_patterns, require_compilable
-from .layers import Layer, explicit, first_explicit, layer, layers, system_file
+from .layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
 from .ownership import Ref, runtime_argv
 from .pairforms import OldShape, exactly, recogniser
 from .schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
@@ -123,17 +125,52 @@ def _hookmap(docs: Documents, name: str) -> tuple[Path, HookMap]:
 
 
 def hook_maps(docs: Documents) -> list[tuple[Path, HookMap]]:
-    """The one map Droid runs hooks from: its active source's (see ``entries``)."""
-    return [_hookmap(docs, active_source(docs))]
+    """Where Droid loads each of our events from (see :func:`placement`)."""
+    return _maps(docs, placement(docs))
 
 
 def active_source(docs: Documents) -> str:
-    """The user source we write to (``hooks.json`` when none exists yet)."""
+    """The user source Droid reads first (``hooks.json`` when none exists yet)."""
     for name in LOADED:
         original = layer(docs, _paths(docs)[name]).value
         if original is not None and (name in HOOK_FILES or "hooks" in original):
             return name
     return HOOKS_JSON
+
+
+def _only_ours(group: Any, ctx: Context, docs: Documents) -> bool:
+    inner = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(inner, list) and bool(inner) and all(hookmap.ours(HOOKS, h, ctx, docs.recorded) for h in inner)
+
+
+def _defines(docs: Documents, name: str, event: str, ctx: Context | None) -> bool:
+    """``name`` (as read) has ``event`` in its hook map; with ``ctx``, groups holding only our handlers do not count."""
+    key = (event,) if name in HOOK_FILES else ("hooks", event)
+    found, groups = lookup(layer(docs, _paths(docs)[name]).value, key)
+    if not found or ctx is None or not isinstance(groups, list) or not groups:
+        return found
+    return not all(_only_ours(group, ctx, docs) for group in groups)
+
+
+def placement(docs: Documents, ctx: Context | None = None) -> dict[str, dict[str, str]]:
+    """Source -> our events (and roles) it holds, one event at a time.
+
+    Droid merges the hooks file over ``settings.json`` per event: an event the hooks file defines runs only
+    from there. Without ``ctx``: where Droid loads each event from now. With ``ctx``: where install puts our
+    group, so that no user group stops running: the active hooks file when it defines the event, else
+    ``settings.json`` when it does, else the active source (our own groups do not count as defining).
+    """
+    active = active_source(docs)
+    placed: dict[str, dict[str, str]] = {}
+    for event, role in HOOKS.events.items():
+        name = next((n for n in (active, SETTINGS) if _defines(docs, n, event, ctx)), active)
+        placed.setdefault(name, {})[event] = role
+    return placed
+
+
+def _maps(docs: Documents, placed: dict[str, dict[str, str]]) -> list[tuple[Path, HookMap]]:
+    maps = [(name, *_hookmap(docs, name)) for name in placed]
+    return [(path, dataclasses.replace(hm, events=placed[name])) for name, path, hm in maps]
 
 
 def validate(docs: Documents) -> None:
@@ -207,11 +244,14 @@ def install(docs: Documents, ctx: Context) -> None:
     validate(docs)
     active = active_source(docs)
     _refuse_if_blocked(docs, ctx, active)
+    placed = placement(docs, ctx)
     for name in USER_SOURCES:
         _unwrap(docs, name, ctx, None)
-        if name != active:
-            remove_hooks(docs, *_hookmap(docs, name), ctx, None)
-    add_hooks(docs, *_hookmap(docs, active), ctx, ctx.agent_id_for(FACTS.id))
+        path, hm = _hookmap(docs, name)
+        if name in placed:
+            add_hooks(docs, path, dataclasses.replace(hm, events=placed[name]), ctx, ctx.agent_id_for(FACTS.id))
+        else:
+            remove_hooks(docs, path, hm, ctx, None)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -221,39 +261,46 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
         remove_hooks(docs, *_hookmap(docs, name), ctx, agent_ids)
 
 
-def _holds_ours(doc: Document | None, hm: HookMap, ctx: Context, agent_id: str) -> bool:
-    refs = [hookmap.ours(hm, h, ctx) for *_, h in handlers(doc.value if doc is not None else None, hm)]
-    return any(ref is not None and ref.agent_id == agent_id for ref in refs)
+def _our_events(doc: Document | None, hm: HookMap, ctx: Context, agent_id: str) -> list[str]:
+    found = [(event, hookmap.ours(hm, h, ctx)) for _, event, h in handlers(doc.value if doc is not None else None, hm)]
+    return list(dict.fromkeys(event for event, ref in found if ref is not None and ref.agent_id == agent_id))
 
 
-def _unloaded(docs: Documents, ctx: Context, agent_id: str, active: str) -> list[Finding]:
-    """Notes on entries Droid does not load: ours in an inactive source or a wrapper, the user's in the wrapper."""
-    active_path = _paths(docs)[active]
+def _unloaded(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
+    """Entries of ours Droid does not load or that shadow the user's groups, and the user's in a wrapper."""
+    loaded = {event: name for name, events in placement(docs).items() for event in events}
+    wanted = {event: name for name, events in placement(docs, ctx).items() for event in events}
     notes = []
     for name in USER_SOURCES:
         path, hm = _hookmap(docs, name)
         doc = docs.doc(path)
-        if name != active and _holds_ours(doc, hm, ctx, agent_id):
-            message = f"holds Elydora entries Droid does not load ({active_path} is the active hooks source)"
+        events = _our_events(doc, hm, ctx, agent_id)
+        if skipped := [e for e in events if loaded.get(e) != name]:
+            message = f"holds Elydora entries Droid does not load from here ({', '.join(skipped)})"
             notes.append(Finding(message, path, severity="note"))
+        for event in (e for e in events if loaded.get(e) == name != SETTINGS == wanted[e]):  # ours shadow the user's
+            other = _paths(docs)[SETTINGS]
+            message = f"the Elydora {event} group here keeps Droid from running the {event} groups of {other}"
+            notes.append(Finding(message + "; run install to move it there", path))
         if name not in HOOK_FILES or doc is None or not isinstance(doc.value.get(WRAPPER), dict):
             continue
-        if _holds_ours(doc, HOOKS, ctx, agent_id):
+        if _our_events(doc, HOOKS, ctx, agent_id):
             message = f'holds Elydora entries under "{WRAPPER}", which Droid ignores here; run install to move them'
             notes.append(Finding(message, path, severity="note"))
-        elif name == active and any(True for _ in handlers(doc.value, HOOKS)):
+        elif name == active_source(docs) and any(True for _ in handlers(doc.value, HOOKS)):
             message = f'Droid reads this file as a bare event map and ignores the hooks under its "{WRAPPER}" key'
             notes.append(Finding(message, path, severity="note"))
     return notes
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
+    """Our entry for each event in the source Droid loads that event from, and what it does not load."""
     validate(docs)
-    active = active_source(docs)
-    reason = blocked(docs, ctx, active)
+    reason = blocked(docs, ctx, active_source(docs))
     if reason is not None:
         return [Finding(f"Factory Droid does not run user hooks: {reason[1]}", reason[0])]
-    return check_hooks(docs, *_hookmap(docs, active), ctx, agent_id) + _unloaded(docs, ctx, agent_id, active)
+    findings = [f for path, hm in hook_maps(docs) for f in check_hooks(docs, path, hm, ctx, agent_id)]
+    return findings + _unloaded(docs, ctx, agent_id)
 
 
 NOTES = ("Review the hooks with /hooks inside Factory Droid; restart running sessions so they load them.",)

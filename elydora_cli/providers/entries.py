@@ -65,7 +65,7 @@ def _in_maps(module: ModuleType, docs: Documents, ctx: Context) -> list[tuple[Fo
         doc = docs.doc(path)
         for _, event, handler in handlers(doc.value if doc is not None else None, hm):
             ref = hookmap.ours(hm, handler, ctx, docs.recorded)
-            if ref is not None:
+            if ref is not None and event in hm.events:  # a map may serve some events only (Droid's per event)
                 found.append(((path, event, ref, handler), _seconds(handler.get(hm.timeout_key), hm.unit)))
     return found
 

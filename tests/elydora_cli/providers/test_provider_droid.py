@@ -225,13 +225,89 @@ def test_our_entries_in_settings_local_are_moved_to_a_source_droid_loads(ctx):
     assert operations.status("droid", ctx).healthy
 
 
-def test_inactive_settings_source_is_left_byte_identical(ctx):
-    write(ctx, HOOKS_JSON, (CONFIGS / "droid-before.jsonc").read_text())
-    inactive = (CONFIGS / "droid-inactive-settings-after.jsonc").read_bytes()
-    (ctx.home / SETTINGS).write_bytes(inactive)
+def test_settings_keeps_an_event_the_hooks_file_does_not_define(ctx):
+    write(ctx, HOOKS_JSON, (CONFIGS / "droid-before.jsonc").read_text())  # PreToolUse only in the ignored wrapper
+    settings = (CONFIGS / "droid-inactive-settings-after.jsonc").read_bytes()  # the user's PostToolUse group
+    (ctx.home / SETTINGS).write_bytes(settings)
     operations.install("droid", ctx)
-    assert (ctx.home / SETTINGS).read_bytes() == inactive
-    assert read(ctx, HOOKS_JSON)["PostToolUse"] == ours(ctx)["PostToolUse"]
+    user = parse_any(settings.decode(), ".jsonc")
+    assert read(ctx, SETTINGS)["hooks"]["PostToolUse"] == [*user["hooks"]["PostToolUse"], *ours(ctx)["PostToolUse"]]
+    assert "PostToolUse" not in read(ctx, HOOKS_JSON)  # there it would keep Droid from running the user's group
+    assert read(ctx, HOOKS_JSON)["PreToolUse"] == ours(ctx)["PreToolUse"]
+    assert operations.status("droid", ctx).healthy
+    operations.uninstall("droid", ctx)
+    assert (ctx.home / SETTINGS).read_bytes() == settings
+
+
+# -- per event: Droid runs an event from the hooks file when it defines it, else from settings.json --------------
+
+
+def droid_runs(ctx: Context) -> dict[str, Any]:
+    """The groups Droid 0.225 runs per event: the hooks file's, else settings.json's (never both)."""
+    hooks_file = next((v for n in (HOOKS_JSON, NESTED) if (v := read(ctx, n)) is not None), {})
+    settings = (read(ctx, SETTINGS) or {}).get("hooks", {})
+    return {e: hooks_file[e] if e in hooks_file else settings[e] for e in {*hooks_file, *settings} if "Use" in e}
+
+
+USER_PRE = {"matcher": "Execute", "hooks": [{"type": "command", "command": "user-pre"}]}
+USER_STOP = {"hooks": [{"type": "command", "command": "user-stop"}]}
+
+
+@pytest.mark.parametrize("post_in", [None, HOOKS_JSON, SETTINGS])
+def test_each_event_goes_where_droid_runs_it(ctx, post_in):
+    user_post = {"matcher": "Edit", "hooks": [{"type": "command", "command": "user-post"}]}
+    hooks_file: dict[str, Any] = {"Stop": [USER_STOP]}
+    settings: dict[str, Any] = {"theme": "dark", "hooks": {"PreToolUse": [USER_PRE]}}
+    if post_in is not None:
+        (hooks_file if post_in == HOOKS_JSON else settings["hooks"])["PostToolUse"] = [user_post]
+    paths = [write(ctx, HOOKS_JSON, hooks_file), write(ctx, SETTINGS, settings)]
+    before = {path: path.read_bytes() for path in paths}
+    operations.install("droid", ctx)
+    assert read(ctx, SETTINGS)["hooks"]["PreToolUse"] == [USER_PRE, *ours(ctx)["PreToolUse"]]
+    assert "PreToolUse" not in read(ctx, HOOKS_JSON)
+    post = read(ctx, SETTINGS if post_in == SETTINGS else HOOKS_JSON)  # the rule: else the active hooks.json
+    post_map = post["hooks"] if post_in == SETTINGS else post
+    assert post_map["PostToolUse"] == [*([user_post] if post_in else []), *ours(ctx)["PostToolUse"]]
+    runs = droid_runs(ctx)
+    assert runs["PreToolUse"] == [USER_PRE, *ours(ctx)["PreToolUse"]]  # the user's group still runs, and ours
+    assert runs["PostToolUse"] == post_map["PostToolUse"]
+    status = operations.status("droid", ctx)
+    assert status.healthy and not status.findings, status.findings
+    installed = {path: path.read_bytes() for path in paths}
+    operations.install("droid", ctx)
+    assert {path: path.read_bytes() for path in paths} == installed  # install twice = once
+    operations.uninstall("droid", ctx)
+    assert {path: path.read_bytes() for path in paths} == before
+    assert not (ctx.home / NESTED).exists() and not (ctx.home / LOCAL).exists()
+
+
+def test_status_reports_our_group_shadowing_the_users(ctx):
+    write(ctx, HOOKS_JSON, ours(ctx))  # where an install before the per-event rule put our groups
+    settings = write(ctx, SETTINGS, {"hooks": {"PreToolUse": [USER_PRE]}})
+    status = operations.status("droid", ctx)
+    assert not status.healthy
+    shadowed = f"the Elydora PreToolUse group here keeps Droid from running the PreToolUse groups of {settings}"
+    expected = f"{ctx.home / HOOKS_JSON}: {shadowed}; run install to move it there"
+    assert [f.render() for f in status.findings] == [expected]
+    operations.install("droid", ctx)
+    assert droid_runs(ctx)["PreToolUse"] == [USER_PRE, *ours(ctx)["PreToolUse"]]
+    assert read(ctx, HOOKS_JSON) == {"PostToolUse": ours(ctx)["PostToolUse"]}
+    assert operations.status("droid", ctx).healthy
+
+
+def test_status_notes_our_entries_shadowed_by_the_hooks_file(ctx):
+    write(ctx, HOOKS_JSON, {"PreToolUse": [USER_PRE]})
+    write(ctx, SETTINGS, {"hooks": ours(ctx)})  # Droid runs hooks.json's PreToolUse, not these
+    status = operations.status("droid", ctx)
+    assert [f.render() for f in status.findings] == [
+        f"{ctx.home / HOOKS_JSON}: no Elydora guard handler for PreToolUse (expected exactly one)",
+        f"{ctx.home / SETTINGS}: holds Elydora entries Droid does not load from here (PreToolUse)",
+    ]
+    operations.install("droid", ctx)
+    expected = {"PreToolUse": [USER_PRE, *ours(ctx)["PreToolUse"]], "PostToolUse": ours(ctx)["PostToolUse"]}
+    assert read(ctx, HOOKS_JSON) == expected  # settings.json does not define PostToolUse: the active source
+    assert read(ctx, SETTINGS) == {"hooks": {}}
+    assert operations.status("droid", ctx).healthy
 
 
 def test_our_entries_leave_sources_that_are_no_longer_active(ctx):
@@ -239,10 +315,14 @@ def test_our_entries_leave_sources_that_are_no_longer_active(ctx):
     operations.install("droid", ctx)
     assert read(ctx, SETTINGS)["hooks"] == ours(ctx)
     write(ctx, HOOKS_JSON, {})
+    status = operations.status("droid", ctx)  # hooks.json defines neither event: Droid runs settings.json's
+    assert status.healthy and not status.findings, status.findings
+    write(ctx, HOOKS_JSON, {"PreToolUse": [USER_PRE]})
     status = operations.status("droid", ctx)
     assert not status.healthy
     notes = [f.render() for f in status.findings if f.severity == "note"]
-    assert notes and "does not load" in notes[0] and SETTINGS in notes[0]
+    assert notes == [f"{ctx.home / SETTINGS}: holds Elydora entries Droid does not load from here (PreToolUse)"]
+    write(ctx, HOOKS_JSON, {})
     operations.install("droid", ctx)
     assert read(ctx, SETTINGS) == {"theme": "dark", "hooks": {}}
     assert read(ctx, HOOKS_JSON) == ours(ctx)
