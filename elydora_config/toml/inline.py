@@ -51,16 +51,21 @@ def _parse_array(text: str, pos: int) -> Node:
     while text[pos : pos + 1] != "]":
         item = parse_node(text, pos)
         node.items.append(item)
-        pos = _GAP_RE.match(text, item.end).end()  # type: ignore[union-attr]
-        if text[pos : pos + 1] == ",":
-            node.commas.append(pos)
-            pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
-        elif text[pos : pos + 1] == "]":
-            node.commas.append(-1)
-        else:
-            raise ScanError(f"expected ',' or ']' at offset {pos}")
+        pos = _after_item(text, node, item, "]")
     node.end = pos + 1
     return node
+
+
+def _after_item(text: str, node: Node, item: Node, closer: str) -> int:
+    """Record the comma after ``item`` (``-1`` before the closer); return where the next item starts."""
+    pos = _GAP_RE.match(text, item.end).end()  # type: ignore[union-attr]
+    if text[pos : pos + 1] == ",":
+        node.commas.append(pos)
+        return _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+    if text[pos : pos + 1] == closer:
+        node.commas.append(-1)
+        return pos
+    raise ScanError(f"expected ',' or '{closer}' at offset {pos}")
 
 
 def _parse_table(text: str, pos: int) -> Node:
@@ -75,14 +80,7 @@ def _parse_table(text: str, pos: int) -> Node:
         node.keys.append(key_parts(key.group()))
         node.key_starts.append(pos)
         node.items.append(item)
-        pos = _GAP_RE.match(text, item.end).end()  # type: ignore[union-attr]
-        if text[pos : pos + 1] == ",":
-            node.commas.append(pos)
-            pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
-        elif text[pos : pos + 1] == "}":
-            node.commas.append(-1)
-        else:
-            raise ScanError(f"expected ',' or '}}' at offset {pos}")
+        pos = _after_item(text, node, item, "}")
     node.end = pos + 1
     return node
 
