@@ -14,15 +14,11 @@ trailing commas at every depth.  The edit sets one value inside a project in the
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from typing import Any
 
 from benchmarks import harness
@@ -95,25 +91,6 @@ def middle_path(value: dict[str, Any]) -> tuple[str, ...]:
     return ("projects", keys[len(keys) // 2], "hasTrustDialogAccepted")
 
 
-def interleaved(fns: dict[str, Callable[[], object]], repeat: int, warmup: int = 2) -> dict[str, float]:
-    """Median seconds of each function, run round-robin with the garbage collector paused per call."""
-    samples: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            gc.collect()
-            gc.disable()
-            try:
-                start = time.perf_counter()
-                fn()
-                samples[name].append(time.perf_counter() - start)
-            finally:
-                gc.enable()
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
 def edit_once(data: bytes, dialect: Dialect, path: tuple[str, ...]) -> JsoncDocument:
     doc = JsoncDocument.parse_bytes(data, dialect)
     doc.set(path, "edited")
@@ -138,7 +115,9 @@ def bench_edit(name: str, data: bytes, baseline: bytes, dialect: Dialect, goal: 
     path = middle_path(json.loads(baseline))
     result = edit_once(data, dialect, path)
     assert result.get(path) == "edited" and result.to_bytes() != data
-    times = interleaved({"edit": lambda: edit_once(data, dialect, path), "loads": lambda: json.loads(baseline)}, repeat)
+    times = harness.interleaved_times(
+        {"edit": lambda: edit_once(data, dialect, path), "loads": lambda: json.loads(baseline)}, repeat=repeat
+    )
     harness.report(
         harness.Figure(
             name, times["edit"], "s", "json.loads", times["loads"], goal=goal, extra={"MB": f"{len(data) / MB:.2f}"}
@@ -176,7 +155,9 @@ def bench_huge(megabytes: int, repeat: int) -> None:
             doc = edit_once(data, STRICT_JSON, path)
             durable_write(target, doc.to_bytes())
 
-        times = interleaved({"edit": edit_and_write, "loads": lambda: json.loads(data)}, repeat, warmup=1)
+        times = harness.interleaved_times(
+            {"edit": edit_and_write, "loads": lambda: json.loads(data)}, repeat=repeat, warmup=1
+        )
         with open(target, "rb") as fh:
             assert JsoncDocument.parse_bytes(fh.read(), STRICT_JSON).get(path) == "edited"
     harness.report(

@@ -8,15 +8,12 @@ also write the figures as JSON); ``benchmarks/editors.py`` calls :func:`run`.
 
 from __future__ import annotations
 
-import gc
-import statistics
 import sys
-import time
 from collections.abc import Callable
 
 import tomlkit
 
-from benchmarks.harness import Figure, dump_json, peak_memory, report
+from benchmarks.harness import Figure, dump_json, interleaved_times, peak_memory, report
 from elydora_config.toml import TomlDocument
 
 if sys.version_info >= (3, 11):
@@ -85,25 +82,6 @@ def _tomlkit_set(text: str) -> Callable[[], str]:
     return edit
 
 
-def interleaved_medians(fns: dict[str, Callable[[], object]], *, repeat: int, warmup: int = 2) -> dict[str, float]:
-    """Median seconds of each function, run round-robin so that machine noise hits them all alike."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    samples: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            gc.collect()
-            gc.disable()
-            try:
-                start = time.perf_counter()
-                fn()
-                samples[name].append(time.perf_counter() - start)
-            finally:
-                gc.enable()
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
 def run() -> None:
     text = config_text()
     size_kb = len(text.encode("utf-8")) / 1024
@@ -111,7 +89,7 @@ def run() -> None:
     edits = _edits(text)
     for edit in edits.values():
         tomllib.loads(edit())  # each edit yields valid TOML (TomlDocument already checked the data)
-    times = interleaved_medians({"baseline": lambda: tomllib.loads(text), **edits}, repeat=31)
+    times = interleaved_times({"baseline": lambda: tomllib.loads(text), **edits}, repeat=31)
     for label in edits:
         report(
             Figure(
@@ -123,7 +101,7 @@ def run() -> None:
                 goal=GOAL_RATIO,
             )
         )
-    compare = interleaved_medians({"baseline": lambda: tomllib.loads(text), "tomlkit": _tomlkit_set(text)}, repeat=7)
+    compare = interleaved_times({"baseline": lambda: tomllib.loads(text), "tomlkit": _tomlkit_set(text)}, repeat=7)
     report(
         Figure(
             name=f"tomlkit {size_kb:.0f} KB: set a value (parse+set+dumps), for comparison",

@@ -63,6 +63,28 @@ def median_time(fn: Callable[[], object], *, repeat: int = 15, warmup: int = 2) 
     return statistics.median(samples)
 
 
+def interleaved_times(
+    fns: dict[str, Callable[[], object]], *, repeat: int, warmup: int = 2
+) -> dict[str, float]:
+    """Median seconds of each function, run round-robin (the collector paused per call) so that machine noise
+    hits them all alike."""
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.perf_counter()
+                fn()
+                samples[name].append(time.perf_counter() - start)
+            finally:
+                gc.enable()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def median_command_time(
     argv: Sequence[str],
     *,
