@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import CONFIGS, change_before_commit, expect_switch, files_under, make_context, parse_any
+from locations import CONFIGS
+from provider_cases import change_before_commit, expect_switch, files_under, make_context, parse_any
 
 from elydora_cli.providers import droid, jsregex, operations
 from elydora_cli.providers.context import Context
