@@ -68,6 +68,7 @@ class Transaction:
         return self.read(path, max_bytes=max_bytes)
 
     def snapshot(self, path: PathLike) -> Snapshot | None:
+        """The snapshot taken when ``path`` was first read or staged (``None``: never touched)."""
         return self._snapshots.get(self._key(path))
 
     # -- staging -----------------------------------------------------------------------------------------
@@ -90,6 +91,7 @@ class Transaction:
 
     @property
     def staged_paths(self) -> list[str]:
+        """The absolute paths with a staged write or removal, in staging order."""
         return list(self._changes)
 
     # -- outcome -----------------------------------------------------------------------------------------
