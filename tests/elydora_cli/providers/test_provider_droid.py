@@ -77,7 +77,7 @@ def test_windows_handler_uses_the_powershell_call_operator(ctx):
 @pytest.mark.parametrize(
     "command",
     [
-        "'{python}' '{dir}/droid/guard.py'",  # the reference installer's POSIX form
+        "'{python}' '{dir}/droid/guard.py'",  # the Python SDK installer's POSIX form
         '"{python}" "{dir}/droid/guard.py"',  # its older Windows form, written with double quotes
         "& '{python}' '{dir}/droid/guard.py'; exit $LASTEXITCODE",  # its PowerShell form
     ],

@@ -96,7 +96,7 @@ def test_kimi_install_appends_our_entries_and_uninstall_restores_the_bytes(stem:
     assert tomllib.loads(doc.text) == expected
     assert doc.value == expected
     if "inline" not in stem:
-        assert doc.text == after  # same layout as the reference installer for [[hooks]] files
+        assert doc.text == after  # same layout as the Python SDK installer for [[hooks]] files
     if kind == "crlf":
         assert re.search(r"(?<!\r)\n", doc.text) is None
 
@@ -104,7 +104,7 @@ def test_kimi_install_appends_our_entries_and_uninstall_restores_the_bytes(stem:
         doc.remove(("hooks", index))
     assert doc.text == before
 
-    # uninstall from the reference installer's own output gives back the before bytes too
+    # uninstall from the Python SDK installer's own output gives back the before bytes too
     installed = TomlDocument.parse(after)
     for index in range(len(expected["hooks"]) - 1, existing - 1, -1):
         installed.remove(("hooks", index))
