@@ -41,7 +41,7 @@ SKIPPED = {
     "MCP-D02": NO_MCP,
     "ROOT-01": "split-root rule for generated MCP entries; " + NO_MCP,
     "ROOT-02": "split-root rule for generated MCP entries; " + NO_MCP,
-    "NAT-02": "the Kimi Stop checkpoint is advice from the reference's policy engine; the guard has no checkpoints",
+    "NAT-02": "the Kimi Stop checkpoint is advice from the Coding Ethos policy engine; the guard has no checkpoints",
     "CAP-02": "runtime_version comes from the package metadata, falling back to elydora_cli.__version__: "
     "there is no --ethos-root/pyproject.toml lookup that could fail",
     "TMO-RENDER-45": "rendering timeouts into agent settings is the installer's (providers/ tests pin it)",
