@@ -19,7 +19,7 @@ import pytest
 
 import elydora_config
 from elydora_config import ConfigError, files
-from elydora_config.errors import MissingDirectoryError
+from elydora_config.errors import MissingDirectoryError, UnsafePathError
 from elydora_config.jsonc import JSONC, JsoncDocument
 from elydora_config.recovery import pending
 from elydora_config.toml import TomlDocument
@@ -135,3 +135,27 @@ def test_a_dialect_given_by_name_is_refused_with_the_choices() -> None:
     with pytest.raises(TypeError, match=r"must be a Dialect \(JSONC, JSONC_NO_TRAILING_COMMAS or STRICT_JSON\)"):
         JsoncDocument.parse("{}", "jsonc")  # type: ignore[arg-type]
     assert JsoncDocument.parse("{}", JSONC).value == {}
+
+
+@pytest.mark.parametrize("call", ["Transaction.write", "write_atomic"])
+def test_text_for_file_content_is_refused_with_the_fix(tmp_path: Path, call: str) -> None:
+    target = tmp_path / "settings.json"
+    with pytest.raises(TypeError) as caught:
+        if call == "write_atomic":
+            files.write_atomic(target, "{}")  # type: ignore[arg-type]
+        else:
+            with Transaction(tmp_path / "state") as txn:
+                txn.write(target, "{}")  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        f"{call} takes the content as bytes, not str; encode the text first, e.g. text.encode('utf-8')"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "state") == []  # no temp file left behind
+
+
+def test_transaction_mkdir_over_a_file_is_refused_when_staged(tmp_path: Path) -> None:
+    occupied = tmp_path / "hooks"
+    occupied.write_bytes(b"not a directory")
+    with pytest.raises(UnsafePathError) as caught, Transaction(tmp_path / "state") as txn:
+        txn.mkdir(occupied)
+    assert caught.value.message == f"{occupied}: exists and is not a directory; cannot create a directory there"
+    assert occupied.read_bytes() == b"not a directory"
