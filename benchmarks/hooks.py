@@ -2,7 +2,7 @@
 
 Run from the project root: ``python -m benchmarks.hooks``. Every command runs round-robin with the
 baseline ``<python> -I -S -c pass`` (same interpreter, same run), so machine noise hits them alike.
-Goals (goals.md): guard <= 1.5x, audit <= 2x the baseline median.
+Goals: guard <= 1.5x, audit <= 2x the baseline median.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from elydora_cli.runtime.refresh import cache_bytes
 from elydora_config import files, keys, paths
 
 REPEAT = int(os.environ.get("BENCH_REPEAT", "41"))
-SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "payloads"
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "payloads"
 
 
 def _agent(root: Path, agent_id: str, base_url: str | None) -> Path:

@@ -6,7 +6,7 @@ the named command's module and configures logging lazily; the start-up is still 
 every command (``build_parser()``), the logging set-up alone, ``elydora --version``, ``python -c pass`` with
 ``site`` (the floor of any console script), and the median ``-X importtime`` cumulative cost of each
 top-level import of one ``elydora hook`` run.
-No goal is set for these figures (goals.md has none); they are printed as ratios to the baseline.
+No goal is set for these figures; they are printed as ratios to the baseline.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ class ConfigError(Exception):
 
     @property
     def message(self) -> str:
+        """The one-line text of the error: ``<path>: <reason>`` (only the reason without a path)."""
         if self.path is None:
             return self.reason
         return f"{self.path}: {self.reason}"
@@ -37,6 +38,7 @@ class MalformedConfigError(ConfigError):
 
     @property
     def message(self) -> str:
+        """``<path>:<line>:<column>: <reason>`` (``<text>`` stands for the path of an unnamed text)."""
         where = self.path if self.path is not None else "<text>"
         if self.line:
             where = f"{where}:{self.line}:{self.column}"
@@ -49,6 +51,16 @@ class ConcurrentModificationError(ConfigError):
 
 class UnsafePathError(ConfigError):
     """A path is a link, not a regular file, has an unsafe name, or is otherwise refused."""
+
+
+class MissingDirectoryError(ConfigError, FileNotFoundError):
+    """A directory that a file is read from or written into does not exist; the library never creates one
+    implicitly (create it first: ``mkdir -p``, :func:`elydora_config.paths.ensure_directory` or
+    :meth:`elydora_config.transaction.Transaction.mkdir`).
+
+    Also a :class:`FileNotFoundError`, so code that treats an absent file as ``except FileNotFoundError``
+    keeps working.
+    """
 
 
 class FileTooLargeError(ConfigError):

@@ -198,11 +198,19 @@ def remove_quietly(dfd: int, name: str) -> None:
         _sysio.unlink(name, dir_fd=dfd)
 
 
+def require_bytes(data: object, caller: str) -> None:
+    """Refuse anything but ``bytes`` for file content, saying what to pass instead (a programming error)."""
+    if not isinstance(data, bytes):
+        hint = "; encode the text first, e.g. text.encode('utf-8')" if isinstance(data, str) else ""
+        raise TypeError(f"{caller} takes the content as bytes, not {type(data).__name__}{hint}")
+
+
 def write_atomic(path: PathLike, data: bytes, *, mode: int | None = None, allow_links: bool = False) -> None:
     """Durably replace (or create) ``path`` with ``data``; readers see the old or the new file, never a mix.
 
     ``mode=None`` keeps an existing file's permission bits; new files get ``0600``.
     """
+    require_bytes(data, "write_atomic")
     parent, name = split_target(path)
     full = os.path.join(parent, name)
     with opened_directory(parent, allow_links=allow_links) as dfd:

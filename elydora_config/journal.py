@@ -45,6 +45,7 @@ class Entry:
     artifact: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The entry as plain JSON data, the form it has in the journal file."""
         return {
             "path": self.path,
             "kind": self.kind,
@@ -57,6 +58,7 @@ class Entry:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
+        """The entry a journal recorded with :meth:`to_json`."""
         return cls(
             path=data["path"],
             kind=data["kind"],
@@ -76,6 +78,7 @@ class Journal:
     allow_links: bool = False  # the paths go through links the caller allowed; recovery must follow them too
 
     def encode(self) -> bytes:
+        """The journal file's bytes: the JSON document and its checksum."""
         body = json.dumps(
             {
                 "format": FORMAT,
@@ -121,8 +124,10 @@ def write_new(dfd: int, name: str, data: bytes) -> int:
 
 
 def artifact_name(txid: str, index: int) -> str:
+    """The file name under which entry ``index`` of transaction ``txid`` keeps its original bytes."""
     return f"{txid}.{index}.orig"
 
 
 def belongs_to(name: str, txid: str) -> bool:
+    """Whether the file ``name`` in the transactions directory belongs to transaction ``txid``."""
     return name.startswith(txid + ".")

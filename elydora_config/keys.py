@@ -20,6 +20,7 @@ _B64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 
 def b64url_encode(data: bytes) -> str:
+    """Unpadded URL-safe base64 of ``data``."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
@@ -37,6 +38,7 @@ def b64url_decode_strict(text: str, *, length: int, what: str, path: PathLike | 
 
 
 def generate_private_key() -> Ed25519PrivateKey:
+    """A new random Ed25519 private key."""
     return Ed25519PrivateKey.generate()
 
 
@@ -56,9 +58,11 @@ def decode_private_key(text: str, *, path: PathLike | None = None) -> Ed25519Pri
 
 
 def encode_public_key(key: Ed25519PublicKey) -> str:
+    """The canonical text of a public key: unpadded URL-safe base64 of its 32 raw bytes."""
     return b64url_encode(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
 
 
 def decode_public_key(text: str, *, path: PathLike | None = None) -> Ed25519PublicKey:
+    """The Ed25519 public key of its canonical text (:class:`InvalidKeyError` otherwise)."""
     raw = b64url_decode_strict(text, length=32, what="public key", path=path)
     return Ed25519PublicKey.from_public_bytes(raw)

@@ -58,9 +58,11 @@ class StateLock:
 
     @property
     def is_locked(self) -> bool:
+        """Whether this object holds the lock now."""
         return bool(self._lock.is_locked)
 
     def acquire(self) -> None:
+        """Take the lock, waiting up to the timeout (:class:`LockTimeoutError` names the holder)."""
         started = time.monotonic()
         try:
             self._lock.acquire()
@@ -73,6 +75,7 @@ class StateLock:
             ) from None
 
     def release(self) -> None:
+        """Give the lock back."""
         self._lock.release()
 
     def __enter__(self) -> StateLock:

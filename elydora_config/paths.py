@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from . import _sysio
-from .errors import PathLike, UnsafePathError
+from .errors import MissingDirectoryError, PathLike, UnsafePathError
 
 _WINDOWS_DEVICES = frozenset(
     ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
@@ -74,6 +74,8 @@ def open_directory(path: PathLike, *, allow_links: bool = False) -> int:
             return _sysio.open_file(text, _DIR_FLAGS)
         except NotADirectoryError:
             raise UnsafePathError(text, "is not a directory") from None
+        except FileNotFoundError:
+            raise _missing(text, text) from None
     root, parts = _components(text)
     fd = _sysio.open_file(root, _DIR_FLAGS)
     walked = root
@@ -82,6 +84,8 @@ def open_directory(path: PathLike, *, allow_links: bool = False) -> int:
             walked = os.path.join(walked, part)
             try:
                 child = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                raise _missing(text, walked) from None
             except OSError as exc:
                 _raise_for_component(exc, walked, part, fd)
                 raise
@@ -91,6 +95,14 @@ def open_directory(path: PathLike, *, allow_links: bool = False) -> int:
         _sysio.close(fd)
         raise
     return fd
+
+
+def _missing(requested: str, first_missing: str) -> MissingDirectoryError:
+    full = os.path.abspath(requested)
+    where = "" if os.path.abspath(first_missing) == full else f" ({os.path.abspath(first_missing)} is missing)"
+    return MissingDirectoryError(
+        full, f"no such directory{where}; create it first (mkdir -p, or Transaction.mkdir before the write)"
+    )
 
 
 def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -> None:

@@ -37,10 +37,12 @@ class Snapshot:
 
     @classmethod
     def absent(cls, path: PathLike) -> Snapshot:
+        """The snapshot of a path where no file exists."""
         return cls(os.path.abspath(os.fspath(path)), False)
 
     @classmethod
     def of(cls, path: PathLike, data: bytes, info: os.stat_result) -> Snapshot:
+        """The snapshot of an existing file from its bytes and ``lstat`` result."""
         return cls(
             os.path.abspath(os.fspath(path)),
             True,
@@ -55,10 +57,12 @@ class Snapshot:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The snapshot as plain JSON data (for the journal)."""
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Snapshot:
+        """The snapshot :meth:`to_json` recorded."""
         return cls(**data)
 
     def differences(self, other: Snapshot) -> list[str]:
@@ -72,6 +76,7 @@ class Snapshot:
         return self.exists == other.exists and self.sha256 == other.sha256
 
     def with_ctime(self, ctime_ns: int) -> Snapshot:
+        """The same snapshot with another change time."""
         return replace(self, ctime_ns=ctime_ns)
 
 

@@ -18,8 +18,8 @@ import os
 from types import TracebackType
 
 from ._commit import Change, Plan, commit
-from .errors import ConcurrentModificationError, ConfigError, PathLike
-from .files import decode_text
+from .errors import ConcurrentModificationError, ConfigError, PathLike, UnsafePathError
+from .files import decode_text, require_bytes
 from .snapshot import DEFAULT_MAX_BYTES, Snapshot, take
 
 
@@ -68,13 +68,13 @@ class Transaction:
         return self.read(path, max_bytes=max_bytes)
 
     def snapshot(self, path: PathLike) -> Snapshot | None:
+        """The snapshot taken when ``path`` was first read or staged (``None``: never touched)."""
         return self._snapshots.get(self._key(path))
 
     # -- staging -----------------------------------------------------------------------------------------
     def write(self, path: PathLike, data: bytes, *, mode: int | None = None) -> None:
         """Stage new content; ``mode=None`` keeps the existing mode (new files: 0600)."""
-        if not isinstance(data, bytes):
-            raise TypeError("Transaction.write takes bytes")
+        require_bytes(data, "Transaction.write")
         key = self._snapshot_before_staging(path)
         self._changes[key] = Change(key, "write", data, mode)
 
@@ -86,10 +86,14 @@ class Transaction:
     def mkdir(self, path: PathLike, mode: int = 0o700) -> None:
         """Create the directory (and missing parents, no links) at commit time."""
         self._check_open()
-        self._dirs[os.path.abspath(os.fspath(path))] = mode
+        key = self._key(path)
+        if os.path.lexists(key) and not os.path.isdir(key):
+            raise UnsafePathError(key, "exists and is not a directory; cannot create a directory there")
+        self._dirs[key] = mode
 
     @property
     def staged_paths(self) -> list[str]:
+        """The absolute paths with a staged write or removal, in staging order."""
         return list(self._changes)
 
     # -- outcome -----------------------------------------------------------------------------------------

@@ -1,14 +1,10 @@
-"""Shared test configuration: hypothesis profiles and the location of ../shared."""
+"""Shared test configuration: hypothesis profiles (test data locations are in ``locations.py``)."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SHARED = PROJECT_ROOT.parent / "shared"
 
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True

@@ -45,7 +45,7 @@ def response_provider(request: HookRequest) -> str | None:
 
 
 def effect(event_name: str, outcome: Outcome) -> dict[str, Any]:
-    """The ``effect`` object (``updated_input`` comes first, as in the reference encoder)."""
+    """The ``effect`` object (``updated_input`` comes first, as in the Coding Ethos encoder)."""
     action = "allow"
     reason = ""
     if outcome.blocked:

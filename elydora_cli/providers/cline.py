@@ -36,7 +36,7 @@ HOOK_MODE = 0o700
 MAX_BYTES = 256 * 1024
 MARKER = "// @elydora-cline-hook "
 VERSION = 2
-"""Our marker: the reference installer's four keys (version 1) plus ``python``, the interpreter we spawn."""
+"""Our marker: the Python SDK installer's four keys (version 1) plus ``python``, the interpreter we spawn."""
 REFERENCE_VERSION = 1
 DENY_FALLBACK = "Agent is frozen by Elydora."
 HOOK_COMMAND_REFUSED = "Cline runs the hook files Elydora generates, not a command from its settings"
@@ -106,7 +106,7 @@ class Marker:
     agent_id: str
     runtime_path: str
     python: str | None = None
-    """``None``: a file of the reference installer (version 1), which read the interpreter from the runtime."""
+    """``None``: a file of the Python SDK installer (version 1), which read the interpreter from the runtime."""
 
     def line(self) -> str:
         data: dict[str, Any] = {"version": VERSION if self.python else REFERENCE_VERSION, "kind": self.kind}
@@ -241,7 +241,7 @@ def _problems(path: Path, role: str, text: str | None, ctx: Context, agent_id: s
         if actual != wanted
     ]
     if marker.python is None:
-        problems.append("was written by the reference installer; run `elydora install cline` to replace it")
+        problems.append("was written by the Python SDK installer; run `elydora install cline` to replace it")
     elif not problems and text != render(marker):
         problems.append("differs from what this version generates (edited?); run `elydora install cline`")
     elif not os.access(marker.python, os.X_OK):

@@ -1,6 +1,6 @@
 """How a hook command is written into an agent's config, and how we recognise one we wrote.
 
-Forms (see ../shared/reference/providers.md, "Command string forms"):
+Forms (the ways the agents' configs, and earlier Elydora installers, write one command):
 * POSIX shell: every argument single-quoted (``'`` becomes ``'"'"'``), joined by one space.
 * exec form (Claude Code): ``command`` = interpreter, ``args`` = the rest.
 * PowerShell call operator: ``& 'a' 'b'; exit $LASTEXITCODE`` (``'`` doubled).

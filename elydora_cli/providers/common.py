@@ -60,7 +60,7 @@ Recogniser = Callable[[Mapping[str, Any], Context], Ref | None]
 
 
 def reference_command(keys: frozenset[str] = frozenset({"type", "command", "timeout"})) -> Recogniser:
-    """Recognise the reference installer's entries: keys exactly ``keys`` and a ``command`` that is exactly
+    """Recognise the Python SDK installer's entries: keys exactly ``keys`` and a ``command`` that is exactly
     ``'<python>' '<script>'`` or ``& '<python>' '<script>'; exit $LASTEXITCODE`` (no interpreter flags)."""
 
     def recognise(handler: Mapping[str, Any], ctx: Context) -> Ref | None:

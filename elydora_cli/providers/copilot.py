@@ -78,7 +78,7 @@ HOOKS = HookMap(
     grouped=False,
     timeout_key="timeoutSec",
     legacy=recogniser(
-        # the reference installer: both shells, no interpreter flags (bash fully quoted, or quoted where needed)
+        # the Python SDK installer: both shells, no interpreter flags (bash fully quoted, or quoted where needed)
         OldShape(KEYS, "bash", ("posix", "joined"), checks={"type": exactly("command")}, also={"powershell": "call"}),
         # the first installer: 5 s, the same `"<interpreter>" <script>` (or bare script) for both shells
         OldShape(

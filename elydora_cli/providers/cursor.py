@@ -34,7 +34,7 @@ HOOKS = HookMap(
     make=make_handler,
     grouped=False,
     legacy=recogniser(
-        # the reference installer: our keys, the interpreter and script without flags
+        # the Python SDK installer: our keys, the interpreter and script without flags
         OldShape(
             frozenset({"command", "timeout", "failClosed"}),
             "command",

@@ -65,7 +65,7 @@ MANAGED = {
 REFERENCE = OldShape(
     frozenset({"type", "command", "timeout"}),
     "command",
-    ("posix", "call", "dquoted"),  # the reference installer's POSIX, PowerShell and older Windows forms
+    ("posix", "call", "dquoted"),  # the Python SDK installer's POSIX, PowerShell and older Windows forms
     checks={"type": exactly("command"), "timeout": exactly(10)},
 )
 

@@ -98,7 +98,7 @@ FOLDER_TRUST = ("security", "folderTrust", "enabled")
 
 
 FORMS = ("posix", "call")
-"""The reference installer's command forms (no interpreter flags)."""
+"""The Python SDK installer's command forms (no interpreter flags)."""
 UNNAMED_CHECKS = {"type": exactly("command"), "shell": one_of("bash", "powershell"), "timeout": exactly(10000)}
 NAMED_CHECKS = {**UNNAMED_CHECKS, "name": one_of(*NAMES.values())}
 
@@ -114,7 +114,7 @@ HOOKS = HookMap(
     make=make_handler,
     unit="ms",
     legacy=recogniser(
-        OldShape(frozenset(NAMED_CHECKS) | {"command"}, "command", FORMS, NAMED_CHECKS),  # the reference installer's
+        OldShape(frozenset(NAMED_CHECKS) | {"command"}, "command", FORMS, NAMED_CHECKS),  # the Python SDK installer's
         OldShape(frozenset(UNNAMED_CHECKS) | {"command"}, "command", FORMS, UNNAMED_CHECKS),  # its older "*" groups
     ),
 )

@@ -93,6 +93,7 @@ def blank(text: str, comments: list[tuple[int, int]], commas: list[int]) -> str:
 
 
 def replace_chars(text: str, positions: list[int], char: str) -> str:
+    """``text`` with the character at each of ``positions`` replaced by ``char``."""
     if not positions:
         return text
     pieces: list[str] = []

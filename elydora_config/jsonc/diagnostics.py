@@ -34,9 +34,11 @@ def describe_char(ch: str) -> str:
 
 
 def malformed(text: str, pos: int, reason: str, path: PathLike | None) -> MalformedConfigError:
+    """A :class:`MalformedConfigError` naming ``path`` and the line and column of ``pos`` in ``text``."""
     line, column = line_and_column(text, pos)
     return MalformedConfigError(path, reason, line=line, column=column)
 
 
 def fail(text: str, pos: int, reason: str, path: PathLike | None) -> NoReturn:
+    """Raise :func:`malformed` for ``pos``."""
     raise malformed(text, pos, reason, path)

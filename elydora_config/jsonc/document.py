@@ -82,6 +82,14 @@ def _shift_all(node: Container, delta: int) -> None:
     shift(node, 0, delta)
 
 
+def _check_dialect(dialect: object) -> None:
+    if not isinstance(dialect, Dialect):
+        raise TypeError(
+            f"the dialect must be a Dialect (JSONC, JSONC_NO_TRAILING_COMMAS or STRICT_JSON), "
+            f"not {type(dialect).__name__}"
+        )
+
+
 class JsoncDocument:
     """A JSON or JSONC text, validated, with syntax-preserving edits.
 
@@ -100,11 +108,19 @@ class JsoncDocument:
     @classmethod
     def parse(cls, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
         """Parse and validate ``text``; ``path`` only names the file in error messages."""
+        if not isinstance(text, str):
+            hint = "; for bytes use JsoncDocument.parse_bytes" if isinstance(text, bytes | bytearray) else ""
+            raise TypeError(f"JsoncDocument.parse takes the text as str, not {type(text).__name__}{hint}")
+        _check_dialect(dialect)
         return cls(text, dialect, path=path)
 
     @classmethod
     def parse_bytes(cls, data: bytes, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
         """Parse UTF-8 ``data`` (a UTF-8 byte order mark is handled as the dialect says)."""
+        if not isinstance(data, bytes | bytearray):
+            hint = "; for text use JsoncDocument.parse" if isinstance(data, str) else ""
+            raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
+        _check_dialect(dialect)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -155,6 +171,7 @@ class JsoncDocument:
 
     @property
     def dialect(self) -> Dialect:
+        """The dialect the document was parsed with (and that every edit keeps)."""
         return self._dialect
 
     @property
@@ -163,6 +180,7 @@ class JsoncDocument:
         return tuple(self._edits)
 
     def to_bytes(self) -> bytes:
+        """The current text as UTF-8."""
         return self._text.encode("utf-8")
 
     @property

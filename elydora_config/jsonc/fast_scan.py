@@ -128,6 +128,7 @@ class ValueScanner:
     # -- remedies ----------------------------------------------------------------------------------
 
     def recover(self, pos: int, exc: BaseException, scan: ScanOnce) -> tuple[Any, int]:
+        """Continue a scan the fast decoder stopped at: fix what it could not read and retry."""
         while True:
             where = _error_offset(exc)
             if not self._remedy(where):

@@ -84,6 +84,7 @@ def _dumps(value: Any, style: Style, pretty: bool, ensure_ascii: bool) -> str:
 
 
 def render_key(key: str, style: Style) -> str:
+    """``key`` as a JSON string in the document's escaping style."""
     return json.dumps(key, ensure_ascii=style.ensure_ascii)
 
 
@@ -116,6 +117,7 @@ def container_unit(text: str, container: Container) -> str | None:
 
 
 def key_separator(text: str, container: Container) -> str | None:
+    """The text between a key and its value in ``container`` (``None`` when not uniform)."""
     for member in container.members[:8]:
         if member.key is None:
             return None
@@ -127,6 +129,7 @@ def key_separator(text: str, container: Container) -> str | None:
 
 
 def item_separator(text: str, container: Container) -> str | None:
+    """The separator the container's items use (from the first pair that has a plain one; ``None``: none found)."""
     members = container.members
     for before, after in pairwise(members[:9]):
         found = _SEPARATOR_RE.fullmatch(text, before.value_end, after.start)

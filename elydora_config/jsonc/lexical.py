@@ -41,6 +41,7 @@ def gap_has_comment(text: str, start: int, end: int) -> bool:
 
 
 def is_line_break(text: str, pos: int) -> bool:
+    """Whether ``text[pos]`` is a CR or LF."""
     return pos < len(text) and text[pos] in "\r\n"
 
 
@@ -68,6 +69,7 @@ def starts_line(text: str, pos: int, floor: int = 0) -> bool:
 
 
 def line_start(text: str, pos: int) -> int:
+    """The offset of the first character of the line holding ``pos``."""
     return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
 
 

@@ -56,6 +56,7 @@ class Container:
 
     @property
     def closer(self) -> int:
+        """The offset of the closing bracket or brace."""
         return self.end - 1
 
     def __repr__(self) -> str:

@@ -23,6 +23,7 @@ _NON_JSON_NUMBERS = ("NaN", "Infinity", "-Infinity")
 
 
 def short_key(key: str) -> str:
+    """``key`` quoted for an error message, shortened when long."""
     text = repr(key)
     return text if len(text) <= 42 else text[:39] + "...'"
 
@@ -38,6 +39,7 @@ class ReferenceScanner:
     # -- small pieces -------------------------------------------------------------------------------
 
     def gap(self, pos: int) -> int:
+        """The offset after the whitespace and comments that start at ``pos``."""
         text = self.text
         pos = skip_gap(text, pos, self.dialect.comments)
         if text.startswith("/", pos):
@@ -73,6 +75,7 @@ class ReferenceScanner:
                 fail(text, i, f"control character {describe_char(ch)} in a string (escape it)", self.path)
 
     def string(self, pos: int, build: bool) -> tuple[str, int]:
+        """The string at ``pos`` (decoded when ``build``) and the offset after it."""
         end = self.string_end(pos)
         if not build:
             return "", end
@@ -80,6 +83,7 @@ class ReferenceScanner:
         return value, end2
 
     def scalar(self, pos: int, build: bool) -> tuple[Any, int]:
+        """The number, ``true``, ``false`` or ``null`` at ``pos`` and the offset after it."""
         text = self.text
         if pos >= len(text):
             fail(text, pos, "unexpected end of text, expected a value", self.path)

@@ -73,6 +73,8 @@ class TomlDocument:
         Raises :class:`MalformedConfigError` with the line and column of the first problem.
         """
         where = None if path is None else str(path)
+        if not isinstance(text, str | bytes | bytearray):
+            raise TypeError(f"TomlDocument.parse takes the text as str or UTF-8 bytes, not {type(text).__name__}")
         if isinstance(text, bytes | bytearray):
             raw = bytes(text)
             try:
@@ -92,6 +94,9 @@ class TomlDocument:
     @classmethod
     def parse_bytes(cls, data: bytes, *, path: PathLike | None = None) -> TomlDocument:
         """Same as :meth:`parse` for bytes (UTF-8, optional BOM)."""
+        if not isinstance(data, bytes | bytearray):
+            hint = "; for text use TomlDocument.parse" if isinstance(data, str) else ""
+            raise TypeError(f"TomlDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         return cls.parse(bytes(data), path=path)
 
     def to_bytes(self) -> bytes:

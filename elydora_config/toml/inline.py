@@ -37,6 +37,7 @@ class Node:
 
 
 def parse_node(text: str, pos: int) -> Node:
+    """The inline value (array, inline table or scalar) that starts at ``pos``."""
     char = text[pos : pos + 1]
     if char == "[":
         return _parse_array(text, pos)

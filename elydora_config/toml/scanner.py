@@ -159,10 +159,12 @@ class Scan:
     newline: str
 
     def entries(self) -> list[Entry]:
+        """Every key/value entry of the document, in text order."""
         return [entry for section in self.sections for entry in section.entries]
 
 
 def line_start(text: str, pos: int) -> int:
+    """The offset of the first character of the line holding ``pos``."""
     return text.rfind("\n", 0, pos) + 1
 
 
@@ -193,6 +195,7 @@ def blank_run_after(text: str, pos: int) -> int:
 
 
 def detect_newline(text: str) -> str:
+    """The document's line ending: CRLF when its first line ends with one, else LF."""
     first = text.find("\n")
     return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
@@ -321,8 +324,10 @@ def _resolve_header(keys: tuple[str, ...], is_array: bool, aot_counts: dict[Path
 
 
 def starts_with(path: Path, prefix: Path) -> bool:
+    """Whether ``path`` begins with ``prefix``."""
     return len(path) >= len(prefix) and path[: len(prefix)] == prefix
 
 
 def key_of(path: Path) -> Key:
+    """The last key of ``path``."""
     return path[-1]

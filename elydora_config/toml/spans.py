@@ -66,6 +66,7 @@ def apply_splices(text: str, splices: list[Splice]) -> str:
 
 
 def header_keys(path: Path) -> tuple[str, ...]:
+    """The table keys of ``path`` (array indexes left out), as a header names them."""
     return tuple(key for key in path if isinstance(key, str))
 
 
@@ -75,6 +76,7 @@ def is_block_value(value: object) -> bool:
 
 
 class SpanEditor:
+    """Plans text edits (splices) of a scanned TOML document without reformatting the rest."""
     def __init__(self, scan: Scan) -> None:
         self.scan = scan
         self.text = scan.text
@@ -142,6 +144,7 @@ class SpanEditor:
         return self._block_range(section.lead, section.content_end)
 
     def sections_under(self, path: Path) -> list[Section]:
+        """The table sections whose header path begins with ``path``."""
         return [s for s in self.scan.sections[1:] if starts_with(s.path, path)]
 
     def _inline_node(self, entry: Entry, path: Path) -> Node:
@@ -301,6 +304,7 @@ class SpanEditor:
     # -- remove -----------------------------------------------------------------------------------
 
     def remove(self, path: Path) -> list[Splice]:
+        """The splices that remove the value at ``path``."""
         entry = self.covering_entry(path)
         if entry is not None:
             if entry.path == path:
@@ -322,6 +326,7 @@ class SpanEditor:
     # -- insert into arrays ----------------------------------------------------------------------------
 
     def insert(self, path: Path, index: int, value: Any, length: int) -> list[Splice]:
+        """The splices that insert ``value`` at ``index`` of the array at ``path``."""
         entry = self.covering_entry(path)
         if entry is not None:
             node = self._inline_node(entry, path)

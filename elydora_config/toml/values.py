@@ -133,6 +133,7 @@ def render_key(key: str) -> str:
 
 
 def render_dotted(keys: Path) -> str:
+    """``keys`` as a dotted TOML key."""
     return ".".join(render_key(str(key)) for key in keys)
 
 
@@ -142,16 +143,19 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def render_basic_string(text: str) -> str:
+    """``text`` as a TOML basic (double-quoted) string."""
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
 
 
 def render_string(text: str, style: Style) -> str:
+    """``text`` as a TOML string in the document's style (literal when it prefers and can)."""
     if style.literal_strings and _LITERAL_OK.match(text):
         return "'" + text + "'"
     return render_basic_string(text)
 
 
 def render_float(number: float) -> str:
+    """``number`` as a TOML float (``nan``, ``inf`` and ``-inf`` included)."""
     if math.isnan(number):
         return "nan"
     if math.isinf(number):

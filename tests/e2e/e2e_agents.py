@@ -1,7 +1,8 @@
 """One row per agent: how to point the real CLI at the fake model, run it headless, and read what it sent.
 
-The facts (switches, headless commands, payload shapes) are those of ``shared/reference/real-agents.md`` and
-``real-payloads/``, checked again by this suite against the versions pinned in ``agents.lock.json``. Only the
+The facts (switches, headless commands, payload shapes) come from each agent's documentation and earlier
+offline runs (their payloads are kept in ``fixtures/payloads/captured/``), and this suite checks them again
+against the versions pinned in ``agents.lock.json``. Only the
 agent's own non-hook settings are written here (model, base URL, auth, telemetry), as a user has them before
 installing; every hook entry comes from ``elydora install``.
 """
@@ -35,7 +36,7 @@ class Agent:
     name: str
     shell_tool: str  # the tool the model is offered and the fake model calls
     hook_tool: str  # the tool name the agent puts in its hook payloads
-    post_keys: frozenset[str]  # top-level keys of the native post-tool payload (real-payloads/)
+    post_keys: frozenset[str]  # top-level keys of the native post-tool payload (fixtures/payloads/captured/)
     configure: Callable[[Sandbox, int], None]  # the agent's own settings (not hooks)
     argv: Callable[[str], list[str]]  # headless command, given the executable
     env: Callable[[Sandbox, int], dict[str, str]]
@@ -300,7 +301,7 @@ AGENTS: dict[str, Agent] = {a.id: a for a in (
 
 # Catalog agents with an installer but no agent CLI that can run here: the row is skipped with this reason.
 NOT_RUNNABLE: dict[str, str] = {
-    "augment": "Auggie 0.36.0 runs offline, but in the reference trial (real-agents.md) Claude-style hooks in "
+    "augment": "Auggie 0.36.0 runs offline, but in an earlier offline trial Claude-style hooks in "
                "~/.augment/settings.json never fired, so there is nothing to assert yet",
     "cursor": "the Cursor agent CLI is not published on the npm registry or PyPI (it is installed from "
               "cursor.com, which this machine cannot reach)",

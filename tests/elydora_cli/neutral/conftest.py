@@ -1,8 +1,7 @@
-"""Fixtures for the neutral hook contract tests: the reference data, an in-process CLI, agents.
+"""Fixtures for the neutral hook contract tests: the contract vectors, an in-process CLI, agents.
 
-The reference data lives in ``<project root>/../shared/reference/neutral-v1``; tests that need it are
-skipped with a reason when it is absent. Helpers shared by several test files are in
-``neutral_support.py`` beside this file.
+The vectors and golden request/response pairs are in ``fixtures/neutral-v1`` (its README says what each
+file is). Helpers shared by several test files are in ``neutral_support.py`` beside this file.
 """
 
 from __future__ import annotations
@@ -14,15 +13,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from neutral_support import Agents, Cli, reference_dir
+from neutral_support import REFERENCE, Agents, Cli
 
 
 @pytest.fixture
 def reference() -> Path:
-    directory = reference_dir()
-    if directory is None:
-        pytest.skip("../shared/reference/neutral-v1 is not present next to the project")
-    return directory
+    return REFERENCE
 
 
 @pytest.fixture

@@ -11,22 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locations import NEUTRAL_V1
 
 from elydora_cli import identity
 from elydora_cli.main import main
 from elydora_cli.runtime.refresh import cache_bytes
 from elydora_config import files, keys, paths
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-REFERENCE = PROJECT_ROOT.parent / "shared" / "reference" / "neutral-v1"
-
-
-def reference_dir() -> Path | None:
-    return REFERENCE if (REFERENCE / "cases.json").is_file() else None
+REFERENCE = NEUTRAL_V1
 
 
 def contains(actual: Any, expected: Any) -> bool:
-    """The reference's containment rule: every expected key/item is present and contained, scalars equal."""
+    """The vectors' containment rule: every expected key/item is present and contained, scalars equal."""
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(k in actual and contains(actual[k], v) for k, v in expected.items())
     if isinstance(expected, list):

@@ -1,9 +1,10 @@
 """Every vector of ``neutral-v1/cases.json`` and the golden request/response pairs (containment).
 
-Mapping from the reference CLI to ours: ``agent-hook`` is ``elydora hook``, ``agent-hooks`` is
-``elydora hooks``, ``CODE_ETHOS_HOOK_CONTRACT`` is ``ELYDORA_HOOK_CONTRACT``. The reference decides with a
-policy engine; ours is the guard's rule (a frozen or revoked agent is refused tool calls), so a vector
-that expects a deny runs against a frozen agent, and a vector that expects an allow against an active one.
+The vectors are written for the contract's originating CLI (Coding Ethos' ``coding-ethos-run``). Mapping
+from it to ours: ``agent-hook`` is ``elydora hook``, ``agent-hooks`` is ``elydora hooks``,
+``CODE_ETHOS_HOOK_CONTRACT`` is ``ELYDORA_HOOK_CONTRACT``. That CLI decides with a policy engine; ours is
+the guard's rule (a frozen or revoked agent is refused tool calls), so a vector that expects a deny runs
+against a frozen agent, and a vector that expects an allow against an active one.
 
 Vectors about features elydora does not have are skipped by name in :data:`SKIPPED` with the reason;
 vectors checked with one expectation left out or replaced are listed in :data:`ADAPTED`.
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neutral_support import REFERENCE, Agents, Cli, contains, reference_dir
+from neutral_support import REFERENCE, Agents, Cli, contains
 
 from elydora_cli import __version__, catalog
 from elydora_cli.neutral import capabilities
@@ -40,7 +41,7 @@ SKIPPED = {
     "MCP-D02": NO_MCP,
     "ROOT-01": "split-root rule for generated MCP entries; " + NO_MCP,
     "ROOT-02": "split-root rule for generated MCP entries; " + NO_MCP,
-    "NAT-02": "the Kimi Stop checkpoint is advice from the reference's policy engine; the guard has no checkpoints",
+    "NAT-02": "the Kimi Stop checkpoint is advice from the Coding Ethos policy engine; the guard has no checkpoints",
     "CAP-02": "runtime_version comes from the package metadata, falling back to elydora_cli.__version__: "
     "there is no --ethos-root/pyproject.toml lookup that could fail",
     "TMO-RENDER-45": "rendering timeouts into agent settings is the installer's (providers/ tests pin it)",
@@ -66,8 +67,6 @@ ADAPTED = {
 
 
 def _cases() -> list[dict[str, Any]]:
-    if reference_dir() is None:
-        return []
     cases: list[dict[str, Any]] = json.loads((REFERENCE / "cases.json").read_text())["cases"]
     return cases
 
@@ -95,8 +94,6 @@ def _request_bytes(case: dict[str, Any], reference: Path) -> bytes:
 
 
 def test_every_vector_is_handled() -> None:
-    if not CASES:
-        pytest.skip(ABSENT)
     ids = {case["id"] for case in CASES}
     assert len(CASES) == 100 and len(ids) == 100
     assert set(SKIPPED) <= ids and set(ADAPTED) <= ids and not set(SKIPPED) & set(ADAPTED)
@@ -112,10 +109,7 @@ def test_containment_rule_is_not_vacuous() -> None:
     assert not contains({"a": [{"x": 1}]}, {"a": [{"x": 1, "y": 2}]})
 
 
-ABSENT = "../shared/reference/neutral-v1 is not present next to the project"
-_PARAMS = [pytest.param(case, id=case["id"]) for case in CASES] or [
-    pytest.param({}, id="cases.json", marks=pytest.mark.skip(reason=ABSENT))
-]
+_PARAMS = [pytest.param(case, id=case["id"]) for case in CASES]
 
 
 @pytest.mark.parametrize("case", _PARAMS)

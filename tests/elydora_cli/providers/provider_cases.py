@@ -1,10 +1,11 @@
-"""Shared machinery of the provider acceptance tests: reference before/after pairs and running our hooks.
+"""Shared machinery of the provider acceptance tests: before/after pairs (fixtures/configs) and running our hooks.
 
-The reference after-files were produced by the reference installer, whose command form differs from ours
-(we run the interpreter with ``-I -S``). ``expected_value`` therefore replaces every reference Elydora
-handler in an after-file with the handler our provider module builds for the same role, agent and timeout;
-the rest of the document (placement, order, user entries) is compared as it is. The exact shape of our
-handlers is pinned separately, literally, in each provider's own test.
+An after-file writes each Elydora handler in a neutral placeholder form (``/PYTHON/bin/python3
+/HOME/.elydora/AGENT/guard.py``, see :data:`REF_MARK`), not in the exact command our providers build (we run
+the interpreter with ``-I -S`` and real paths). ``expected_value`` therefore replaces every placeholder handler
+in an after-file with the handler our provider module builds for the same role, agent and timeout; the rest
+of the document (placement, order, user entries) is compared as it is. The exact shape of our handlers is
+pinned separately, literally, in each provider's own test.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locations import PAYLOADS
+
 from elydora_cli import identity
 from elydora_cli.providers.context import Context
 from elydora_cli.providers.ownership import Ref
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
-CONFIGS = SHARED / "configs"
-PAYLOADS = SHARED / "payloads"
 REF_MARK = "/HOME/.elydora/AGENT/"
 
 
@@ -43,8 +43,9 @@ class Case:
     in_project: bool = False
     """``target`` is relative to the project (the agent's cwd) instead of the home (Copilot's legacy file)."""
     deviation: Callable[[Any], Any] | None = None
-    """Where we knowingly write another shape than the reference installer: turns the reference after-value into
-    ours (the provider's case file says why). Our handlers still replace the reference's afterwards."""
+    """Where the after-file records the shape an agent's documentation describes but we knowingly write another:
+    turns the after-value into ours (the provider's case file says why). Our handlers still replace the
+    placeholders afterwards."""
 
     @property
     def id(self) -> str:
@@ -92,7 +93,7 @@ def _role(text: str) -> str:
 
 
 def expected_value(value: Any, module: Any, ctx: Context, agent_id: str) -> Any:
-    """The reference after-value with each reference Elydora handler replaced by ours."""
+    """The after-value with each placeholder Elydora handler replaced by ours."""
     if isinstance(value, dict):
         marks = [v for v in value.values() if isinstance(v, str) and REF_MARK in v]
         marks += [a for v in value.values() if isinstance(v, list) for a in v if isinstance(a, str) and REF_MARK in a]

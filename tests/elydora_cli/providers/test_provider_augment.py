@@ -199,7 +199,7 @@ def test_look_alikes_are_not_ours(ctx: Context) -> None:
 
 
 def test_reference_entries_are_ours_already(ctx: Context) -> None:
-    """The reference installer wrote the same settings entries (only its wrappers lacked -I -S)."""
+    """The Python SDK installer wrote the same settings entries (only its wrappers lacked -I -S)."""
     write(settings(ctx), {"hooks": {"PreToolUse": [ours(ctx, "augment-guard.sh")]}})
     operations.install("augment", ctx)
     assert json.loads(settings(ctx).read_text())["hooks"]["PreToolUse"] == [ours(ctx, "augment-guard.sh")]

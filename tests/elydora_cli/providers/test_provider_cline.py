@@ -131,7 +131,7 @@ def test_files_of_the_reference_installer_are_replaced_and_reported(ctx: Context
     guard = hooks(ctx) / "PreToolUse.mjs"
     guard.write_text(reference_file("cline", "guard", f"{ctx.home}/.elydora/cline/guard.py"))
     assert [f.message for f in cline.check(load(ctx), ctx, "cline")] == [
-        "was written by the reference installer; run `elydora install cline` to replace it",
+        "was written by the Python SDK installer; run `elydora install cline` to replace it",
         "is not executable, so Cline does not run it",
         "is missing: Cline runs no Elydora audit hook",
     ]

@@ -355,7 +355,7 @@ def _old_entry(ctx: Context, script: str, bash: str, powershell: str, timeout: i
 
 CALL = "& '/usr/bin/python3' '{path}'; exit $LASTEXITCODE"
 OLDER_FORMS = [
-    ("'/usr/bin/python3' '{path}'", CALL, 10),  # the reference installer
+    ("'/usr/bin/python3' '{path}'", CALL, 10),  # the Python SDK installer
     ("/usr/bin/python3 {path}", CALL, 10),  # quoted only where needed
     ('"/usr/bin/python3" {path}', '"/usr/bin/python3" {path}', 5),  # the first installer
     ('"C:\\Tools\\py.exe" {path}', '"C:\\Tools\\py.exe" {path}', 5),  # any interpreter in quotes

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import CONFIGS, change_before_commit, expect_switch, files_under, make_context, parse_any
+from locations import CONFIGS
+from provider_cases import change_before_commit, expect_switch, files_under, make_context, parse_any
 
 from elydora_cli.providers import droid, jsregex, operations
 from elydora_cli.providers.context import Context
@@ -76,7 +77,7 @@ def test_windows_handler_uses_the_powershell_call_operator(ctx):
 @pytest.mark.parametrize(
     "command",
     [
-        "'{python}' '{dir}/droid/guard.py'",  # the reference installer's POSIX form
+        "'{python}' '{dir}/droid/guard.py'",  # the Python SDK installer's POSIX form
         '"{python}" "{dir}/droid/guard.py"',  # its older Windows form, written with double quotes
         "& '{python}' '{dir}/droid/guard.py'; exit $LASTEXITCODE",  # its PowerShell form
     ],

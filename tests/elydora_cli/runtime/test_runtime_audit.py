@@ -8,13 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from locations import CAPTURED_PAYLOADS, PAYLOADS
 from runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
 from elydora_cli.runtime import flush, ledger, record, state
 
-REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
-SAMPLES = sorted((REFERENCE / "payloads").glob("*.json")) + sorted((REFERENCE / "real-payloads").glob("*.json"))
+SAMPLES = sorted(PAYLOADS.glob("*.json")) + sorted(CAPTURED_PAYLOADS.glob("*.json"))
 AUDIT = {  # providers.md: success output and failure mode of hook.py
     "claudecode": ("", 0),
     "codex": ("", 0),
@@ -68,8 +68,8 @@ def test_audit_failure_mode(tmp_path: Path, provider: str) -> None:
     assert "not a JSON object" in agent.path(identity.ERROR_LOG).read_text()
 
 
-@pytest.mark.skipif(not SAMPLES, reason="reference payload samples not found")
 def test_every_sample_event_is_recorded_verbatim(tmp_path: Path) -> None:
+    assert len(SAMPLES) > 40
     agent = make_agent(tmp_path, "claudecode")
     for sample in SAMPLES:
         assert agent.run("hook.py", sample.read_bytes()).returncode == 0
@@ -166,7 +166,7 @@ def test_interrupted_spool_retirement_resumes(tmp_path: Path, monkeypatch: pytes
 
 def test_record_fields_follow_the_eor_rules(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "cline")
-    event = json.loads((REFERENCE / "payloads" / "cline-PostToolUse.json").read_bytes())
+    event = json.loads((PAYLOADS / "cline-PostToolUse.json").read_bytes())
     assert agent.run("hook.py", json.dumps(event).encode()).returncode == 0
     assert wait_until(lambda: _settled(agent, 1))
     rec = _entries(agent)[0]["record"]

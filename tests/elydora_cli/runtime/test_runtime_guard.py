@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from fake_elydora_server import FakeElydora
+from locations import PAYLOADS
 from runtime_helpers import PYTHON, AgentHandle, make_agent, wait_until
 
 from elydora_cli import catalog, identity
@@ -58,13 +59,12 @@ EXPECTED: dict[str, dict[str, object]] = {
     "letta": PLAIN,
 }
 PROVIDERS = sorted(EXPECTED)
-SAMPLES = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "payloads"
+SAMPLES = PAYLOADS
 
 
 def _event(provider: str) -> bytes:
     pre = catalog.provider(provider).events.pre_tool
-    sample = SAMPLES / f"{provider}-{pre}.json"
-    return sample.read_bytes() if sample.is_file() else b'{"tool_name": "Bash", "session_id": "s-1"}'
+    return (SAMPLES / f"{provider}-{pre}.json").read_bytes()  # every provider has a sample in fixtures/payloads
 
 
 def _stderr(provider: str, status: str) -> bytes:

@@ -5,27 +5,24 @@ from __future__ import annotations
 import json
 import math
 import struct
-from pathlib import Path
 
 import pytest
+from locations import JCS
 
 from elydora_cli.runtime.jcs import CanonicalizationError, canonicalize, format_number, loads_strict
 
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "jcs"
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"JCS corpus not found at {CORPUS}")
+CORPUS = JCS
 
 
 def _pairs() -> list[str]:
     folder = CORPUS / "testdata" / "input"
-    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    return sorted(p.name for p in folder.iterdir())
 
 
-@needs_corpus
 def test_corpus_has_the_rfc_cases() -> None:
     assert len(_pairs()) >= 6
 
 
-@needs_corpus
 @pytest.mark.parametrize("name", _pairs())
 def test_corpus_pair_is_byte_identical(name: str) -> None:
     source = (CORPUS / "testdata" / "input" / name).read_bytes()
@@ -35,7 +32,6 @@ def test_corpus_pair_is_byte_identical(name: str) -> None:
     assert canonicalize(loads_strict(source)) == bytes(int(h, 16) for h in hexed)
 
 
-@needs_corpus
 def test_every_es6_number_line() -> None:
     lines = (CORPUS / "es6-numbers.csv").read_text().splitlines()
     assert len(lines) > 25_000

@@ -1,4 +1,4 @@
-"""Helpers shared by the JSONC editor tests: corpus location, an independent oracle parser, a random
+"""Helpers shared by the JSONC editor tests: an independent oracle parser, a random
 JSONC writer (random layout, comments in every gap, trailing commas) and a plain-Python edit model."""
 
 from __future__ import annotations
@@ -7,14 +7,7 @@ import copy
 import json
 import random
 import re
-from pathlib import Path
 from typing import Any
-
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-SHARED = PROJECT_ROOT.parent / "shared"
-CORPUS = SHARED / "corpus"
-JSONTESTSUITE = CORPUS / "jsontestsuite" / "test_parsing"
-REFERENCE_CONFIGS = SHARED / "reference" / "configs"
 
 JsonPath = tuple[Any, ...]
 
@@ -253,6 +246,3 @@ def derive_ops(before: Any, after: Any, path: JsonPath = ()) -> list[tuple[Any, 
         ops.append(("set", path, after))
     return ops
 
-
-def corpus_available() -> bool:
-    return JSONTESTSUITE.is_dir()

@@ -10,25 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonc_testkit import JSONTESTSUITE, corpus_available
+from locations import JSONTESTSUITE
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, STRICT_JSON, JsoncDocument
 from elydora_config.jsonc.reference_scanner import ReferenceScanner
 
-pytestmark = pytest.mark.skipif(
-    not corpus_available(), reason=f"JSONTestSuite corpus not found at {JSONTESTSUITE} (<project>/../shared/corpus)"
-)
-
 # RFC 8259 only says object names SHOULD be unique, so JSONTestSuite accepts repeated keys; the
-# project's dialects refuse them on purpose (design.md).  ``RFC_8259`` is STRICT_JSON without that rule.
+# project's dialects refuse them on purpose (docs/editors.md).  ``RFC_8259`` is STRICT_JSON without that rule.
 DUPLICATE_KEY_FILES = {"y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"}
 RFC_8259 = dataclasses.replace(STRICT_JSON, name="RFC_8259", duplicate_keys=True)
 
 
 def _files(prefix: str) -> list[Path]:
-    if not corpus_available():
-        return []
     return sorted(p for p in JSONTESTSUITE.iterdir() if p.name.startswith(prefix) and p.suffix == ".json")
 
 

@@ -1,4 +1,4 @@
-"""The agents' real configuration files (shared/reference/configs): byte-identical round trips and edits."""
+"""The agents' configuration files of fixtures/configs: byte-identical round trips and edits."""
 
 from __future__ import annotations
 
@@ -7,19 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonc_testkit import REFERENCE_CONFIGS, derive_ops
+from jsonc_testkit import derive_ops
+from locations import CONFIGS
 
 from elydora_config.jsonc import JSONC, STRICT_JSON, Dialect, JsoncDocument
 
-pytestmark = pytest.mark.skipif(
-    not REFERENCE_CONFIGS.is_dir(), reason=f"reference configs not found at {REFERENCE_CONFIGS}"
-)
-
 
 def _configs() -> list[Path]:
-    if not REFERENCE_CONFIGS.is_dir():
-        return []
-    return sorted(p for p in REFERENCE_CONFIGS.iterdir() if p.suffix in (".json", ".jsonc"))
+    return sorted(p for p in CONFIGS.iterdir() if p.suffix in (".json", ".jsonc"))
 
 
 def _pairs() -> list[Path]:

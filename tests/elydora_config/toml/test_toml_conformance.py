@@ -8,10 +8,10 @@ import datetime as dt
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from locations import TOML_TEST
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.toml import TomlDocument
@@ -22,22 +22,17 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-SUITE = PROJECT_ROOT.parent / "shared" / "corpus" / "toml-test" / "tests"
+SUITE = TOML_TEST
 FILE_LIST = SUITE / "files-toml-1.0.0"
-MISSING = f"toml-test corpus not found at {SUITE} (expected <project root>/../shared/corpus/toml-test)"
 
 
 def _listed(prefix: str) -> list[str]:
-    if not FILE_LIST.is_file():
-        return []
     names = [line.strip() for line in FILE_LIST.read_text(encoding="utf-8").splitlines()]
     return sorted(name for name in names if name.startswith(prefix) and name.endswith(".toml"))
 
 
 VALID = _listed("valid/")
 INVALID = _listed("invalid/")
-needs_suite = pytest.mark.skipif(not FILE_LIST.is_file(), reason=MISSING)
 
 
 def _parse_fraction_time(text: str) -> str:
@@ -97,12 +92,9 @@ def equal(actual: Any, expected: Any, where: str = "") -> None:
 
 
 def test_the_file_lists_are_not_empty() -> None:
-    if not FILE_LIST.is_file():
-        pytest.skip(MISSING)
     assert len(VALID) > 200 and len(INVALID) > 400
 
 
-@needs_suite
 @pytest.mark.parametrize("name", VALID)
 def test_valid_file_parses_to_expected_data_and_keeps_its_bytes(name: str) -> None:
     raw = (SUITE / name).read_bytes()
@@ -113,7 +105,6 @@ def test_valid_file_parses_to_expected_data_and_keeps_its_bytes(name: str) -> No
     assert TomlDocument.parse(raw.decode("utf-8")).text.encode("utf-8") == raw
 
 
-@needs_suite
 @pytest.mark.parametrize("name", INVALID)
 def test_invalid_file_is_refused_with_a_location(name: str) -> None:
     raw = (SUITE / name).read_bytes()
@@ -130,7 +121,6 @@ def _at(data: Any, path: tuple[Any, ...]) -> Any:
     return data
 
 
-@needs_suite
 @pytest.mark.parametrize("name", VALID)
 def test_scanner_finds_every_statement_and_header(name: str) -> None:
     """Each key/value the scanner reports holds, as text, exactly the data tomllib gives for its

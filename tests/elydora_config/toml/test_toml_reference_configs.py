@@ -1,14 +1,14 @@
-"""The real config files of reference/configs: untouched round trips, set-then-remove round trips in
+"""The agents' config files of fixtures/configs: untouched round trips, set-then-remove round trips in
 every table, and the Kimi installer edits (before + our hook entries == after; and back)."""
 
 from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from locations import CONFIGS
 
 from elydora_config.toml import TomlDocument
 
@@ -17,12 +17,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-CONFIGS = PROJECT_ROOT.parent / "shared" / "reference" / "configs"
-MISSING = f"reference configs not found at {CONFIGS} (expected <project root>/../shared/reference/configs)"
-TOML_FILES = sorted(p.name for p in CONFIGS.glob("*.toml")) if CONFIGS.is_dir() else []
+TOML_FILES = sorted(p.name for p in CONFIGS.glob("*.toml"))
 PAIRS = sorted(name[: -len("-before.toml")] for name in TOML_FILES if name.endswith("-before.toml"))
-needs_configs = pytest.mark.skipif(not TOML_FILES, reason=MISSING)
 
 VARIANTS = ["as-is", "crlf", "no-final-newline"]
 
@@ -53,12 +49,9 @@ def tables(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 def test_the_kimi_pairs_are_there() -> None:
-    if not TOML_FILES:
-        pytest.skip(MISSING)
     assert {"kimi", "kimi-inline", "kimi-legacy"} <= set(PAIRS)
 
 
-@needs_configs
 @pytest.mark.parametrize("kind", VARIANTS)
 @pytest.mark.parametrize("name", TOML_FILES)
 def test_unedited_file_is_byte_identical(name: str, kind: str) -> None:
@@ -68,7 +61,6 @@ def test_unedited_file_is_byte_identical(name: str, kind: str) -> None:
     assert doc.value == tomllib.loads(text)
 
 
-@needs_configs
 @pytest.mark.parametrize("kind", VARIANTS)
 @pytest.mark.parametrize("name", TOML_FILES)
 def test_set_then_remove_in_every_table_is_byte_identical(name: str, kind: str) -> None:
@@ -87,7 +79,6 @@ def test_set_then_remove_in_every_table_is_byte_identical(name: str, kind: str) 
             assert doc.text == text, (path, probe)
 
 
-@needs_configs
 @pytest.mark.parametrize("kind", VARIANTS)
 @pytest.mark.parametrize("stem", PAIRS)
 def test_kimi_install_appends_our_entries_and_uninstall_restores_the_bytes(stem: str, kind: str) -> None:
@@ -105,7 +96,7 @@ def test_kimi_install_appends_our_entries_and_uninstall_restores_the_bytes(stem:
     assert tomllib.loads(doc.text) == expected
     assert doc.value == expected
     if "inline" not in stem:
-        assert doc.text == after  # same layout as the reference installer for [[hooks]] files
+        assert doc.text == after  # same layout as the Python SDK installer for [[hooks]] files
     if kind == "crlf":
         assert re.search(r"(?<!\r)\n", doc.text) is None
 
@@ -113,14 +104,13 @@ def test_kimi_install_appends_our_entries_and_uninstall_restores_the_bytes(stem:
         doc.remove(("hooks", index))
     assert doc.text == before
 
-    # uninstall from the reference installer's own output gives back the before bytes too
+    # uninstall from the Python SDK installer's own output gives back the before bytes too
     installed = TomlDocument.parse(after)
     for index in range(len(expected["hooks"]) - 1, existing - 1, -1):
         installed.remove(("hooks", index))
     assert installed.text == before
 
 
-@needs_configs
 @pytest.mark.parametrize("stem", PAIRS)
 def test_removing_the_users_entry_keeps_ours_and_the_rest(stem: str) -> None:
     after = read(f"{stem}-after.toml")

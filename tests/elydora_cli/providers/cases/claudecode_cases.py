@@ -1,4 +1,4 @@
-"""Reference before/after pairs of claudecode (see provider_cases.Case)."""
+"""Before/after pairs (fixtures/configs) of claudecode (see provider_cases.Case)."""
 
 from provider_cases import Case
 

@@ -1,4 +1,4 @@
-"""Reference before/after pairs of codex (see provider_cases.Case)."""
+"""Before/after pairs (fixtures/configs) of codex (see provider_cases.Case)."""
 
 from provider_cases import Case
 
