@@ -21,8 +21,12 @@ def register(sub: Any) -> None:
         "agent would (its shell or exec form, timeout and stdin) against a scratch status (active, then "
         "frozen) and check the agent's allow and block answers; the real state and ledger are not touched.",
     )
+    parser.epilog = (
+        "examples:\n"
+        "  elydora verify --all                           # every agent's installed entries\n"
+        "  elydora verify claude --json                   # one agent, machine-readable (failures included)"
+    )
     options.add_hook_flags(parser)
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
 
 
@@ -36,10 +40,12 @@ def run(args: argparse.Namespace) -> int:
     from ..verify import verify
 
     ctx = options.context_from(args)
-    checks = verify(options.selected_providers(args), ctx)
+    providers = options.selected_providers(args)
+    checks = verify(providers, ctx, contexts={pid: options.remembered(ctx, args, pid) for pid in providers})
     failed = [c for c in checks if not c.ok]
     if args.json:
-        print(json.dumps({"ok": not failed, "checks": [c.to_json() for c in checks]}, indent=2))
+        failures = [{"provider": c.provider, "file": c.source, "message": c.reason} for c in failed]
+        print(json.dumps({"ok": not failed, "checks": [c.to_json() for c in checks], "failures": failures}, indent=2))
     else:
         widths = (max((len(c.provider) for c in checks), default=0), max((len(c.event) for c in checks), default=0))
         files: dict[tuple[str, str], set[str]] = {}
