@@ -35,8 +35,6 @@ COMMANDS: dict[str, str] = {
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 GLOBAL_VALUE_FLAGS = ("--root", "--state-root")
 """Global flags that take a value (``_modules_for`` skips their values when it looks for the command)."""
-BROKEN_PIPE = 141
-"""Exit status of a command whose reader closed the pipe (128 + SIGPIPE, what a shell shows for ``git log | head``)."""
 
 
 class UsageError(Exception):
@@ -201,7 +199,7 @@ def _closed_pipe() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
     os.close(devnull)
-    return BROKEN_PIPE
+    return exitcodes.PIPE_CLOSED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,23 +20,24 @@ COUNT_BATCH = 256
 
 
 def count(agent_dir: str) -> int:
-    """The complete spool lines past the delivered offset (events not yet in the ledger)."""
+    """The complete, non-blank spool lines past the delivered offset (events not yet in the ledger; the hook
+    may start its write with a newline that ends a torn line, which is no event)."""
     try:
         offset = state.load(agent_dir).spool_offset
     except state.StateError:
         offset = 0
     total, path = 0, os.path.join(agent_dir, SPOOL)
     while lines := spool.read_lines(path, offset, COUNT_BATCH):
-        total += len(lines)
+        total += sum(1 for line in lines if line.raw.strip())
         offset = lines[-1].end
     return total
 
 
-def catch_up(agent_dir: str, *, wait: float = WAIT_SECONDS) -> int:
+def catch_up(agent_dir: str, *, wait: float | None = None) -> int:
     """Deliver (local agent) or wait for (running flusher) the pending events; returns how many are still
-    pending when ``wait`` seconds are up or delivery stopped."""
+    pending when ``wait`` seconds (default :data:`WAIT_SECONDS`) are up or delivery stopped."""
     local = read_config(agent_dir).is_local
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     while flush.has_undelivered(agent_dir) and time.monotonic() < deadline:
         if local and flush.flush(agent_dir) == flush.STOPPED:
             break
