@@ -69,6 +69,14 @@ class _Parser(argparse.ArgumentParser):
         return suggestion(match.group(1), re.findall(r"'([^']*)'", match.group(2)) or match.group(2).split(", "))
 
 
+class _TopParser(_Parser):
+    """The top-level parser: its epilog (provider ids, examples) is built only when help is shown."""
+
+    def format_help(self) -> str:
+        self.epilog = _epilog()
+        return super().format_help()
+
+
 class _SubParser(_Parser):
     """A sub-command's parser: it accepts the global flags too (without defaults of its own)."""
 
@@ -82,7 +90,10 @@ def add_global_flags(parser: argparse.ArgumentParser, *, top: bool) -> None:
         return value if top else argparse.SUPPRESS
 
     group = parser.add_argument_group("global options (before or after the command)")
-    group.add_argument("-v", "--verbose", action="count", default=default(0), help="more log output (-vv: tracebacks)")
+    verbose = "verbose" if top else "verbose_after"  # `-v status -v` counts both (see _main)
+    group.add_argument(
+        "-v", "--verbose", dest=verbose, action="count", default=default(0), help="more log output (-vv: tracebacks)"
+    )
     group.add_argument("-q", "--quiet", action="store_true", default=default(False), help="print errors only")
     group.add_argument("--log-json", action="store_true", default=default(False), help="log as JSON lines on stderr")
     group.add_argument("--json", action="store_true", default=default(False), help="machine-readable output")
@@ -132,13 +143,7 @@ def _epilog() -> str:
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    args = list(sys.argv[1:] if argv is None else argv)
-    helping = not args or bool({"-h", "--help"} & set(args))
-    parser = _Parser(
-        prog="elydora",
-        description="Install and manage Elydora hooks for AI coding agents.",
-        epilog=_epilog() if helping and _command_word(args) is None else None,
-    )
+    parser = _TopParser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
     parser.add_argument("-V", "--version", action="version", version=f"elydora {__version__}")
     add_global_flags(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubParser)
@@ -181,7 +186,7 @@ def failure(provider: str | None, exc: BaseException) -> dict[str, Any]:
 
 def _report(args: argparse.Namespace, exc: BaseException) -> None:
     sys.stderr.write(f"Error: {describe_error(exc)}\n")
-    if getattr(args, "json", False):
+    if getattr(args, "json", False) and args.command != "hook":  # a hook's stdout is the agent's protocol
         import json
 
         provider = getattr(args, "provider", None)
@@ -214,6 +219,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     from elydora_config import log
 
+    args.verbose += getattr(args, "verbose_after", 0)
     log.set_options(verbose=args.verbose, json=args.log_json)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

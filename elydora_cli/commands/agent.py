@@ -263,7 +263,9 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
     status = _TRANSITIONS[verb]
     data = identity.status_bytes(status, args.reason)
     files.write_atomic(os.path.join(directory, identity.STATUS), data, mode=0o600)
-    _print(args, {"agent_dir": directory, "status": status}, f"agent {config.agent_id!r} is now {status}")
+    path = os.path.join(directory, identity.STATUS)
+    result = {"agent_dir": directory, "status": status, "changed": [path]}
+    _print(args, result, f"agent {config.agent_id!r} is now {status} (changed: {path})")
     return 0
 
 

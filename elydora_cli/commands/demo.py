@@ -4,6 +4,8 @@ did not). See :mod:`elydora_cli.demo`."""
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import sys
 from typing import Any
 
@@ -45,17 +47,29 @@ def run(args: argparse.Namespace) -> int:
     except catalog.UnknownProviderError as exc:
         raise UsageError(exc.message) from None
     box = sandbox.prepare(directory)
-    print(f"sandbox: {box.root}  (home {box.home}, project {box.project})")
+    narration = io.StringIO() if args.json else sys.stdout
+    narration.write(f"sandbox: {box.root}  (home {box.home}, project {box.project})\n")
     with tour.sandbox_environment(str(box.home)):
-        rows = tour.Tour(box, sys.stdout, chosen).run()
+        rows = tour.Tour(box, narration, chosen).run()
+    held = all(row.ok for row in rows)
+    if args.json:
+        print(json.dumps(_json(box, rows, held), indent=2))
+        return exitcodes.OK if held else exitcodes.UNHEALTHY
     print()
     print(tour.table(rows))
     for row in rows:
         for detail in row.details:
             print(f"  {row.provider}: {detail}")
-    held = all(row.ok for row in rows)
     print("every step held" if held else "some steps did not hold (see above)")
     return exitcodes.OK if held else exitcodes.UNHEALTHY
+
+
+def _json(box: Any, rows: list[Any], held: bool) -> dict[str, Any]:
+    failures = [
+        {"provider": row.provider, "file": None, "message": detail} for row in rows for detail in row.details
+    ]
+    agents = [{"provider": row.provider, **row.results} for row in rows]
+    return {"ok": held, "sandbox": str(box.root), "agents": agents, "failures": failures}
 
 
 def _is_provider(word: str) -> bool:

@@ -26,7 +26,11 @@ def register(sub: Any) -> None:
     install = sub.add_parser(
         "install", help="install Elydora's guard and audit hooks into agents", epilog=INSTALL_EXAMPLES
     )
-    add_hook_flags(install, every_flag=True)
+    add_hook_flags(
+        install,
+        all_help="every agent present here (its config directory or executable exists); the others are skipped",
+        every_help="every supported agent, present or not (sandboxes)",
+    )
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
     install.set_defaults(func=run_install)
     uninstall = sub.add_parser(

@@ -32,15 +32,19 @@ def provider_help() -> str:
     )
 
 
-def add_provider_args(parser: argparse.ArgumentParser, *, all_flag: bool = True, every_flag: bool = False) -> None:
+ALL_SUPPORTED = "every supported agent"
+
+
+def add_provider_args(
+    parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
+) -> None:
+    """Provider ids, ``--all`` (what "all" means for the command) and, where "all" is narrower than every
+    supported agent, ``--every``."""
     parser.add_argument("providers", nargs="*", metavar="PROVIDER", help=provider_help())
-    if every_flag:
-        parser.add_argument(
-            "--all", action="store_true", help="every agent present here (its config directory or executable exists)"
-        )
-        parser.add_argument("--every", action="store_true", help="every supported agent, present or not (sandboxes)")
-    elif all_flag:
-        parser.add_argument("--all", action="store_true", help="every supported agent")
+    if all_help is not None:
+        parser.add_argument("--all", action="store_true", help=all_help)
+    if every_help is not None:
+        parser.add_argument("--every", action="store_true", help=every_help)
 
 
 def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
@@ -68,9 +72,11 @@ def add_hook_command_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_hook_flags(parser: argparse.ArgumentParser, *, all_flag: bool = True, every_flag: bool = False) -> None:
+def add_hook_flags(
+    parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
+) -> None:
     """The flags of the commands that work on agents' hooks: providers, locations, timeout, hook command."""
-    add_provider_args(parser, all_flag=all_flag, every_flag=every_flag)
+    add_provider_args(parser, all_help=all_help, every_help=every_help)
     add_location_flags(parser)
     add_timeout_flag(parser)
     add_hook_command_flag(parser)

@@ -19,7 +19,7 @@ def register(sub: Any) -> None:
         "  elydora status claude codex --json             # two agents, machine-readable (failures included)\n"
         "  elydora status --root ./sandbox                # a sandbox home",
     )
-    options.add_hook_flags(parser, all_flag=False)
+    options.add_hook_flags(parser, all_help=None)
     parser.set_defaults(func=run)
 
 

@@ -58,7 +58,7 @@ def test_verbosity_and_root_before_the_command_reach_it(home: Path) -> None:
     )
     assert (args.verbose, args.root, args.command) == (2, str(home), "agent")
     args = build_parser(["agent", "show", "-v", "--root", "x"]).parse_args(["agent", "show", "-v", "--root", "x"])
-    assert (args.verbose, args.root) == (1, "x")
+    assert (args.verbose + args.verbose_after, args.root) == (1, "x")
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -181,3 +181,15 @@ def test_an_empty_or_unset_home_without_root_is_refused(
     assert os.listdir(tmp_path) == []
     code, _, _ = run(capsys, "install", "claudecode", "--root", str(tmp_path / "h"))
     assert code == 0
+
+
+def test_verbose_before_and_after_the_command_add_up(capsys: pytest.CaptureFixture[str], home: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from elydora_config import log
+
+    seen: list[int] = []
+    monkeypatch.setattr(log, "set_options", lambda *, verbose, json: seen.append(verbose))
+    run(capsys, "-v", "status", "claudecode", "-v", "--root", str(home))
+    run(capsys, "status", "claudecode", "-vv", "--root", str(home))
+    run(capsys, "status", "claudecode", "--root", str(home))
+    assert seen == [2, 2, 0]

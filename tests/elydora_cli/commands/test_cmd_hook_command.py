@@ -231,7 +231,7 @@ def test_cline_takes_no_hook_command(root: Path, supervisor: str, capsys: pytest
     code, out, err = cli(capsys, root, "install", "--every", "--hook-command", supervisor)
     assert code == 0 and "cline: skipped, --hook-command does not apply" in out
     assert "cline: installed" not in out and not (root / "home" / ".cline").exists()
-    code, out, _ = cli(capsys, root, "verify", "--all", "--hook-command", supervisor)
+    code, out, _ = cli(capsys, root, "verify", "--every", "--hook-command", supervisor)
     lines = out.splitlines()
     assert code == 1 and [line for line in lines if " FAIL " in line] == [
         "cline       -                   -      FAIL not installed (run: elydora install cline)"

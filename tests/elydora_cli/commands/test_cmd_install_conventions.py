@@ -112,3 +112,17 @@ def test_remembered_options_survive_a_plain_reinstall(root: Path, capsys: pytest
     assert timeouts == {10}
     manifest = json.loads((root / "home" / ".elydora" / "claudecode" / "install-manifest.json").read_text())
     assert manifest["timeout_seconds"] == 10 and os.path.isfile(settings)
+
+
+def test_verify_all_checks_the_installed_agents_and_every_checks_all(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = cli(capsys, root, "verify", "--all")
+    assert code == 1 and err == "Error: no agent is installed here (see elydora status); nothing to verify\n"
+    assert cli(capsys, root, "install", "claude", "gemini")[0] == 0
+    code, out, _ = cli(capsys, root, "verify", "--all", "--json")
+    assert code == 0 and {c["provider"] for c in json.loads(out)["checks"]} == {"claudecode", "gemini"}
+    code, out, _ = cli(capsys, root, "verify", "--every", "--json")
+    failures = json.loads(out)["failures"]
+    assert code == 1 and {f["provider"] for f in failures} == set(implemented_ids()) - {"claudecode", "gemini"}
+    assert all(f["message"].startswith("not installed (run: elydora install ") for f in failures)
