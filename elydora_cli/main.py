@@ -156,13 +156,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def exit_code_for(exc: BaseException) -> int:
     from elydora_config import errors
 
-    from .catalog import UnknownProviderError
-
     if isinstance(exc, (errors.ConcurrentModificationError, errors.LockTimeoutError)):
         return exitcodes.CONFLICT
     if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
         return exitcodes.RECOVERY
-    if isinstance(exc, (UsageError, UnknownProviderError)):
+    if isinstance(exc, UsageError):  # the commands turn an unknown provider id they were given into one
         return exitcodes.USAGE
     return exitcodes.UNHEALTHY
 

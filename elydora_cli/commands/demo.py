@@ -60,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         for detail in row.details:
             print(f"  {row.provider}: {detail}")
-    print("every step held" if held else "some steps did not hold (see above)")
+    skipped = [row.provider for row in rows if "n/a" in row.results.values()]
+    if held and skipped:
+        print(f"every step that could run held; n/a: {', '.join(skipped)} (the program the agent runs its hooks "
+              "with is not on this machine)")
+    else:
+        print("every step held" if held else "some steps did not hold (see above)")
     return exitcodes.OK if held else exitcodes.UNHEALTHY
 
 

@@ -80,3 +80,17 @@ def test_the_sandbox_environment_is_restored(monkeypatch: pytest.MonkeyPatch) ->
     import os
 
     assert os.environ["CLAUDE_CONFIG_DIR"] == "/elsewhere"
+
+
+def test_an_agent_whose_runner_is_missing_is_not_applicable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no node: Cline's hook files cannot run
+    code = main(["demo", str(tmp_path / "demo"), "cline", "claude"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert table(out) == {"cline": ("n/a", "n/a", "n/a", "ok"), "claudecode": ("ok", "ok", "ok", "ok")}
+    assert "cline: allow: cannot run node" in out
+    assert out.rstrip().endswith("n/a: cline (the program the agent runs its hooks with is not on this machine)")
