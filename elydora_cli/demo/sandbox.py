@@ -12,10 +12,13 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
 
 MARKER = ".elydora-demo"
 DOT = "dot-"
