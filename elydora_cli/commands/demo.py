@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(exc.message) from None
     box = sandbox.prepare(directory)
     narration = io.StringIO() if args.json else sys.stdout
-    narration.write(f"sandbox: {box.root}  (home {box.home}, project {box.project})\n")
+    narration.write(f"sandbox: {box.root}  (home {box.home}, project {box.project}; kept afterwards)\n")
     with tour.sandbox_environment(str(box.home)):
         rows = tour.Tour(box, narration, chosen).run()
     held = all(row.ok for row in rows)
