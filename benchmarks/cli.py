@@ -1,4 +1,4 @@
-"""``elydora install --all`` into a fresh root and ``elydora status``, as wall time and as a multiple of
+"""``elydora install --every`` into a fresh root and ``elydora status``, as wall time and as a multiple of
 ``python3 -c "import elydora_cli"`` measured in the same run.
 
 Run: ``python -m benchmarks.cli`` from the project root.
@@ -30,7 +30,7 @@ def _install_all_time() -> float:
         try:
             start = time.perf_counter()
             subprocess.run(
-                _elydora("install", "--all", "--root", str(root)),
+                _elydora("install", "--every", "--root", str(root)),
                 check=True,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -46,12 +46,12 @@ def main() -> None:
     install = _install_all_time()
     report(
         Figure(
-            "install --all (fresh root)", install, "s", "import elydora_cli", baseline, goal=1.0, goal_kind="absolute"
+            "install --every (fresh root)", install, "s", "import elydora_cli", baseline, goal=1.0, goal_kind="absolute"
         )
     )
     root = Path(tempfile.mkdtemp(prefix="elydora-bench-"))
     try:
-        subprocess.run(_elydora("install", "--all", "--root", str(root)), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(_elydora("install", "--every", "--root", str(root)), check=True, stdout=subprocess.DEVNULL)
         status = median_command_time(_elydora("status", "--root", str(root)), repeat=REPEAT)
     finally:
         shutil.rmtree(root)

@@ -111,6 +111,10 @@ class Provider:
     guard: GuardFacts
     audit: AuditFacts
     runtime_guard: GuardFacts | None = None
+    aliases: tuple[str, ...] = ()
+    """Other names the CLI accepts for the id (``claude``, ``auggie``, ``factory``...)."""
+    executables: tuple[str, ...] = ()
+    """The agent's command names: one on ``PATH`` means the agent is present on the machine."""
     """What the generated guard itself does when a wrapper the agent runs stands in front of it (catalog key
     ``guard.runtime_deny``: Cline's Node hook files turn the guard's exit 2 into the agent's cancel JSON);
     ``None``: the guard speaks the agent's protocol (``guard``) directly."""
@@ -184,6 +188,8 @@ def _provider(raw: dict[str, Any]) -> Provider:
         guard=guard_facts,
         audit=AuditFacts(audit["success_stdout"], audit["failure_mode"]),
         runtime_guard=runtime_guard,
+        aliases=tuple(raw.get("aliases", ())),
+        executables=tuple(raw.get("executables", ())),
     )
 
 
@@ -202,5 +208,24 @@ def provider(provider_id: str) -> Provider:
     for candidate in providers():
         if candidate.id == provider_id:
             return candidate
+    raise _unknown(provider_id)
+
+
+def canonical_id(name: str) -> str:
+    """The provider id that ``name`` (an id or one of its aliases, any case) stands for; else
+    :class:`UnknownProviderError` with a "did you mean" when the name is close to one."""
+    wanted = name.strip().lower()
+    for candidate in providers():
+        if wanted == candidate.id or wanted in candidate.aliases:
+            return candidate.id
+    raise _unknown(name)
+
+
+def _unknown(name: str) -> UnknownProviderError:
+    import difflib
+
+    names = {n: p.id for p in providers() for n in (p.id, *p.aliases)}
+    close = difflib.get_close_matches(name.lower(), list(names), n=1, cutoff=0.6)
+    hint = f"; did you mean {names[close[0]]!r}?" if close else ""
     known = ", ".join(provider_ids())
-    raise UnknownProviderError(None, f"unknown provider {provider_id!r} (known: {known})")
+    return UnknownProviderError(None, f"unknown provider {name!r}{hint} (known: {known})")

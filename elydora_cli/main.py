@@ -2,15 +2,20 @@
 
 Each sub-command lives in ``elydora_cli/commands/<name>.py`` and exposes ``register(subparsers)``; the module
 must stay cheap to import (heavy imports go inside the command's ``run`` function).
+
+The global flags (:data:`GLOBAL_VALUE_FLAGS`, ``-v``, ``-q``, ``--json``, ``--log-json``) are accepted before
+and after the sub-command: the top-level parser holds their defaults and every sub-parser repeats them with
+``argparse.SUPPRESS`` defaults, so a flag given after the sub-command overrides one given before it.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__, exitcodes
 
@@ -24,37 +29,124 @@ COMMANDS: dict[str, str] = {
     "hook": "hook",
     "hooks": "hooks",
     "verify": "verify",
+    "demo": "demo",
 }
 """Command name -> the module in ``elydora_cli/commands`` that registers it."""
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
+GLOBAL_VALUE_FLAGS = ("--root", "--state-root")
+"""Global flags that take a value (``_modules_for`` skips their values when it looks for the command)."""
 
 
 class UsageError(Exception):
     """A bad flag or argument combination detected after parsing."""
 
 
+def suggestion(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for a near miss of ``choices``, else an empty string."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"Error: {message}\n")
+        sys.stderr.write(f"Error: {message}{self._suggest(message)}\n")
         raise SystemExit(exitcodes.USAGE)
+
+    def _suggest(self, message: str) -> str:
+        """A "did you mean" for a misspelt sub-command (argparse names the word and lists the choices)."""
+        import re
+
+        match = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if not match:
+            return ""
+        return suggestion(match.group(1), re.findall(r"'([^']*)'", match.group(2)) or match.group(2).split(", "))
+
+
+class _TopParser(_Parser):
+    """The top-level parser: its epilog (provider ids, examples) is built only when help is shown."""
+
+    def format_help(self) -> str:
+        self.epilog = _epilog()
+        return super().format_help()
+
+
+class _SubParser(_Parser):
+    """A sub-command's parser: it accepts the global flags too (without defaults of its own)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        add_global_flags(self, top=False)
+
+
+def add_global_flags(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    def default(value: object) -> object:
+        return value if top else argparse.SUPPRESS
+
+    group = parser.add_argument_group("global options (before or after the command)")
+    verbose = "verbose" if top else "verbose_after"  # `-v status -v` counts both (see _main)
+    group.add_argument(
+        "-v", "--verbose", dest=verbose, action="count", default=default(0), help="more log output (-vv: tracebacks)"
+    )
+    group.add_argument("-q", "--quiet", action="store_true", default=default(False), help="print errors only")
+    group.add_argument("--log-json", action="store_true", default=default(False), help="log as JSON lines on stderr")
+    group.add_argument("--json", action="store_true", default=default(False), help="machine-readable output")
+    group.add_argument(
+        "--root", default=default(None), help="settings root: agent paths resolve as if this were the home directory"
+    )
+    group.add_argument("--state-root", default=default(None), help="where .elydora/ lives (default: the settings root)")
+
+
+def _command_word(args: list[str]) -> str | None:
+    """The sub-command named in ``args`` (skipping global flags and their values)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in GLOBAL_VALUE_FLAGS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
     """Only the module of the command being run (every module for help and errors): start-up stays small."""
     args = list(sys.argv[1:] if argv is None else argv)
-    words = [a for a in args if not a.startswith("-")]
-    if words and words[0] in COMMANDS and not {"-h", "--help"} & set(args):
-        return (COMMANDS[words[0]],)
+    word = _command_word(args)
+    if word in COMMANDS and not {"-h", "--help"} & set(args):
+        return (COMMANDS[word],)
     return COMMAND_MODULES
 
 
+def _epilog() -> str:
+    from . import catalog
+
+    rows = [f"  {p.id:<11} {p.display_name}" + (f" (also: {', '.join(p.aliases)})" if p.aliases else "")
+            for p in catalog.providers()]
+    return (
+        "providers:\n" + "\n".join(rows) + "\n\n"
+        "examples:\n"
+        "  elydora demo                               # the whole tour in a sandbox home, one table\n"
+        "  elydora install --all                      # every agent present on this machine\n"
+        "  elydora status -v                          # each agent: healthy / unhealthy / not installed\n"
+        "  elydora agent freeze --provider claude     # the guard blocks the agent's next tool call\n"
+        "\nexit codes: 0 ok, 1 unhealthy/refused/bad file, 2 usage, 3 concurrent change or lock held,\n"
+        "4 recovery needed, 130 interrupted, 141 output pipe closed"
+    )
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    parser = _Parser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
-    parser.add_argument("--version", action="version", version=f"elydora {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
-    parser.add_argument("--log-json", action="store_true", help="log as JSON lines on stderr")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser = _TopParser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
+    parser.add_argument("-V", "--version", action="version", version=f"elydora {__version__}")
+    add_global_flags(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubParser)
     for name in _modules_for(argv):
         module = importlib.import_module(f"elydora_cli.commands.{name}")
         module.register(sub)
@@ -68,7 +160,7 @@ def exit_code_for(exc: BaseException) -> int:
         return exitcodes.CONFLICT
     if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
         return exitcodes.RECOVERY
-    if isinstance(exc, UsageError):
+    if isinstance(exc, UsageError):  # the commands turn an unknown provider id they were given into one
         return exitcodes.USAGE
     return exitcodes.UNHEALTHY
 
@@ -84,17 +176,59 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def failure(provider: str | None, exc: BaseException) -> dict[str, Any]:
+    """One failure as every ``--json`` output lists it: provider, file and message."""
+    path = getattr(exc, "path", None) or getattr(exc, "filename", None)
+    return {"provider": provider, "file": None if path is None else str(path), "message": describe_error(exc)}
+
+
+def _report(args: argparse.Namespace, exc: BaseException) -> None:
+    sys.stderr.write(f"Error: {describe_error(exc)}\n")
+    if getattr(args, "json", False) and args.command != "hook":  # a hook's stdout is the agent's protocol
+        import json
+
+        provider = getattr(args, "provider", None)
+        sys.stdout.write(json.dumps({"ok": False, "failures": [failure(provider, exc)]}, indent=2) + "\n")
+
+
+def _quiet_stdout(args: argparse.Namespace) -> None:
+    """``--quiet``: the command's informational output goes nowhere (its data output and errors stay)."""
+    if args.quiet and not getattr(args, "data_output", False):
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+
+
+def _closed_pipe() -> int:
+    """The reader went away (``elydora ... | head``): end quietly, as git and pip do."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+    os.close(devnull)
+    return exitcodes.PIPE_CLOSED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     from elydora_config import log
 
+    args.verbose += getattr(args, "verbose_after", 0)
     log.set_options(verbose=args.verbose, json=args.log_json)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return exitcodes.USAGE
+    _quiet_stdout(args)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        raise
     except UsageError as exc:
         sys.stderr.write(f"Error: {exc}\n")
         return exitcodes.USAGE
@@ -104,5 +238,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the CLI boundary: one line, no traceback
         if args.verbose >= 2:
             raise
-        sys.stderr.write(f"Error: {describe_error(exc)}\n")
+        _report(args, exc)
         return exit_code_for(exc)

@@ -194,8 +194,9 @@ def _recorded(scratch: str, sent: bytes) -> bool:
     return False
 
 
-def judge(probe: Probe, code: int, stdout: bytes, stderr: bytes, scratch: str) -> str | None:
-    """What is wrong with one answer (``None``: it is what the agent expects)."""
+def judge(probe: Probe, code: int, stdout: bytes, stderr: bytes, scratch: str | None) -> str | None:
+    """What is wrong with one answer (``None``: it is what the agent expects). ``scratch=None``: the hook ran
+    against the agent's real state, and the caller checks the record in its ledger itself."""
     facts = catalog.provider(probe.provider)
     if probe.kind == "block":
         return _block_problem(facts, code, stdout, stderr)
@@ -204,7 +205,7 @@ def judge(probe: Probe, code: int, stdout: bytes, stderr: bytes, scratch: str) -
     if probe.kind == "allow":
         return _success_problem(stdout, facts.guard.success_stdout_template)
     problem = _success_problem(stdout, facts.audit.success_stdout_template)
-    if problem is None and not _recorded(scratch, probe.payload):
+    if problem is None and scratch is not None and not _recorded(scratch, probe.payload):
         problem = f"the event was not recorded (nothing in the probe's spool; a supervisor must honour {VERIFY_ENV})"
     return problem
 
@@ -220,7 +221,7 @@ def _private_file(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _execute(probe: Probe, env: dict[str, str]) -> tuple[int, bytes, bytes]:
+def execute(probe: Probe, env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """Run the entry's argv in its own process group; the whole group is killed at the agent's timeout."""
     process = subprocess.Popen(
         probe.entry.argv,
@@ -254,7 +255,7 @@ def run_probe(probe: Probe) -> Check:
         env = {**os.environ, VERIFY_ENV: scratch}
         started = time.monotonic()
         try:
-            code, stdout, stderr = _execute(probe, env)
+            code, stdout, stderr = execute(probe, env)
         except subprocess.TimeoutExpired:
             return _result(probe, f"no answer within the agent's timeout of {probe.timeout:g} s")
         except OSError as exc:
@@ -298,9 +299,12 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
     return problems, probes
 
 
-def verify(providers: list[str], ctx: Context, *, workers: int = WORKERS) -> list[Check]:
-    """Every provider's checks, in provider then event order (the probes run in parallel)."""
-    plans = [plan(provider, ctx) for provider in providers]
+def verify(
+    providers: list[str], ctx: Context, *, workers: int = WORKERS, contexts: dict[str, Context] | None = None
+) -> list[Check]:
+    """Every provider's checks, in provider then event order (the probes run in parallel); ``contexts``: a
+    provider's own context (the options its install remembered) instead of ``ctx``."""
+    plans = [plan(provider, (contexts or {}).get(provider, ctx)) for provider in providers]
     probes = [probe for _, todo in plans for probe in todo]
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(probes)))) as pool:
         results = iter(list(pool.map(run_probe, probes)))

@@ -19,12 +19,12 @@ SECRET_FLAGS = ("--token", "--private-key")
 
 
 def add_selection_args(parser: argparse.ArgumentParser, *, provider_required: bool = False) -> None:
-    """``--provider``/``--agent-id`` choose the agent; ``--state-root``/``--root`` where its state lives."""
-    parser.add_argument("--provider", required=provider_required, help="provider id (default agent id)")
+    """``--provider``/``--agent-id`` choose the agent; the global ``--state-root``/``--root`` where its state
+    lives."""
+    parser.add_argument(
+        "--provider", required=provider_required, help="provider id or alias (the default agent id)"
+    )
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
-    parser.add_argument("--root", help="settings root (default: the home directory)")
-    parser.add_argument("--state-root", help="where .elydora/ lives (default: --root, else the home directory)")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
     for flag in SECRET_FLAGS:  # accepted only to refuse them without echoing the value
         parser.add_argument(flag, dest=_secret_dest(flag), nargs="?", const="", help=argparse.SUPPRESS)
 
@@ -41,21 +41,46 @@ def refuse_secrets_in_argv(args: argparse.Namespace) -> None:
 
 
 def state_root(args: argparse.Namespace) -> str:
-    chosen = args.state_root or args.root or os.path.expanduser("~")
-    return os.path.abspath(chosen)
+    """``--state-root``, else ``--root``, else ``$HOME`` (refused when empty or unset)."""
+    if args.state_root or args.root:
+        return os.path.abspath(str(args.state_root or args.root))
+    from .options import home_from
+
+    return str(home_from(args))
+
+
+def selected_provider(args: argparse.Namespace) -> str | None:
+    """``--provider`` as its canonical id (an alias resolved); an unknown one is a usage error."""
+    if args.provider is None:
+        return None
+    from .. import catalog
+
+    try:
+        return catalog.canonical_id(args.provider)
+    except catalog.UnknownProviderError as exc:
+        raise UsageError(exc.message) from None
 
 
 def selected_agent_dir(args: argparse.Namespace) -> str:
     from .. import identity
+    from .options import checked_agent_id
 
-    agent_id = args.agent_id or args.provider
+    agent_id = checked_agent_id(args.agent_id) or selected_provider(args)
     if not agent_id:
         raise UsageError("name the agent with --agent-id or --provider")
     return identity.agent_dir(state_root(args), agent_id)
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("agent", help="create, show, freeze, unfreeze or revoke an agent identity")
+    parser = subparsers.add_parser(
+        "agent",
+        help="create, show, freeze, unfreeze or revoke an agent identity",
+        epilog="examples:\n"
+        "  elydora agent show --provider claude           # identity, public key and status (never the token)\n"
+        "  elydora agent freeze --provider codex --reason 'incident 42'\n"
+        "  elydora agent unfreeze --provider codex\n"
+        "  elydora agent create --provider gemini --agent-id gemini-ci   # a second local identity",
+    )
     verbs = parser.add_subparsers(dest="agent_command", metavar="VERB", required=True)
     create = verbs.add_parser("create", help="create an agent identity and its runtime")
     add_selection_args(create, provider_required=True)
@@ -84,10 +109,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from .. import catalog, identity
+    from .. import catalog
+    from .options import checked_agent_id
 
-    provider = catalog.provider(args.provider)
-    agent_id = identity.check_agent_id(args.agent_id or provider.id)
+    provider = catalog.provider(selected_provider(args) or "")
+    agent_id = checked_agent_id(args.agent_id) or provider.id
     server = _server_settings(args)
     directory = _write_identity(state_root(args), provider.id, agent_id, server)
     warnings = _prime_status(directory) if server is not None else []
@@ -237,7 +263,9 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
     status = _TRANSITIONS[verb]
     data = identity.status_bytes(status, args.reason)
     files.write_atomic(os.path.join(directory, identity.STATUS), data, mode=0o600)
-    _print(args, {"agent_dir": directory, "status": status}, f"agent {config.agent_id!r} is now {status}")
+    path = os.path.join(directory, identity.STATUS)
+    result = {"agent_dir": directory, "status": status, "changed": [path]}
+    _print(args, result, f"agent {config.agent_id!r} is now {status} (changed: {path})")
     return 0
 
 

@@ -3,6 +3,8 @@
 ``verify`` checks every entry of ``ledger.jsonl`` (record fields, payload hash, chain hash, Ed25519
 signature with the agent's key, sequence, and the link to the previous entry) and reports the first break
 (exit 1). ``tail`` prints the last entries; ``flush`` delivers the spooled events now, in this process.
+``verify`` and ``tail`` first catch up with events still spooled (:func:`elydora_cli.pending.catch_up`) and
+say on stderr how many are still pending when they cannot.
 """
 
 from __future__ import annotations
@@ -17,13 +19,21 @@ from .agent import add_selection_args, refuse_secrets_in_argv, selected_agent_di
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("audit", help="verify, tail or flush an agent's audit ledger")
+    parser = subparsers.add_parser(
+        "audit",
+        help="verify, tail or flush an agent's audit ledger",
+        epilog="examples:\n"
+        "  elydora audit tail --provider claude -n 5      # the last signed entries (pending events first)\n"
+        "  elydora audit verify --provider claude         # every signature and the whole chain\n"
+        "  elydora audit flush --provider codex           # deliver the spooled events now",
+    )
     verbs = parser.add_subparsers(dest="audit_command", metavar="VERB", required=True)
     verify = verbs.add_parser("verify", help="check every signature and the whole chain of the local ledger")
     add_selection_args(verify)
     tail = verbs.add_parser("tail", help="print the last ledger entries")
     add_selection_args(tail)
     tail.add_argument("-n", "--lines", type=int, default=10, metavar="N", help="how many entries (default 10)")
+    tail.set_defaults(data_output=True)
     flush = verbs.add_parser("flush", help="deliver spooled events now (normally done in the background)")
     add_selection_args(flush)
     parser.set_defaults(func=run)
@@ -32,11 +42,23 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     refuse_secrets_in_argv(args)
     directory = selected_agent_dir(args)
-    if args.audit_command == "verify":
-        return _verify(args, directory)
-    if args.audit_command == "tail":
-        return _tail(args, directory)
-    return _flush(args, directory)
+    if args.audit_command == "flush":
+        return _flush(args, directory)
+    pending = _catch_up(directory)
+    code = _verify(args, directory, pending) if args.audit_command == "verify" else _tail(args, directory)
+    if pending:
+        sys.stderr.write(
+            f"note: {pending} event(s) still spooled, not yet in the ledger (elydora audit flush delivers them)\n"
+        )
+    return code
+
+
+def _catch_up(directory: str) -> int:
+    from .. import identity
+    from ..pending import catch_up
+
+    identity.read_config(directory)  # a missing agent is one clear error, before anything else
+    return catch_up(directory)
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
@@ -48,7 +70,7 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
         sys.stdout.write(text + "\n")
 
 
-def _verify(args: argparse.Namespace, directory: str) -> int:
+def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
     from .. import identity
     from ..runtime import ledger
 
@@ -62,6 +84,7 @@ def _verify(args: argparse.Namespace, directory: str) -> int:
         "entries": report.entries,
         "head": report.head,
         "resyncs": report.resyncs,
+        "pending": pending,
     }
     if report.ok:
         note = f"; re-based on the server's chain at lines {report.resyncs}" if report.resyncs else ""

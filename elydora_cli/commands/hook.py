@@ -34,10 +34,12 @@ def register(sub: Any) -> None:
         help="provider id: replaces the request's provider and names the agent (native: the agent's protocol)",
     )
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
-    parser.add_argument("--root", help="settings root (default: the home directory)")
-    parser.add_argument("--state-root", help="where .elydora/ lives (default: the settings root)")
-    parser.add_argument("--json", action="store_true", help="accepted for compatibility (neutral output is JSON)")
-    parser.set_defaults(func=run)
+    parser.epilog = (
+        "examples:\n"
+        "  elydora hooks sample claude PreToolUse | elydora hook --provider claude; echo $?\n"
+        "  elydora hook --contract neutral-v1 < request.json"
+    )
+    parser.set_defaults(func=run, data_output=True)
 
 
 def run(args: argparse.Namespace) -> int:

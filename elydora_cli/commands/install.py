@@ -8,19 +8,36 @@ import sys
 from typing import Any
 
 from .. import exitcodes
-from .options import add_hook_flags, context_from, selected_providers
+from .options import add_hook_flags, context_from, remembered, selected_providers
+
+INSTALL_EXAMPLES = """examples:
+  elydora install --all                         # every agent present here; the others are listed as skipped
+  elydora install claude codex                  # these two, present or not (aliases work: claude, auggie...)
+  elydora install --every --root ./sandbox      # every supported agent into a sandbox home
+  elydora install gemini --dry-run              # the unified diff of every file it would change
+"""
+UNINSTALL_EXAMPLES = """examples:
+  elydora uninstall --all                       # every agent's entries and runtime files
+  elydora uninstall claude --root ./sandbox     # one agent of a sandbox home
+"""
 
 
 def register(sub: Any) -> None:
-    install = sub.add_parser("install", help="install Elydora's guard and audit hooks into agents")
-    add_hook_flags(install)
+    install = sub.add_parser(
+        "install", help="install Elydora's guard and audit hooks into agents", epilog=INSTALL_EXAMPLES
+    )
+    add_hook_flags(
+        install,
+        all_help="every agent present here (its config directory or executable exists); the others are skipped",
+        every_help="every supported agent, present or not (sandboxes)",
+    )
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
-    install.add_argument("--json", action="store_true", help="machine-readable output")
     install.set_defaults(func=run_install)
-    uninstall = sub.add_parser("uninstall", help="remove Elydora's hooks and runtime files from agents")
+    uninstall = sub.add_parser(
+        "uninstall", help="remove Elydora's hooks and runtime files from agents", epilog=UNINSTALL_EXAMPLES
+    )
     add_hook_flags(uninstall)
     uninstall.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
-    uninstall.add_argument("--json", action="store_true", help="machine-readable output")
     uninstall.set_defaults(func=run_uninstall)
 
 
@@ -33,22 +50,30 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, verb: str) -> int:
-    from ..main import describe_error, exit_code_for
+    from ..main import exit_code_for, failure
     from ..providers import operations
 
     ctx = context_from(args)
     providers = selected_providers(args)
-    if verb == "install" and ctx.hook_command and args.all:
-        providers = _accepting_hook_commands(providers)
+    skipped: list[dict[str, str]] = []
+    if verb == "install" and args.all:
+        providers, skipped = _present(providers, ctx)
+    if verb == "install" and ctx.hook_command and (args.all or args.every):
+        providers, refused = _accepting_hook_commands(providers)
+        skipped += refused
     action = operations.install if verb == "install" else operations.uninstall
-    results, code = [], exitcodes.OK
+    results, failures, code = [], [], exitcodes.OK
+    for row in skipped:
+        if not args.json:
+            print(f"{row['provider']}: skipped, {row['reason']}")
     for pid in providers:
         try:
-            outcome = action(pid, ctx, dry_run=args.dry_run)
+            outcome = action(pid, remembered(ctx, args, pid) if verb == "install" else ctx, dry_run=args.dry_run)
         except Exception as exc:  # one agent's failure does not stop the others; each is all-or-nothing
-            if len(providers) == 1 or args.verbose >= 2:
+            if (len(providers) == 1 and not args.json) or args.verbose >= 2:
                 raise
-            sys.stderr.write(f"Error: {pid}: {describe_error(exc)}\n")
+            failures.append(failure(pid, exc))
+            sys.stderr.write(f"Error: {pid}: {failures[-1]['message']}\n")
             code = max(code, exit_code_for(exc))
             continue
         results.append(outcome)
@@ -60,22 +85,37 @@ def _run(args: argparse.Namespace, verb: str) -> int:
              **({"diff": o.diff} if args.dry_run else {})}
             for o in results
         ]
-        print(json.dumps({"action": verb, "dry_run": args.dry_run, "results": rows}, indent=2))
+        data = {"action": verb, "dry_run": args.dry_run, "results": rows, "skipped": skipped, "failures": failures}
+        print(json.dumps(data, indent=2))
     return code
 
 
-def _accepting_hook_commands(providers: list[str]) -> list[str]:
-    """``--all`` with ``--hook-command``: the providers a supervisor can be configured for (others noted)."""
+def _present(providers: list[str], ctx: Any) -> tuple[list[str], list[dict[str, str]]]:
+    """``install --all``: the agents present on this machine, and the others with the reason."""
+    from ..presence import absence
+
+    kept, skipped = [], []
+    for pid in providers:
+        reason = absence(pid, ctx)
+        if reason is None:
+            kept.append(pid)
+        else:
+            skipped.append({"provider": pid, "reason": reason})
+    return kept, skipped
+
+
+def _accepting_hook_commands(providers: list[str]) -> tuple[list[str], list[dict[str, str]]]:
+    """``--all`` with ``--hook-command``: the providers a supervisor can be configured for (others skipped)."""
     from ..providers.registry import load
 
-    kept = []
+    kept, skipped = [], []
     for pid in providers:
         refused = getattr(load(pid), "HOOK_COMMAND_REFUSED", None)
         if refused:
-            sys.stderr.write(f"note: {pid}: skipped, --hook-command does not apply ({refused})\n")
+            skipped.append({"provider": pid, "reason": f"--hook-command does not apply ({refused})"})
         else:
             kept.append(pid)
-    return kept
+    return kept, skipped
 
 
 def _print(outcome: Any, verb: str, dry_run: bool) -> None:
@@ -84,7 +124,16 @@ def _print(outcome: Any, verb: str, dry_run: bool) -> None:
         return
     done = "installed" if verb == "install" else "uninstalled"
     who = "all agents" if outcome.agent_id == "*" else f"agent {outcome.agent_id}"
-    what = f"{len(outcome.changed)} file(s) changed" if outcome.changed else "already up to date"
+    what = f"changed: {_files(outcome.changed)}" if outcome.changed else "already up to date"
     print(f"{outcome.provider}: {done} for {who} ({what})")
     for note in outcome.notes:
         print(f"  note: {note}")
+
+
+def _files(paths: list[str]) -> str:
+    """The changed agent files by name; Elydora's own state files by number (``--json`` lists every one)."""
+    import os
+
+    config = [p for p in paths if f"{os.sep}.elydora{os.sep}" not in p]
+    state = len(paths) - len(config)
+    return ", ".join(config + ([f"{state} Elydora state file(s)"] if state else []))

@@ -1,4 +1,10 @@
-"""Flags shared by the provider commands, and the :class:`Context` they describe."""
+"""Flags shared by the provider commands, and the :class:`Context` they describe.
+
+``--root`` and ``--state-root`` are global flags (:mod:`elydora_cli.main`); the ones here belong to the
+commands that work on agents' hooks. Options an install was given (``--hook-timeout-seconds``,
+``--hook-command``) are remembered in its manifest: a later command that does not repeat them uses the
+remembered values (:func:`remembered`).
+"""
 
 from __future__ import annotations
 
@@ -14,25 +20,41 @@ MAX_TIMEOUT_SECONDS = 3600
 
 
 def add_location_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", help="settings root: resolve every agent path as if this were the home directory")
-    parser.add_argument("--state-root", help="where .elydora/ lives (default: the settings root)")
     parser.add_argument("--repo-root", help="the project whose read-only settings are consulted (default: cwd)")
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
 
 
-def add_provider_args(parser: argparse.ArgumentParser, *, all_flag: bool = True) -> None:
-    parser.add_argument("providers", nargs="*", metavar="PROVIDER", help="provider ids (see `elydora status`)")
-    if all_flag:
-        parser.add_argument("--all", action="store_true", help="every provider")
+def provider_help() -> str:
+    from .. import catalog
+
+    return "provider ids or aliases: " + ", ".join(
+        p.id + (f" ({'/'.join(p.aliases)})" if p.aliases else "") for p in catalog.providers()
+    )
+
+
+ALL_SUPPORTED = "every supported agent"
+
+
+def add_provider_args(
+    parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
+) -> None:
+    """Provider ids, ``--all`` (what "all" means for the command) and, where "all" is narrower than every
+    supported agent, ``--every``."""
+    parser.add_argument("providers", nargs="*", metavar="PROVIDER", help=provider_help())
+    if all_help is not None:
+        parser.add_argument("--all", action="store_true", help=all_help)
+    if every_help is not None:
+        parser.add_argument("--every", action="store_true", help=every_help)
 
 
 def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hook-timeout-seconds",
         type=int,
-        default=DEFAULT_TIMEOUT_SECONDS,
+        default=None,
         metavar="N",
-        help=f"hook timeout, 1-{MAX_TIMEOUT_SECONDS} s (default {DEFAULT_TIMEOUT_SECONDS}; in each agent's unit)",
+        help=f"hook timeout, 1-{MAX_TIMEOUT_SECONDS} s (default: what the install used, else "
+        f"{DEFAULT_TIMEOUT_SECONDS}; in each agent's unit)",
     )
 
 
@@ -41,13 +63,20 @@ def add_hook_command_flag(parser: argparse.ArgumentParser) -> None:
         "--hook-command",
         metavar="CMD",
         help="run this supervisor ('[env NAME=value ...] /abs/path hook [args]') instead of the Elydora runtime; "
-        "each entry appends --provider <id>; give the same value to install, status, verify and uninstall",
+        "each entry appends --provider <id>; remembered by the install (status, verify, uninstall reuse it)",
+    )
+    parser.add_argument(
+        "--no-hook-command",
+        action="store_true",
+        help="the Elydora runtime, even where an earlier install remembered a --hook-command",
     )
 
 
-def add_hook_flags(parser: argparse.ArgumentParser, *, all_flag: bool = True) -> None:
+def add_hook_flags(
+    parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
+) -> None:
     """The flags of the commands that work on agents' hooks: providers, locations, timeout, hook command."""
-    add_provider_args(parser, all_flag=all_flag)
+    add_provider_args(parser, all_help=all_help, every_help=every_help)
     add_location_flags(parser)
     add_timeout_flag(parser)
     add_hook_command_flag(parser)
@@ -58,6 +87,8 @@ def hook_command_from(args: argparse.Namespace) -> str | None:
     text: str | None = getattr(args, "hook_command", None)
     if text is None:
         return None
+    if getattr(args, "no_hook_command", False):
+        raise UsageError("give --hook-command or --no-hook-command, not both")
     from ..neutral.hookcommand import HookCommandError, parse_hook_command
 
     try:
@@ -66,12 +97,36 @@ def hook_command_from(args: argparse.Namespace) -> str | None:
         raise UsageError(f"--hook-command: {exc}") from None
 
 
+def home_from(args: argparse.Namespace) -> Path:
+    """``--root``, else ``$HOME``; an empty or unset ``HOME`` is refused (agent paths never resolve from ``/``)."""
+    if args.root:
+        return Path(os.path.abspath(args.root))
+    home = os.environ.get("HOME", "")
+    if not home.strip():
+        raise UsageError("HOME is empty or unset: give --root DIR (the home whose agent configs to use)")
+    return Path(os.path.abspath(home))
+
+
+def checked_agent_id(value: str | None) -> str | None:
+    """``--agent-id`` when it is a safe directory name; otherwise a usage error (exit 2)."""
+    if value is None:
+        return None
+    from elydora_config.errors import ConfigError
+
+    from .. import identity
+
+    try:
+        return identity.check_agent_id(value)
+    except ConfigError as exc:
+        raise UsageError(f"--agent-id: {exc.message}") from None
+
+
 def context_from(args: argparse.Namespace) -> Context:
-    timeout = getattr(args, "hook_timeout_seconds", DEFAULT_TIMEOUT_SECONDS)
-    if not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
+    timeout = getattr(args, "hook_timeout_seconds", None)
+    if timeout is not None and not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
         raise UsageError(f"--hook-timeout-seconds must be between 1 and {MAX_TIMEOUT_SECONDS}, not {timeout}")
     hook_command = hook_command_from(args)
-    home = Path(os.path.abspath(args.root)) if args.root else Path.home()
+    home = home_from(args)
     state_root = Path(os.path.abspath(args.state_root)) if args.state_root else home
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
     return Context(
@@ -80,19 +135,45 @@ def context_from(args: argparse.Namespace) -> Context:
         repo_root=repo_root,
         env=dict(os.environ),
         python=os.path.abspath(sys.executable),
-        timeout_seconds=timeout,
-        agent_id=args.agent_id,
+        timeout_seconds=DEFAULT_TIMEOUT_SECONDS if timeout is None else timeout,
+        agent_id=checked_agent_id(args.agent_id),
         windows=os.name == "nt",
         rooted=bool(args.root),
         hook_command=hook_command,
     )
 
 
+def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context:
+    """``ctx`` with the options the install of ``provider`` recorded in its manifest, where this command's
+    flags do not say otherwise (an explicit flag always wins; ``--no-hook-command`` forgets a supervisor)."""
+    from elydora_config.errors import ConfigError
+    from elydora_config.files import read_physical
+
+    from ..providers.manifest import MANIFEST_NAME, Manifest
+
+    path = ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME
+    try:
+        data = read_physical(path, max_bytes=4 << 20)
+        manifest = Manifest.decode(data, path) if data is not None else None
+    except (ConfigError, OSError):
+        return ctx  # status reports an unreadable manifest on its own
+    if manifest is None or manifest.provider != provider:
+        return ctx
+    changes: dict[str, object] = {}
+    if getattr(args, "hook_timeout_seconds", None) is None:
+        changes["timeout_seconds"] = manifest.timeout_seconds
+    if getattr(args, "hook_command", None) is None and not getattr(args, "no_hook_command", False):
+        changes["hook_command"] = manifest.hook_command
+    return ctx.with_options(**changes)
+
+
 def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -> list[str]:
-    """The provider ids named on the command line (``--all``: every implemented one)."""
+    """The provider ids named on the command line (aliases resolved); ``--all``: every implemented one."""
+    from .. import catalog
     from ..providers.registry import implemented_ids, load
 
-    if getattr(args, "all", False):
+    every = bool(getattr(args, "all", False) or getattr(args, "every", False))
+    if every:
         if args.providers:
             raise UsageError("give provider ids or --all, not both")
         return list(implemented_ids())
@@ -100,8 +181,12 @@ def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -
         if default_all:
             return list(implemented_ids())
         raise UsageError("name at least one provider, or use --all")
-    for pid in args.providers:
+    try:
+        chosen = list(dict.fromkeys(catalog.canonical_id(name) for name in args.providers))
+    except catalog.UnknownProviderError as exc:
+        raise UsageError(exc.message) from None
+    for pid in chosen:
         load(pid)
-    if args.agent_id and len(args.providers) > 1:
+    if args.agent_id and len(chosen) > 1:
         raise UsageError("--agent-id applies to one provider at a time")
-    return list(dict.fromkeys(args.providers))
+    return chosen

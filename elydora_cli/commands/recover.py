@@ -12,9 +12,13 @@ from .options import add_location_flags, context_from
 
 
 def register(sub: Any) -> None:
-    parser = sub.add_parser("recover", help="finish or undo an install/uninstall interrupted by a crash")
+    parser = sub.add_parser(
+        "recover",
+        help="finish or undo an install/uninstall interrupted by a crash",
+        epilog="examples:\n  elydora recover                                # after exit code 4\n"
+        "  elydora recover --root ./sandbox --json",
+    )
     add_location_flags(parser)
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
 
 

@@ -11,9 +11,15 @@ from . import options
 
 
 def register(sub: Any) -> None:
-    parser = sub.add_parser("status", help="check the installed hooks of each agent")
-    options.add_hook_flags(parser, all_flag=False)
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser = sub.add_parser(
+        "status",
+        help="check the installed hooks of each agent",
+        epilog="examples:\n"
+        "  elydora status                                 # every agent: healthy / unhealthy / not installed\n"
+        "  elydora status claude codex --json             # two agents, machine-readable (failures included)\n"
+        "  elydora status --root ./sandbox                # a sandbox home",
+    )
+    options.add_hook_flags(parser, all_help=None)
     parser.set_defaults(func=run)
 
 
@@ -25,31 +31,42 @@ def _one(pid: str, ctx: Any) -> dict[str, Any]:
     try:
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
+        from ..main import failure
+
         message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
-        return {"provider": pid, "state": "error", "healthy": False, "problems": [message]}
+        row = {"provider": pid, "state": "error", "healthy": False, "problems": [message]}
+        return dict(row, failures=[failure(pid, exc)])
     if st.healthy:
         state = "healthy"
     elif st.awaiting_approval:
         state = "awaiting approval"
     else:
         state = "unhealthy" if st.installed else "not installed"
+    problems = [f for f in st.findings if st.installed]
     return {
         "provider": pid,
         "agent_id": st.agent_id,
         "state": state,
         "healthy": st.healthy,
-        "problems": [f.render() for f in st.findings if st.installed],
+        "problems": [f.render() for f in problems],
+        "failures": [
+            {"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
+            for f in problems
+            if f.severity == "error"
+        ],
     }
 
 
 def run(args: argparse.Namespace) -> int:
     ctx = options.context_from(args)
-    rows = [_one(pid, ctx) for pid in options.selected_providers(args, default_all=True)]
+    rows = [_one(pid, options.remembered(ctx, args, pid)) for pid in options.selected_providers(args, default_all=True)]
     if args.json:
-        print(json.dumps({"providers": rows}, indent=2))
+        failures = [f for row in rows for f in row.pop("failures")]
+        print(json.dumps({"providers": rows, "failures": failures}, indent=2))
     else:
         for row in rows:
             print(f"{row['provider']:<12} {row['state']}")
+            row.pop("failures")
             for problem in row["problems"]:
                 print(f"  - {problem}")
     bad = any(r["state"] in ("unhealthy", "awaiting approval", "error") for r in rows)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from .. import exitcodes
@@ -21,8 +22,16 @@ def register(sub: Any) -> None:
         "agent would (its shell or exec form, timeout and stdin) against a scratch status (active, then "
         "frozen) and check the agent's allow and block answers; the real state and ledger are not touched.",
     )
-    options.add_hook_flags(parser)
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.epilog = (
+        "examples:\n"
+        "  elydora verify --all                           # every installed agent's entries\n"
+        "  elydora verify claude --json                   # one agent, machine-readable (failures included)"
+    )
+    options.add_hook_flags(
+        parser,
+        all_help="every installed agent",
+        every_help="every supported agent (one not installed fails)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -32,14 +41,41 @@ def _line(check: Any, widths: tuple[int, int], sources: bool) -> str:
     return f"{check.provider:<{widths[0]}}  {check.event:<{widths[1]}}  {check.probe:<5}  {verdict}{where}"
 
 
+def _installed(providers: list[str], ctx: Any) -> list[str]:
+    """``verify --all``: the agents with an install (a broken one included: its status says why)."""
+    from elydora_config.errors import ConfigError
+
+    from ..providers import operations
+
+    kept = []
+    for pid in providers:
+        try:
+            installed = operations.status(pid, ctx).installed
+        except (ConfigError, OSError):
+            installed = True  # an unreadable file is a failure verify reports
+        if installed:
+            kept.append(pid)
+    return kept
+
+
 def run(args: argparse.Namespace) -> int:
     from ..verify import verify
 
     ctx = options.context_from(args)
-    checks = verify(options.selected_providers(args), ctx)
+    providers = options.selected_providers(args)
+    if args.all:
+        providers = _installed(providers, ctx)
+    checks = verify(providers, ctx, contexts={pid: options.remembered(ctx, args, pid) for pid in providers})
+    if not checks:
+        sys.stderr.write("Error: no agent is installed here (see elydora status); nothing to verify\n")
+        if args.json:
+            print(json.dumps({"ok": False, "checks": [], "failures": [
+                {"provider": None, "file": None, "message": "no agent is installed here"}]}, indent=2))
+        return exitcodes.UNHEALTHY
     failed = [c for c in checks if not c.ok]
     if args.json:
-        print(json.dumps({"ok": not failed, "checks": [c.to_json() for c in checks]}, indent=2))
+        failures = [{"provider": c.provider, "file": c.source, "message": c.reason} for c in failed]
+        print(json.dumps({"ok": not failed, "checks": [c.to_json() for c in checks], "failures": failures}, indent=2))
     else:
         widths = (max((len(c.provider) for c in checks), default=0), max((len(c.event) for c in checks), default=0))
         files: dict[tuple[str, str], set[str]] = {}

@@ -132,6 +132,14 @@ def _stage_documents(tx: Transaction, docs: Documents) -> list[str]:
     return changed
 
 
+def _changed_paths(tx: Transaction) -> list[str]:
+    """The staged files whose bytes differ from what is on disk (the agent's configs first)."""
+    from elydora_config.files import read_physical
+
+    changed = [p for p in tx.staged_paths if tx.read(p) != read_physical(p, max_bytes=256 << 20)]
+    return sorted(changed, key=lambda p: ("/.elydora/" in p, p))
+
+
 def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
     parts = []
     for path in tx.staged_paths:
@@ -205,6 +213,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
             prior = previous.files.get(str(path)) if previous else None
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
+    outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
     outcome.notes = list(getattr(module, "NOTES", ()))
     return _finish(tx, outcome, dry_run)
 

@@ -70,7 +70,7 @@ def test_unsafe_agent_ids_are_refused(tmp_path: Path, capsys: pytest.CaptureFixt
     code, out, err = _cli(
         capsys, "agent", "create", "--provider", "codex", "--agent-id", agent_id, "--root", str(tmp_path)
     )
-    assert code == 1 and out == "" and err.startswith("Error: ") and err.count("\n") == 1
+    assert code == 2 and out == "" and err.startswith("Error: ") and err.count("\n") == 1  # a usage error
     assert not (tmp_path / ".elydora").exists() or list((tmp_path / ".elydora").glob("*/config.json")) == []
 
 
@@ -84,7 +84,7 @@ def test_second_create_is_refused_and_changes_nothing(tmp_path: Path, capsys: py
 
 def test_unknown_provider(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = _cli(capsys, "agent", "create", "--provider", "vim", "--root", str(tmp_path))
-    assert code == 1 and "unknown provider 'vim'" in err
+    assert code == 2 and "unknown provider 'vim'" in err  # a usage error
 
 
 @pytest.mark.parametrize(

@@ -132,16 +132,18 @@ def test_another_agent_id_is_passed_to_the_supervisor(
     assert not (root / "home" / ".factory" / "hooks.json").exists()
 
 
-def test_status_and_verify_need_the_same_hook_command(
+def test_status_and_verify_keep_the_remembered_hook_command_and_refuse_another(
     root: Path, supervisor: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cli(capsys, root, "install", "cursor", "--hook-command", supervisor)
-    code, out, _ = cli(capsys, root, "status", "cursor")
+    assert cli(capsys, root, "status", "cursor")[0] == 0  # the manifest remembers the supervisor
+    assert cli(capsys, root, "verify", "cursor")[0] == 0
+    code, out, _ = cli(capsys, root, "status", "cursor", "--no-hook-command")
     assert code == 1
     assert f"installed with --hook-command {supervisor!r}; pass the same --hook-command" in out
     code, out, _ = cli(capsys, root, "status", "cursor", "--hook-command", "/opt/other hook")
     assert code == 1 and f"installed with --hook-command {supervisor!r}, not '/opt/other hook'" in out
-    code, out, _ = cli(capsys, root, "verify", "cursor")
+    code, out, _ = cli(capsys, root, "verify", "cursor", "--no-hook-command")
     assert code == 1 and "FAIL installed with --hook-command" in out
     cli(capsys, root, "install", "gemini")
     code, out, _ = cli(capsys, root, "status", "gemini", "--hook-command", supervisor)
@@ -159,7 +161,7 @@ def test_switching_between_runtime_and_supervisor_leaves_one_set(
     settings = json.loads(path.read_text())
     assert len(settings["hooks"]["PreToolUse"]) == 1 and not (agent / "guard.py").exists()
     assert not (agent / "_elydora_guard.py").exists()
-    assert cli(capsys, root, "install", "claudecode")[0] == 0  # the recorded supervisor entries are replaced
+    assert cli(capsys, root, "install", "claudecode", "--no-hook-command")[0] == 0  # supervisor entries replaced
     settings = json.loads(path.read_text())
     assert [g["hooks"][0]["args"][-1] for g in settings["hooks"]["PreToolUse"]] == [str(agent / "guard.py")]
     assert cli(capsys, root, "status", "claudecode")[0] == 0
@@ -226,10 +228,10 @@ def test_cline_takes_no_hook_command(root: Path, supervisor: str, capsys: pytest
     code, _, err = cli(capsys, root, "install", "cline", "--hook-command", supervisor)
     assert code == 2 and "cline: --hook-command does not apply" in err
     assert not (root / "home" / ".cline").exists()
-    code, out, err = cli(capsys, root, "install", "--all", "--hook-command", supervisor)
-    assert code == 0 and "note: cline: skipped, --hook-command does not apply" in err
-    assert "cline:" not in out and not (root / "home" / ".cline").exists()
-    code, out, _ = cli(capsys, root, "verify", "--all", "--hook-command", supervisor)
+    code, out, err = cli(capsys, root, "install", "--every", "--hook-command", supervisor)
+    assert code == 0 and "cline: skipped, --hook-command does not apply" in out
+    assert "cline: installed" not in out and not (root / "home" / ".cline").exists()
+    code, out, _ = cli(capsys, root, "verify", "--every", "--hook-command", supervisor)
     lines = out.splitlines()
     assert code == 1 and [line for line in lines if " FAIL " in line] == [
         "cline       -                   -      FAIL not installed (run: elydora install cline)"

@@ -202,7 +202,7 @@ def test_bad_flags_are_usage_errors(tmp_path, capsys):
         main(["install", "--no-such-flag"])
     assert info.value.code == 2
     code, _, err = run(capsys, "install", "claudecode", "--agent-id", "../x", "--root", home)
-    assert code == 1 and "agent id" in err
+    assert code == 2 and "agent id" in err  # a usage error
 
 
 def test_kimi_refuses_timeout_above_600(tmp_path, capsys):

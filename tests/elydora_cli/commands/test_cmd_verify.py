@@ -1,6 +1,6 @@
 """``elydora verify``: every installed entry run the way its agent runs it, against a scratch status.
 
-A fresh ``install --all`` passes for all 12 agents; a deleted script, an edited config entry and a timeout
+A fresh ``install --every`` passes for all 12 agents; a deleted script, an edited config entry and a timeout
 that differs from the flag each fail with a clear reason; the agent's real state is never changed.
 """
 
@@ -45,7 +45,7 @@ def state_files(home: Path) -> dict[str, bytes]:
 
 
 def test_a_fresh_install_all_passes_for_every_agent(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli(capsys, root, "install", "--all")[0] == 0
+    assert cli(capsys, root, "install", "--every")[0] == 0
     before = state_files(root / "home")
     code, out, err = cli(capsys, root, "verify", "--all")
     assert (code, err) == (0, ""), out
@@ -132,11 +132,12 @@ def test_an_edited_config_entry_fails(root: Path, capsys: pytest.CaptureFixture[
     assert found["droid", "PostToolUse", "audit"] == "OK"
 
 
-def test_a_different_timeout_fails_until_the_same_flag_is_given(
+def test_a_remembered_timeout_is_kept_and_a_different_flag_fails(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cli(capsys, root, "install", "kimi", "letta", "--hook-timeout-seconds", "30")
-    code, out, _ = cli(capsys, root, "verify", "kimi", "letta")
+    assert cli(capsys, root, "verify", "kimi", "letta")[0] == 0  # the manifest remembers 30 s
+    code, out, _ = cli(capsys, root, "verify", "kimi", "letta", "--hook-timeout-seconds", "10")
     assert code == 1
     problems = [line for line in out.splitlines() if " config " in line]
     settings = root / "home" / ".letta" / "settings.json"
@@ -148,7 +149,8 @@ def test_a_different_timeout_fails_until_the_same_flag_is_given(
 
 def test_status_names_the_timeout_mismatch(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cli(capsys, root, "install", "gemini", "--hook-timeout-seconds", "30")
-    code, out, _ = cli(capsys, root, "status", "gemini")
+    assert cli(capsys, root, "status", "gemini")[0] == 0  # the manifest remembers 30 s
+    code, out, _ = cli(capsys, root, "status", "gemini", "--hook-timeout-seconds", "10")
     assert code == 1
     assert "BeforeTool: installed with a timeout of 30 s, expected 10 s; pass --hook-timeout-seconds 30" in out
     assert cli(capsys, root, "status", "gemini", "--hook-timeout-seconds", "30")[0] == 0
@@ -161,7 +163,7 @@ def test_not_installed_and_usage(root: Path, capsys: pytest.CaptureFixture[str])
     code, _, err = cli(capsys, root, "verify")
     assert code == 2 and "name at least one provider" in err
     code, _, err = cli(capsys, root, "verify", "nosuch")
-    assert code == 1 and "unknown provider" in err
+    assert code == 2 and "unknown provider" in err  # a usage error
 
 
 def test_a_hook_that_outlives_the_agents_timeout_fails(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

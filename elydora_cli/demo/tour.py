@@ -1,0 +1,232 @@
+"""The demo's steps, for every agent at once, and the table that says whether each one held.
+
+1. ``elydora install --every`` into the sandbox home (one transaction per agent);
+2. every installed guard entry is run as the agent runs it (its argv, cwd, timeout and a native payload
+   shipped in the package, :mod:`elydora_cli.verify`) against the agent's real sandbox state: allowed;
+3. every audit entry likewise, then ``audit tail`` shows the newest signed record and ``audit verify``
+   checks every signature and the chain: recorded;
+4. ``agent freeze``, the guard again: the agent's block protocol; ``agent unfreeze``, the guard again:
+   allowed again;
+5. ``elydora uninstall --all``; every file the home held before is byte-identical with its mode, and
+   nothing of ours is left outside ``.elydora/``.
+
+The commands run in this process with the sandbox as ``HOME`` and a minimal environment (an agent variable
+of the user's, such as ``CLAUDE_CONFIG_DIR``, would move an agent's files out of the sandbox).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from .. import verify
+from ..providers.context import Context
+from .sandbox import Sandbox, differences, snapshot
+
+KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TERM", "USER", "LOGNAME")
+"""The only variables of the caller's environment the sandbox keeps (``HOME`` becomes the sandbox home)."""
+STEPS = ("allow", "record", "block", "uninstall identical")
+WORKERS = 4
+
+
+@dataclass
+class Row:
+    provider: str
+    results: dict[str, str] = field(default_factory=dict)
+    """Step -> ``ok``, ``FAIL``, or ``n/a`` (the agent's runner, e.g. ``node``, is not on this machine)."""
+    details: list[str] = field(default_factory=list)
+
+    def held(self, step: str, ok: bool, detail: str = "") -> None:
+        if self.results.get(step) in ("FAIL", "n/a"):
+            return
+        self.results[step] = "ok" if ok else "FAIL"
+        if detail:
+            self.details.append(f"{step}: {detail}")
+
+    @property
+    def ok(self) -> bool:
+        return all(self.results.get(step) in ("ok", "n/a") for step in STEPS)
+
+
+@contextlib.contextmanager
+def sandbox_environment(home: str) -> Iterator[None]:
+    """``os.environ`` reduced to :data:`KEPT_VARIABLES` plus ``HOME``, restored afterwards."""
+    saved = dict(os.environ)
+    kept = {name: saved[name] for name in KEPT_VARIABLES if name in saved}
+    os.environ.clear()
+    os.environ.update(kept, HOME=home)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    """One ``elydora`` command in this process, its exit code, stdout and stderr."""
+    from ..main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def context(box: Sandbox) -> Context:
+    """What ``--root <home> --repo-root <project>`` describes inside :func:`sandbox_environment`."""
+    return Context(
+        home=box.home,
+        state_root=box.home,
+        repo_root=box.project,
+        env=dict(os.environ),
+        python=os.path.abspath(sys.executable),
+        rooted=True,
+    )
+
+
+def _first_line(data: bytes) -> str:
+    text = data.decode("utf-8", "replace").strip()
+    return text.splitlines()[0][:160] if text else ""
+
+
+def _run(probes: list[verify.Probe]) -> list[tuple[verify.Probe, str | None, str]]:
+    """Each probe run against the real state: (probe, problem or ``None``, what the agent saw)."""
+
+    def one(probe: verify.Probe) -> tuple[verify.Probe, str | None, str]:
+        try:
+            code, stdout, stderr = verify.execute(probe, dict(os.environ))
+        except OSError as exc:
+            return probe, f"n/a: cannot run {probe.entry.argv[0]} ({exc.strerror or exc})", ""
+        seen = _first_line(stdout) or _first_line(stderr)
+        return probe, verify.judge(probe, code, stdout, stderr, None), f"exit {code} {seen}".rstrip()
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        return list(pool.map(one, probes))
+
+
+def _apply(rows: dict[str, Row], step: str, outcomes: list[tuple[verify.Probe, str | None, str]]) -> None:
+    for probe, problem, _seen in outcomes:
+        row = rows[probe.provider]
+        if problem is not None and problem.startswith("n/a"):
+            row.results[step] = "n/a"
+            row.details.append(f"{step}: {problem[5:]}")
+        else:
+            row.held(step, problem is None, "" if problem is None else f"{probe.entry.event}: {problem}")
+
+
+class Tour:
+    """The steps, in order; each one records into :attr:`rows` and narrates to ``out``."""
+
+    def __init__(self, box: Sandbox, out: TextIO, providers: list[str]) -> None:
+        self.box, self.out, self.providers = box, out, providers
+        self.rows = {pid: Row(pid) for pid in providers}
+        self.home = str(box.home)
+        self.probes: dict[str, list[verify.Probe]] = {}
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+
+    def run(self) -> list[Row]:
+        before = snapshot(self.box.home)
+        steps: list[Callable[[], None]] = [self.install, self.allow, self.record, self.block, self.uninstall]
+        for step in steps:
+            step()
+        problems = differences(before, self.box.home)
+        for pid in self.providers:
+            mine = [p for p in problems if p.startswith(self._own_dir(pid))]
+            self.rows[pid].held("uninstall identical", not mine, "; ".join(mine[:3]))
+        unowned = [p for p in problems if not any(p.startswith(self._own_dir(pid)) for pid in self.providers)]
+        for pid in self.providers:
+            self.rows[pid].held("uninstall identical", not unowned, "; ".join(unowned[:3]))
+        self.say(f"{len(before)} original files compared after uninstall (bytes and mode)")
+        return [self.rows[pid] for pid in self.providers]
+
+    def _own_dir(self, provider: str) -> str:
+        """The agent's directory below the home, as :func:`.sandbox.differences` names paths."""
+        from ..presence import config_dir
+
+        return str(config_dir(provider, context(self.box)).relative_to(self.box.home)) + "/"
+
+    def install(self) -> None:
+        code, out, err = cli("install", "--every", "--root", self.home, "--repo-root", str(self.box.project))
+        self.say(f"$ elydora install --every --root {self.home}   -> exit {code}")
+        for line in out.splitlines():
+            if not line.startswith("  note:"):
+                self.say(f"  {line}")
+        ctx = context(self.box)
+        for pid in self.providers:
+            problems, todo = verify.plan(pid, ctx)
+            self.probes[pid] = todo
+            for problem in problems:
+                self.rows[pid].held("allow", False, f"{problem.event}: {problem.reason}")
+        if code != 0:
+            for pid in self.providers:
+                self.rows[pid].held("allow", False, err.strip().splitlines()[-1] if err.strip() else f"exit {code}")
+
+    def _kind(self, kind: str) -> list[verify.Probe]:
+        return [p for pid in self.providers for p in self.probes.get(pid, []) if p.kind == kind]
+
+    def allow(self) -> None:
+        self.say("guard, as each agent runs it (agent active):")
+        outcomes = _run(self._kind("allow"))
+        _apply(self.rows, "allow", outcomes)
+        self._show(outcomes)
+
+    def _show(self, outcomes: list[tuple[verify.Probe, str | None, str]]) -> None:
+        for probe, problem, seen in outcomes:
+            self.say(f"  {probe.provider:<11} {probe.entry.event:<11} {seen}" + (f"  {problem}" if problem else ""))
+
+    def record(self) -> None:
+        self.say("audit hook, as each agent runs it; then the signed ledger:")
+        audits = self._kind("audit")
+        _apply(self.rows, "record", _run(audits))
+        for pid in self.providers:
+            wanted = sum(1 for p in audits if p.provider == pid)
+            code, out, err = cli("audit", "verify", "--provider", pid, "--root", self.home, "--json")
+            report = json.loads(out) if code == 0 and out.strip() else {}
+            entries, pending = report.get("entries", 0), report.get("pending", 0)
+            ok = code == 0 and entries >= wanted > 0 and pending == 0
+            self.rows[pid].held("record", ok, "" if ok else f"audit verify exit {code}, {entries} of {wanted} "
+                                f"entries, {pending} pending {err.strip()}")
+            _, tail, _ = cli("audit", "tail", "--provider", pid, "--root", self.home, "-n", "1")
+            verdict = "chain OK" if code == 0 else "BROKEN"
+            self.say(f"  {pid:<11} audit verify: {entries} signed entries, {verdict}; newest: {tail.strip()}")
+
+    def block(self) -> None:
+        self.say("agent freeze, then the guard as each agent runs it; agent unfreeze, the guard again:")
+        for pid in self.providers:
+            code, _, err = cli("agent", "freeze", "--provider", pid, "--root", self.home, "--reason", "elydora demo")
+            self.rows[pid].held("block", code == 0, err.strip())
+        outcomes = _run(self._kind("block"))
+        _apply(self.rows, "block", outcomes)
+        self._show(outcomes)
+        for pid in self.providers:
+            code, _, err = cli("agent", "unfreeze", "--provider", pid, "--root", self.home)
+            self.rows[pid].held("block", code == 0, err.strip())
+        again = _run(self._kind("allow"))
+        _apply(self.rows, "block", [(p, None if e is None else f"after unfreeze: {e}", s) for p, e, s in again])
+
+    def uninstall(self) -> None:
+        code, _, err = cli("uninstall", "--all", "--root", self.home, "--repo-root", str(self.box.project))
+        self.say(f"$ elydora uninstall --all --root {self.home}   -> exit {code}")
+        if code != 0:
+            for pid in self.providers:
+                self.rows[pid].held("uninstall identical", False, err.strip() or f"exit {code}")
+
+
+def table(rows: list[Row]) -> str:
+    """``agent | allow | record | block | uninstall identical``, one line per agent."""
+    width = max([len("agent"), *(len(r.provider) for r in rows)])
+    lines = [" | ".join([f"{'agent':<{width}}", *STEPS])]
+    for row in rows:
+        cells = [f"{row.results.get(step, 'FAIL'):<{len(step)}}" for step in STEPS]
+        lines.append(" | ".join([f"{row.provider:<{width}}", *cells]).rstrip())
+    return "\n".join(lines)
+

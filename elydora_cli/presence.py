@@ -1,0 +1,40 @@
+"""Whether an agent is present on this machine: its config directory or one of its executables exists.
+
+``elydora install --all`` installs only into present agents (``--every`` installs into all). The config
+directory is the first directory of the catalog's default path below the settings root (``~/.claude``),
+or the directory the agent's environment variable names; the executables are the catalog's, looked up on
+``PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path, PurePosixPath
+
+from . import catalog
+from .providers.context import Context
+
+
+def config_dir(provider: str, ctx: Context) -> Path:
+    """The agent's own directory below the settings root (``$VAR`` when the agent's variable is set)."""
+    facts = catalog.provider(provider).config
+    if facts.env and facts.env != "HOME":
+        chosen = ctx.env_dir(facts.env)
+        if chosen is not None:
+            return chosen
+    parts = PurePosixPath(facts.default_path).parts
+    return ctx.home / parts[1] if parts and parts[0] == "~" and len(parts) > 1 else ctx.home
+
+
+def absence(provider: str, ctx: Context) -> str | None:
+    """``None`` when the agent is present, else why it counts as absent (for the "skipped" line)."""
+    directory = config_dir(provider, ctx)
+    if directory.is_dir():
+        return None
+    names = catalog.provider(provider).executables
+    search = ctx.env.get("PATH", os.defpath)
+    if any(shutil.which(name, path=search) for name in names):
+        return None
+    on_path = " or ".join(f"`{name}`" for name in names) or "its executable"
+    return f"not found: no {directory} and no {on_path} on PATH (name it, or use --every, to install anyway)"

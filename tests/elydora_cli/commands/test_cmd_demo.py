@@ -1,0 +1,96 @@
+"""``elydora demo``: every step holds for every agent; a broken step, or a foreign directory, is exit 1."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from elydora_cli import verify
+from elydora_cli.demo import sandbox, tour
+from elydora_cli.main import main
+from elydora_cli.providers.registry import implemented_ids
+
+ROW = re.compile(r"^(\w+) +\| (\S+) +\| (\S+) +\| (\S+) +\| (\S+)$")
+
+
+def table(out: str) -> dict[str, tuple[str, ...]]:
+    return {m.group(1): m.groups()[1:] for line in out.splitlines() if (m := ROW.match(line)) and m.group(1) != "agent"}
+
+
+def test_every_agent_allows_records_blocks_and_uninstalls_identically(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["demo", str(tmp_path / "demo")])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "agent" in out and "| allow | record | block | uninstall identical" in out
+    assert table(out) == {pid: ("ok", "ok", "ok", "ok") for pid in implemented_ids()}
+    assert len(implemented_ids()) == 12
+    assert out.rstrip().endswith("every step held")
+    home = tmp_path / "demo" / "home"
+    assert sandbox.snapshot(home) == {
+        rel: (data, sandbox.MODES.get(rel, sandbox.DEFAULT_MODE)) for rel, data in sandbox.seeds().items()
+    }
+    assert re.search(r'claudecode +PreToolUse +exit 2 \[Elydora guard\] Agent "claudecode" is frozen', out)
+    assert re.search(r"claudecode +audit verify: \d+ signed entries, chain OK; newest: #\d+ ", out)
+
+
+def test_a_step_that_does_not_hold_is_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = verify.judge
+
+    def no_block(probe: verify.Probe, *rest: object) -> str | None:
+        return "the guard let the call through" if probe.kind == "block" else real(probe, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verify, "judge", no_block)
+    code = main(["demo", str(tmp_path / "demo"), "claude", "gemini"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert table(out) == {"claudecode": ("ok", "ok", "FAIL", "ok"), "gemini": ("ok", "ok", "FAIL", "ok")}
+    assert "claudecode: block: PreToolUse: the guard let the call through" in out
+    assert "some steps did not hold" in out
+
+
+def test_an_earlier_demo_is_replaced_and_a_foreign_directory_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = sandbox.prepare(str(tmp_path / "demo"))
+    (first.home / "stray").write_text("from the last run")
+    again = sandbox.prepare(str(tmp_path / "demo"))
+    assert not (again.home / "stray").exists() and (again.home / ".claude" / "settings.json").is_file()
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    code = main(["demo", str(foreign)])
+    _, err = capsys.readouterr()
+    refusal = "is not empty and holds no earlier demo; give an empty or new directory"
+    assert code == 1 and err == f"Error: {foreign}: {refusal}\n"
+    assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]
+
+
+def test_the_sandbox_environment_is_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/elsewhere")
+    with tour.sandbox_environment("/sandbox/home"):
+        import os
+
+        assert os.environ["HOME"] == "/sandbox/home" and "CLAUDE_CONFIG_DIR" not in os.environ
+    import os
+
+    assert os.environ["CLAUDE_CONFIG_DIR"] == "/elsewhere"
+
+
+def test_an_agent_whose_runner_is_missing_is_not_applicable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no node: Cline's hook files cannot run
+    code = main(["demo", str(tmp_path / "demo"), "cline", "claude"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert table(out) == {"cline": ("n/a", "n/a", "n/a", "ok"), "claudecode": ("ok", "ok", "ok", "ok")}
+    assert "cline: allow: cannot run node" in out
+    assert out.rstrip().endswith("n/a: cline (the program the agent runs its hooks with is not on this machine)")

@@ -1,0 +1,128 @@
+"""``install --all`` installs only present agents, ``--every`` all of them; ``--json`` lists failures; the
+summary names the files changed (a repair too); options the install was given are remembered."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from elydora_cli.main import main
+from elydora_cli.providers.registry import implemented_ids
+
+
+def cli(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> tuple[int, str, str]:
+    code = main([*argv, "--root", str(root / "home"), "--repo-root", str(root / "work")])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def installed(root: Path) -> set[str]:
+    state = root / "home" / ".elydora"
+    return {p.parent.name for p in state.glob("*/install-manifest.json")} if state.is_dir() else set()
+
+
+@pytest.fixture
+def bare_path(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``PATH`` holding only an empty folder of our own (no agent executable of the machine is found)."""
+    folder = root / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", str(folder))
+    return folder
+
+
+def test_all_installs_only_the_agents_present(root: Path, bare_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (root / "home" / ".claude").mkdir()  # a config directory
+    gemini = bare_path / "gemini"  # an executable on PATH
+    gemini.write_text("#!/bin/sh\n")
+    gemini.chmod(0o755)
+    code, out, _ = cli(capsys, root, "install", "--all")
+    assert code == 0 and installed(root) == {"claudecode", "gemini"}
+    skipped = [line for line in out.splitlines() if ": skipped, " in line]
+    assert len(skipped) == len(implemented_ids()) - 2
+    codex_home = root / "home" / ".codex"
+    assert f"codex: skipped, not found: no {codex_home} and no `codex` on PATH" in out
+    code, out, _ = cli(capsys, root, "install", "--all", "--json")
+    data = json.loads(out)
+    assert {row["provider"] for row in data["skipped"]} == set(implemented_ids()) - {"claudecode", "gemini"}
+    assert all(row["reason"].startswith("not found: ") for row in data["skipped"])
+
+
+def test_a_named_agent_is_installed_anyway_and_every_installs_all(
+    root: Path, bare_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(capsys, root, "install", "codex")[0] == 0
+    assert installed(root) == {"codex"}
+    assert cli(capsys, root, "install", "--every")[0] == 0
+    assert installed(root) == set(implemented_ids())
+
+
+def test_json_lists_each_failure_with_provider_file_and_message(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = root / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": ')
+    code, out, err = cli(capsys, root, "install", "claudecode", "gemini", "--json")
+    data = json.loads(out)
+    assert code == 1 and [r["provider"] for r in data["results"]] == ["gemini"]
+    [failure] = data["failures"]
+    assert failure["provider"] == "claudecode" and failure["file"] == str(settings) and failure["message"]
+    assert err.startswith("Error: claudecode: ")
+    code, out, _ = cli(capsys, root, "install", "claudecode", "--json")  # one agent: still JSON
+    assert code == 1 and json.loads(out)["failures"][0]["file"] == str(settings)
+    code, out, _ = cli(capsys, root, "status", "claudecode", "--json")
+    assert code == 1 and json.loads(out)["failures"][0]["provider"] == "claudecode"
+    code = main(["agent", "show", "--provider", "codex", "--json", "--root", str(root / "home")])
+    out, _ = capsys.readouterr()
+    [failure] = json.loads(out)["failures"]
+    assert code == 1 and failure["provider"] == "codex" and failure["file"].endswith("config.json")
+
+
+def test_the_summary_names_the_files_changed_and_a_repair_is_a_change(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = root / "home" / ".claude" / "settings.json"
+    code, out, _ = cli(capsys, root, "install", "claudecode")
+    assert code == 0 and f"changed: {settings}, " in out
+    assert cli(capsys, root, "install", "claudecode")[1].startswith("claudecode: installed for agent claudecode "
+                                                                    "(already up to date)")
+    guard = root / "home" / ".elydora" / "claudecode" / "guard.py"
+    guard.unlink()
+    code, out, _ = cli(capsys, root, "install", "claudecode", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["changed"] == [str(guard)]
+    assert guard.is_file() and stat.S_IMODE(guard.stat().st_mode) & 0o100
+
+
+def test_remembered_options_survive_a_plain_reinstall(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = root / "home" / ".claude" / "settings.json"
+    assert cli(capsys, root, "install", "claudecode", "--hook-timeout-seconds", "45")[0] == 0
+    assert cli(capsys, root, "install", "claudecode")[0] == 0
+    timeouts = {h["timeout"] for groups in json.loads(settings.read_text())["hooks"].values() for g in groups
+                for h in g["hooks"]}
+    assert timeouts == {45}
+    assert cli(capsys, root, "status", "claudecode")[0] == 0
+    assert cli(capsys, root, "verify", "claudecode")[0] == 0
+    assert cli(capsys, root, "install", "claudecode", "--hook-timeout-seconds", "10")[0] == 0  # explicit wins
+    timeouts = {h["timeout"] for groups in json.loads(settings.read_text())["hooks"].values() for g in groups
+                for h in g["hooks"]}
+    assert timeouts == {10}
+    manifest = json.loads((root / "home" / ".elydora" / "claudecode" / "install-manifest.json").read_text())
+    assert manifest["timeout_seconds"] == 10 and os.path.isfile(settings)
+
+
+def test_verify_all_checks_the_installed_agents_and_every_checks_all(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = cli(capsys, root, "verify", "--all")
+    assert code == 1 and err == "Error: no agent is installed here (see elydora status); nothing to verify\n"
+    assert cli(capsys, root, "install", "claude", "gemini")[0] == 0
+    code, out, _ = cli(capsys, root, "verify", "--all", "--json")
+    assert code == 0 and {c["provider"] for c in json.loads(out)["checks"]} == {"claudecode", "gemini"}
+    code, out, _ = cli(capsys, root, "verify", "--every", "--json")
+    failures = json.loads(out)["failures"]
+    assert code == 1 and {f["provider"] for f in failures} == set(implemented_ids()) - {"claudecode", "gemini"}
+    assert all(f["message"].startswith("not installed (run: elydora install ") for f in failures)

@@ -1,0 +1,195 @@
+"""The CLI conventions of :mod:`elydora_cli.main`: global flags anywhere, usage errors (exit 2) with
+suggestions, aliases, version, quiet, help with examples and provider ids, a closed pipe, ``HOME``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from elydora_cli import __version__, catalog, exitcodes
+from elydora_cli.main import COMMANDS, build_parser, main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's own exits (help, version, parse errors)
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME", "ELYDORA_VERIFY_STATE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--json", "--root", "{home}", "status", "claudecode"],
+        ["status", "claudecode", "--json", "--root", "{home}"],
+        ["--root", "{home}", "status", "--json", "claudecode"],
+        ["-v", "--log-json", "status", "claudecode", "--root", "{home}", "--json"],
+        ["status", "-vv", "--json", "claudecode", "--root", "{home}"],
+    ],
+)
+def test_global_flags_before_or_after_the_command(
+    home: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert run(capsys, "install", "claudecode", "--root", str(home))[0] == 0
+    code, out, _ = run(capsys, *[a.replace("{home}", str(home)) for a in argv])
+    assert code == 0
+    assert json.loads(out)["providers"][0]["state"] == "healthy"
+
+
+def test_verbosity_and_root_before_the_command_reach_it(home: Path) -> None:
+    args = build_parser(["-vv", "--root", str(home), "agent", "show", "--provider", "claude"]).parse_args(
+        ["-vv", "--root", str(home), "agent", "show", "--provider", "claude"]
+    )
+    assert (args.verbose, args.root, args.command) == (2, str(home), "agent")
+    args = build_parser(["agent", "show", "-v", "--root", "x"]).parse_args(["agent", "show", "-v", "--root", "x"])
+    assert (args.verbose + args.verbose_after, args.root) == (1, "x")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    for flag in ("-V", "--version"):
+        code, out, _ = run(capsys, flag)
+        assert (code, out) == (0, f"elydora {__version__}\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (["instal", "claudecode"], "did you mean 'install'?"),
+        (["stauts"], "did you mean 'status'?"),
+        (["install", "claudcode"], "did you mean 'claudecode'?"),
+        (["status", "gemni"], "did you mean 'gemini'?"),
+        (["agent", "show", "--provider", "cursr"], "did you mean 'cursor'?"),
+        (["agent", "frezee", "--provider", "codex"], "did you mean 'freeze'?"),
+        (["hooks", "sample", "claude", "PreTool"], "did you mean 'PreToolUse'?"),
+    ],
+)
+def test_misspellings_are_usage_errors_with_a_suggestion(
+    home: Path, capsys: pytest.CaptureFixture[str], argv: list[str], wanted: str
+) -> None:
+    code, out, err = run(capsys, *argv, "--root", str(home))
+    assert code == exitcodes.USAGE and out == ""
+    assert wanted in err and err.splitlines()[-1].startswith("Error: ")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["install", "nosuch"],
+        ["status", "vim"],
+        ["verify", "nosuch"],
+        ["agent", "show", "--provider", "vim"],
+        ["audit", "tail", "--provider", "vim"],
+        ["install", "claudecode", "--agent-id", "../x"],
+        ["status", "claudecode", "--agent-id", ".hidden"],
+        ["agent", "freeze", "--agent-id", "a/b"],
+        ["audit", "verify", "--agent-id", " lead"],
+    ],
+)
+def test_unknown_providers_and_invalid_agent_ids_exit_2(
+    home: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = run(capsys, *argv, "--root", str(home))
+    assert code == 2 and out == "" and err.startswith("Error: ") and err.count("\n") == 1, err
+    assert not (home / ".elydora").exists()
+
+
+@pytest.mark.parametrize(
+    ("alias", "pid"), [("claude", "claudecode"), ("claude-code", "claudecode"), ("auggie", "augment"),
+                       ("factory", "droid"), ("Claude", "claudecode"), ("cursor-agent", "cursor")]
+)
+def test_aliases_name_the_provider(home: Path, capsys: pytest.CaptureFixture[str], alias: str, pid: str) -> None:
+    code, out, _ = run(capsys, "install", alias, "--root", str(home), "--json")
+    assert code == 0 and [r["provider"] for r in json.loads(out)["results"]] == [pid]
+    assert (home / ".elydora" / pid / "install-manifest.json").is_file()
+    code, out, _ = run(capsys, "agent", "show", "--provider", alias, "--root", str(home), "--json")
+    assert code == 0 and json.loads(out)["agent_id"] == pid
+
+
+def test_the_alias_table_lives_in_the_catalog() -> None:
+    names = [n for p in catalog.providers() for n in (p.id, *p.aliases)]
+    assert len(names) == len(set(names))  # no alias stands for two agents
+    assert {catalog.canonical_id(a) for a in ("claude", "claude-code", "auggie", "factory")} == {
+        "claudecode", "augment", "droid"
+    }
+
+
+def test_help_lists_provider_ids_and_every_command_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for provider in catalog.providers():
+        assert f"  {provider.id} " in out
+    assert "claude-code" in out and "examples:" in out
+    for command in COMMANDS:
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0 and "examples:" in out and f"elydora {command}" in out.split("examples:")[1], command
+    code, out, _ = run(capsys, "install", "--help")
+    assert all(p.id in out for p in catalog.providers())
+
+
+def test_quiet_prints_errors_only(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "-q", "install", "claudecode", "--root", str(home)) == (0, "", "")
+    assert run(capsys, "status", "--root", str(home), "--quiet") == (0, "", "")
+    code, out, err = run(capsys, "--quiet", "install", "nosuch", "--root", str(home))
+    assert (code, out) == (2, "") and err.startswith("Error: unknown provider 'nosuch'")
+
+
+def test_a_closed_pipe_ends_quietly(home: Path) -> None:
+    elydora = [sys.executable, "-m", "elydora_cli"]
+    process = subprocess.Popen(
+        [*elydora, "install", "--every", "--dry-run", "--root", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(100)
+    process.stdout.close()  # what `| head -c 100` does
+    err = process.stderr.read()
+    assert process.wait(timeout=60) == exitcodes.PIPE_CLOSED
+    assert err == b""
+
+
+@pytest.mark.parametrize("value", [None, "", "  "])
+def test_an_empty_or_unset_home_without_root_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str | None
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    if value is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", value)
+    for argv in (["install", "claudecode"], ["status"], ["agent", "show", "--provider", "codex"]):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, ""), argv
+        assert err == "Error: HOME is empty or unset: give --root DIR (the home whose agent configs to use)\n"
+    assert os.listdir(tmp_path) == []
+    code, _, _ = run(capsys, "install", "claudecode", "--root", str(tmp_path / "h"))
+    assert code == 0
+
+
+def test_verbose_before_and_after_the_command_add_up(capsys: pytest.CaptureFixture[str], home: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from elydora_config import log
+
+    seen: list[int] = []
+    monkeypatch.setattr(log, "set_options", lambda *, verbose, json: seen.append(verbose))
+    run(capsys, "-v", "status", "claudecode", "-v", "--root", str(home))
+    run(capsys, "status", "claudecode", "-vv", "--root", str(home))
+    run(capsys, "status", "claudecode", "--root", str(home))
+    assert seen == [2, 2, 0]
