@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import tomlkit
 
-from benchmarks.harness import Figure, dump_json, interleaved_times, peak_memory, report
+from benchmarks.harness import Figure, finish, interleaved_times, peak_memory, report
 from elydora_config.toml import TomlDocument
 
 if sys.version_info >= (3, 11):
@@ -126,4 +126,4 @@ def run() -> None:
 
 if __name__ == "__main__":
     run()
-    dump_json()
+    finish()
