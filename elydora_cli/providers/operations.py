@@ -16,9 +16,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from elydora_config import Transaction
 from elydora_config.log import get_logger
 
 from .. import identity
@@ -39,6 +38,9 @@ from .runtime_files import (
     stage_runtime_removal,
 )
 
+if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
+    from elydora_config import Transaction
+
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
 
@@ -52,6 +54,8 @@ class Outcome:
 
 
 def _transaction(ctx: Context) -> Transaction:
+    from elydora_config import Transaction
+
     return Transaction(ctx.elydora_dir, lock_timeout=10.0)
 
 
@@ -344,7 +348,7 @@ def _check_runtime(
             findings.append(
                 Finding(f"agent_name is {config.agent_name!r}, expected {provider_id!r}", agent_dir / identity.CONFIG)
             )
-        identity.read_private_key(agent_dir)
+        identity.check_private_key(agent_dir)
     except Exception as exc:  # every identity problem is one finding, never a crash of status
         findings.append(Finding(str(exc)))
     executable, what = (python, "hook interpreter")

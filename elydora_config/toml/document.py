@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
-from elydora_config.toml.scanner import ScanError, detect_newline, scan
-from elydora_config.toml.spans import SpanEditor, apply_splices
-from elydora_config.toml.tomlkit_edit import is_implicit as tomlkit_is_implicit
-from elydora_config.toml.tomlkit_edit import tomlkit_edit
-from elydora_config.toml.values import Key, Path, copy_data, normalize, same
+from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
+
+if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs only tomllib
+    from elydora_config.toml.spans import SpanEditor
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +28,6 @@ _BOM = "\ufeff"
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 _MISSING: Any = object()
-_SPAN_FAILURES = (ScanError, LookupError, ValueError, TypeError, tomllib.TOMLDecodeError)
 
 
 class MissingPathError(KeyError, IndexError):
@@ -164,7 +162,7 @@ class TomlDocument:
                 nested = {key: nested}
             parent, key = norm[:found], norm[found]
             assert isinstance(key, str)
-            return apply_splices(editor.text, editor.add(parent, key, nested))
+            return editor.apply(editor.add(parent, key, nested))
 
         self._edit(span, intended, "set", norm, new)
 
@@ -186,7 +184,7 @@ class TomlDocument:
         intended, pruned = _without(self._value, norm, implicit)
 
         def span(editor: SpanEditor) -> str:
-            return apply_splices(editor.text, editor.remove(norm))
+            return editor.apply(editor.remove(norm))
 
         self._edit(span, intended, "remove", norm, prune=pruned)
 
@@ -213,7 +211,7 @@ class TomlDocument:
         intended = _with_insert(self._value, norm, position, new)
 
         def span(editor: SpanEditor) -> str:
-            return apply_splices(editor.text, editor.insert(norm, position, new, size))
+            return editor.apply(editor.insert(norm, position, new, size))
 
         self._edit(span, intended, "insert", norm, new, index=position)
 
@@ -237,6 +235,9 @@ class TomlDocument:
 
     def _span_editor(self) -> SpanEditor | None:
         if self._editor is None:
+            from elydora_config.toml.scanner import ScanError, scan
+            from elydora_config.toml.spans import SpanEditor
+
             try:
                 self._editor = SpanEditor(scan(self._body))
             except ScanError:
@@ -251,12 +252,17 @@ class TomlDocument:
             raise TypeError(f"{_show(array)} is an array of tables ([[...]]): it can only hold tables")
 
     def _tomlkit_implicit(self, path: Path) -> bool:
+        from elydora_config.toml.tomlkit_edit import is_implicit
+
         try:
-            return tomlkit_is_implicit(self._body, path)
+            return is_implicit(self._body, path)
         except Exception:
             return False
 
     def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> str:
+        from elydora_config.toml.scanner import ScanError, scan
+        from elydora_config.toml.spans import SpanEditor, apply_splices
+
         if editor.covering_entry(norm) is None and isinstance(norm[-1], int) and type(new) is dict:
             # an [[array]] entry: remove it, then insert the new one at the same index
             size = len(self._lookup(norm[:-1]))
@@ -265,7 +271,7 @@ class TomlDocument:
             first = apply_splices(editor.text, editor.remove(norm))
             second = SpanEditor(scan(first))
             return apply_splices(first, second.insert(norm[:-1], norm[-1], new, size - 1))
-        return apply_splices(editor.text, editor.replace(norm, new))
+        return editor.apply(editor.replace(norm, new))
 
     def _edit(
         self,
@@ -280,10 +286,12 @@ class TomlDocument:
     ) -> None:
         editor = self._span_editor()
         if editor is not None:
+            from elydora_config.toml.scanner import ScanError
+
             try:
                 body = span(editor)
                 parsed = loads(body)
-            except _SPAN_FAILURES:
+            except (ScanError, LookupError, ValueError, TypeError, tomllib.TOMLDecodeError):
                 pass
             else:
                 if same(parsed, intended):
@@ -294,6 +302,8 @@ class TomlDocument:
     def _edit_with_tomlkit(
         self, intended: dict[str, Any], kind: str, norm: Path, value: Any, index: int, prune: tuple[Path, ...]
     ) -> None:
+        from elydora_config.toml.tomlkit_edit import tomlkit_edit
+
         try:
             body = tomlkit_edit(self._body, kind, norm, value, index, prune, self.newline)
         except Exception as exc:  # tomlkit raises many kinds; the message may quote values, so omit it

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from elydora_config.toml.values import Key, Path
+from elydora_config.toml.values import Key, Path, detect_newline
 
 
 class ScanError(Exception):
@@ -190,11 +190,6 @@ def blank_run_after(text: str, pos: int) -> int:
             return size
         pos = match.end()
     return size
-
-
-def detect_newline(text: str) -> str:
-    first = text.find("\n")
-    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
 def scan(text: str) -> Scan:

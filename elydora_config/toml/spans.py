@@ -84,6 +84,10 @@ class SpanEditor:
         self.entry_by_path: dict[Path, Entry] = {entry.path: entry for entry in scan.entries()}
         self.style = self._document_style()
 
+    def apply(self, splices: list[Splice]) -> str:
+        """This editor's text with ``splices`` applied."""
+        return apply_splices(self.text, splices)
+
     # -- what is where -------------------------------------------------------------------------
 
     def _document_style(self) -> Style:
