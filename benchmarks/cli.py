@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchmarks.harness import (
     Figure,
+    compile_bytecode,
     console_script,
     finish,
     interleaved_command_times,
@@ -57,6 +58,7 @@ def _install_all_time(elydora: list[str]) -> float:
 
 
 def main() -> None:
+    compile_bytecode()
     elydora = console_script("elydora")
     install = _install_all_time(elydora)
     report(Figure("install --all (fresh root)", install, "s", goal=1.0, goal_kind="absolute"))

@@ -241,3 +241,15 @@ def print_imports(imports: dict[str, float], top: int = 15) -> None:
     """Print the costliest imports of :func:`top_level_imports`, most expensive first."""
     for name, ms in sorted(imports.items(), key=lambda item: -item[1])[:top]:
         print(f"  {ms:8.2f} ms  {name}", flush=True)
+
+
+def compile_bytecode() -> None:
+    """Write the bytecode of both packages, as installing a wheel does: a run with ``PYTHONDONTWRITEBYTECODE``
+    set (or from a fresh checkout) would otherwise compile every module from source on every start."""
+    import compileall
+
+    import elydora_cli
+    import elydora_config
+
+    for package in (elydora_cli, elydora_config):
+        compileall.compile_dir(os.path.dirname(package.__file__ or ""), quiet=2)

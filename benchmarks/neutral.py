@@ -23,6 +23,7 @@ from pathlib import Path
 from benchmarks.harness import (
     Figure,
     await_count,
+    compile_bytecode,
     console_script,
     finish,
     interleaved_command_times,
@@ -48,6 +49,7 @@ def _ledger_lines(directory: Path) -> int:
 
 
 def main() -> None:
+    compile_bytecode()
     elydora = console_script("elydora")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

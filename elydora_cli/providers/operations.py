@@ -11,7 +11,6 @@ no generated runtime (an earlier install's is removed), and status checks the su
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +136,8 @@ def _stage_documents(tx: Transaction, docs: Documents) -> list[str]:
 
 
 def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
+    import difflib
+
     parts = []
     for path in tx.staged_paths:
         new = tx.read(path)
