@@ -17,7 +17,7 @@ from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
 
 if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs only tomllib
-    from elydora_config.toml.spans import SpanEditor
+    from elydora_config.toml.spans import SpanEditor, Splice
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -154,7 +154,7 @@ class TomlDocument:
             raise _missing(norm, found)
         intended = _with_value(self._value, norm, found, new)
 
-        def span(editor: SpanEditor) -> str:
+        def span(editor: SpanEditor) -> list[Splice] | str:
             if found == len(norm):
                 return self._span_replace(editor, norm, new)
             nested: Any = new
@@ -162,9 +162,15 @@ class TomlDocument:
                 nested = {key: nested}
             parent, key = norm[:found], norm[found]
             assert isinstance(key, str)
-            return editor.apply(editor.add(parent, key, nested))
+            return editor.add(parent, key, nested)
 
-        self._edit(span, intended, "set", norm, new)
+        def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
+            from elydora_config.toml.localcheck import NOT_LOCAL, swapped_value
+
+            leaf = swapped_value(editor, splices, norm, self._lookup(norm), new) if found == len(norm) else NOT_LOCAL
+            return None if leaf is NOT_LOCAL else _with_value(self._value, norm, found, leaf)
+
+        self._edit(span, intended, "set", norm, new, local=local)
 
     def remove(self, path: Sequence[Key]) -> None:
         """Remove the value at ``path`` (``KeyError`` / ``IndexError`` when absent).
@@ -183,8 +189,8 @@ class TomlDocument:
         implicit = editor.is_implicit if editor is not None else self._tomlkit_implicit
         intended, pruned = _without(self._value, norm, implicit)
 
-        def span(editor: SpanEditor) -> str:
-            return editor.apply(editor.remove(norm))
+        def span(editor: SpanEditor) -> list[Splice]:
+            return editor.remove(norm)
 
         self._edit(span, intended, "remove", norm, prune=pruned)
 
@@ -210,10 +216,16 @@ class TomlDocument:
         self._refuse_non_table_in_table_array(norm, new)
         intended = _with_insert(self._value, norm, position, new)
 
-        def span(editor: SpanEditor) -> str:
-            return editor.apply(editor.insert(norm, position, new, size))
+        def span(editor: SpanEditor) -> list[Splice]:
+            return editor.insert(norm, position, new, size)
 
-        self._edit(span, intended, "insert", norm, new, index=position)
+        def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
+            from elydora_config.toml.localcheck import NOT_LOCAL, appended_table
+
+            item = appended_table(editor, splices, norm, new) if position == size else NOT_LOCAL
+            return None if item is NOT_LOCAL else _with_insert(self._value, norm, position, item)
+
+        self._edit(span, intended, "insert", norm, new, index=position, local=local)
 
     def append_table(self, path: Sequence[Key], table: Mapping[str, object]) -> None:
         """Append ``table`` to the array of tables at ``path``, creating ``[[path]]`` when absent.
@@ -259,7 +271,7 @@ class TomlDocument:
         except Exception:
             return False
 
-    def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> str:
+    def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> list[Splice] | str:
         from elydora_config.toml.scanner import ScanError, scan
         from elydora_config.toml.spans import SpanEditor, apply_splices
 
@@ -271,11 +283,11 @@ class TomlDocument:
             first = apply_splices(editor.text, editor.remove(norm))
             second = SpanEditor(scan(first))
             return apply_splices(first, second.insert(norm[:-1], norm[-1], new, size - 1))
-        return editor.apply(editor.replace(norm, new))
+        return editor.replace(norm, new)
 
     def _edit(
         self,
-        span: Callable[[SpanEditor], str],
+        span: Callable[[SpanEditor], list[Splice] | str],
         intended: dict[str, Any],
         kind: str,
         norm: Path,
@@ -283,14 +295,19 @@ class TomlDocument:
         *,
         index: int = 0,
         prune: tuple[Path, ...] = (),
+        local: Callable[[SpanEditor, list[Splice]], dict[str, Any] | None] | None = None,
     ) -> None:
+        """Make the edit with the span editor, proved by parsing only what changed (``local``, see
+        :mod:`.localcheck`) or else the whole new text; with tomlkit when the span editor cannot."""
         editor = self._span_editor()
         if editor is not None:
             from elydora_config.toml.scanner import ScanError
 
             try:
-                body = span(editor)
-                parsed = loads(body)
+                made = span(editor)
+                body = made if isinstance(made, str) else editor.apply(made)
+                proved = None if local is None or isinstance(made, str) else local(editor, made)
+                parsed = loads(body) if proved is None else proved
             except (ScanError, LookupError, ValueError, TypeError, tomllib.TOMLDecodeError):
                 pass
             else:
