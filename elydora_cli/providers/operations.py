@@ -94,12 +94,28 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
         path = entry / MANIFEST_NAME
         if not entry.is_dir() or entry.is_symlink() or not path.exists():
             continue
-        data = tx.read(path, max_bytes=4 << 20) if tx else path.read_bytes()
-        if data is not None:
-            manifest = Manifest.decode(data, path)
-            if manifest.provider == provider_id:
-                found[manifest.agent_id] = manifest
+        if tx is None:
+            manifest: Manifest | None = _read_manifest(path)
+        else:
+            data = tx.read(path, max_bytes=4 << 20)
+            manifest = None if data is None else Manifest.decode(data, path)
+        if manifest is not None and manifest.provider == provider_id:
+            found[manifest.agent_id] = manifest
     return found
+
+
+_DECODED: dict[tuple[str, int, int, int], Manifest] = {}
+"""Manifests read outside a transaction, by path and file identity: ``status`` of every provider reads every
+agent's manifest once, not once per provider."""
+
+
+def _read_manifest(path: Path) -> Manifest:
+    info = path.stat()
+    key = (str(path), info.st_ino, info.st_mtime_ns, info.st_size)
+    manifest = _DECODED.get(key)
+    if manifest is None:
+        manifest = _DECODED[key] = Manifest.decode(path.read_bytes(), path)
+    return manifest
 
 
 def _scoped(module: ModuleType, ctx: Context, provider_id: str, manifests: dict[str, Manifest]) -> Context:
