@@ -21,7 +21,6 @@ from elydora_config.log import get_logger
 
 from .. import identity
 from ..main import UsageError
-from . import entries
 from .base import Finding, Format
 from .context import Context
 from .documents import Documents, parse
@@ -39,6 +38,8 @@ from .runtime_files import (
 
 if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
     from elydora_config import Transaction
+
+    from . import entries
 
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
@@ -318,6 +319,8 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     manifests = _manifests(None, ctx, provider_id)
     ctx = _scoped(module, ctx, provider_id, manifests)
     _attach_manifests(docs, manifests)
+    from . import entries
+
     return entries.installed(module, docs, ctx, agent_id)
 
 
