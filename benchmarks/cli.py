@@ -1,11 +1,15 @@
-"""``elydora install --every`` into a fresh root and ``elydora status``, as wall time and as a multiple of
-``python3 -c "import elydora_cli"`` measured in the same run.
+"""``elydora install --every`` into a fresh root, and ``elydora status`` on a home with every agent installed
+against the interpreter floor ``<python> -I -S -c pass`` (the real interpreter, measured in the same run,
+round-robin). Goals: install <= 1 s; status <= 8x the floor (read-only commands import only what they use).
+``python -c pass`` with ``site`` (the floor of any console script) and the costliest top-level imports of one
+``elydora status`` run are printed as well, to show where the time goes.
 
 Run: ``python -m benchmarks.cli`` from the project root.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -14,27 +18,39 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Figure, dump_json, median_command_time, report
+from benchmarks.harness import (
+    Figure,
+    compile_bytecode,
+    console_script,
+    finish,
+    interleaved_command_times,
+    interpreter_floor,
+    print_imports,
+    report,
+    top_level_imports,
+)
 
-REPEAT = 9
+REPEAT = int(os.environ.get("BENCH_REPEAT", "15"))
+INSTALL_REPEAT = 5
+STATUS_GOAL = 8.0
 
 
-def _elydora(*args: str) -> list[str]:
-    return [sys.executable, "-m", "elydora_cli", *args]
+def _install_all(elydora: list[str], root: Path) -> None:
+    subprocess.run(
+        [*elydora, "install", "--every", "--root", str(root)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
-def _install_all_time() -> float:
+def _install_all_time(elydora: list[str]) -> float:
     samples = []
-    for _ in range(REPEAT):
+    for _ in range(INSTALL_REPEAT):
         root = Path(tempfile.mkdtemp(prefix="elydora-bench-"))
         try:
             start = time.perf_counter()
-            subprocess.run(
-                _elydora("install", "--every", "--root", str(root)),
-                check=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            _install_all(elydora, root)
             samples.append(time.perf_counter() - start)
         finally:
             shutil.rmtree(root)
@@ -42,21 +58,40 @@ def _install_all_time() -> float:
 
 
 def main() -> None:
-    baseline = median_command_time([sys.executable, "-c", "import elydora_cli"], repeat=REPEAT)
-    install = _install_all_time()
-    report(
-        Figure(
-            "install --every (fresh root)", install, "s", "import elydora_cli", baseline, goal=1.0, goal_kind="absolute"
-        )
-    )
+    compile_bytecode()
+    elydora = console_script("elydora")
+    install = _install_all_time(elydora)
+    report(Figure("install --every (fresh root)", install, "s", goal=1.0, goal_kind="absolute"))
     root = Path(tempfile.mkdtemp(prefix="elydora-bench-"))
     try:
-        subprocess.run(_elydora("install", "--every", "--root", str(root)), check=True, stdout=subprocess.DEVNULL)
-        status = median_command_time(_elydora("status", "--root", str(root)), repeat=REPEAT)
+        _install_all(elydora, root)
+        status = [*elydora, "status", "--root", str(root)]
+        floor = "python -I -S -c pass"
+        times = interleaved_command_times(
+            {
+                floor: (interpreter_floor(), b""),
+                "status (12 agents installed)": (status, b""),
+                "python -c pass (with site)": ([sys.executable, "-c", "pass"], b""),
+            },
+            repeat=REPEAT,
+        )
+        report(
+            Figure(
+                "status (12 agents installed)",
+                times["status (12 agents installed)"],
+                "s",
+                floor,
+                times[floor],
+                STATUS_GOAL,
+            )
+        )
+        report(Figure("python -c pass (with site)", times["python -c pass (with site)"], "s", floor, times[floor]))
+        entry = elydora[1:] if elydora[0] == sys.executable else elydora
+        print("top-level imports of one `elydora status` run (median of 5, cumulative):", flush=True)
+        print_imports(top_level_imports([*entry, *status[len(elydora) :]]))
     finally:
         shutil.rmtree(root)
-    report(Figure("status (all installed)", status, "s", "import elydora_cli", baseline))
-    dump_json()
+    finish()
 
 
 if __name__ == "__main__":

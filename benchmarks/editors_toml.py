@@ -1,6 +1,9 @@
 """TOML editor benchmark: a 20 KB config edited through TomlDocument (parse + locate + splice + validate)
 against ``tomllib.loads`` of the same text (goal <= 4x), with tomlkit doing the same edit for comparison,
-and the peak memory per MB of input.
+and the peak memory of one edit (append a ``[[hooks]]`` table, set a value) at 20 KB and 2 MB as a multiple of
+the input's size (goal <= 10x), next to ``tomllib.loads``'s own peak. The edit is measured on a parsed
+document: parsing is ``tomllib.loads`` itself (its peak is printed as "parse + edit", the floor of any edit
+that checks the whole text once).
 
 Run alone with ``python -m benchmarks.editors_toml`` from the project root (``BENCH_JSON=out.json`` to
 also write the figures as JSON); ``benchmarks/editors.py`` calls :func:`run`.
@@ -13,7 +16,7 @@ from collections.abc import Callable
 
 import tomlkit
 
-from benchmarks.harness import Figure, dump_json, interleaved_times, peak_memory, report
+from benchmarks.harness import Figure, finish, interleaved_times, peak_memory, report
 from elydora_config.toml import TomlDocument
 
 if sys.version_info >= (3, 11):
@@ -23,6 +26,8 @@ else:  # pragma: no cover
 
 GOAL_RATIO = 4.0
 TARGET_BYTES = 20 * 1024
+MEMORY_SIZES = (20 * 1024, 2 * 1024 * 1024)
+MEMORY_GOAL = 10.0  # peak bytes allocated during one edit, per byte of input
 HOOK = {"event": "PreToolUse", "command": "'/usr/bin/python3' '/home/u/.elydora/agent/guard.py'", "timeout": 10}
 
 
@@ -111,19 +116,41 @@ def run() -> None:
             baseline=compare["baseline"],
         )
     )
-    megabytes = len(text.encode("utf-8")) / 1e6
-    set_value = _edits(text)["set a value"]
-    report(
-        Figure(
-            name="toml edit: peak memory per MB of input",
-            value=peak_memory(set_value) / 1e6 / megabytes,
-            unit="MB/MB",
-            baseline_name="tomllib.loads",
-            baseline=peak_memory(lambda: tomllib.loads(text)) / 1e6 / megabytes,
+    for size in MEMORY_SIZES:
+        _memory(config_text(size))
+
+
+def _memory(text: str) -> None:
+    size = len(text.encode("utf-8"))
+    shown = f"{size / 1024:.0f} KB" if size < 1 << 20 else f"{size / (1 << 20):.0f} MB"
+    tomllib_peak = peak_memory(lambda: tomllib.loads(text)) / size
+    middle = len(tomllib.loads(text)["providers"]) // 2
+    edits: dict[str, Callable[[TomlDocument], object]] = {
+        "append a [[hooks]] table": lambda doc: doc.append_table(("hooks",), HOOK),
+        "set a value": lambda doc: doc.set(("providers", f"p{middle}", "max_tokens"), 4096),
+    }
+    for label, edit in edits.items():
+        edit(TomlDocument.parse(text))  # the editor's modules are imported before anything is measured
+        doc = TomlDocument.parse(text)
+        report(
+            Figure(
+                name=f"toml edit {shown}: {label}, peak memory (parsed document)",
+                value=peak_memory(lambda: (edit(doc), doc.to_bytes())) / size,  # noqa: B023 - used at once
+                unit="x input",
+                baseline_name="tomllib.loads peak",
+                baseline=tomllib_peak,
+                goal=MEMORY_GOAL,
+                goal_kind="absolute",
+            )
         )
-    )
+        whole = peak_memory(lambda: edit(TomlDocument.parse(text))) / size  # noqa: B023
+        report(
+            Figure(
+                f"toml parse + edit {shown}: {label}, peak memory", whole, "x input", "tomllib.loads peak", tomllib_peak
+            )
+        )
 
 
 if __name__ == "__main__":
     run()
-    dump_json()
+    finish()

@@ -1,7 +1,8 @@
 """The project's benchmark harness: medians, ratios to a baseline measured in the same run, peak memory.
 
 Every figure is printed next to its baseline and goal, as ``name: value (baseline) ratio=R goal<=G PASS|MISS``.
-Benchmarks are run by hand (``python -m benchmarks.<name>``), never inside the unit-test suite.
+Benchmarks are run by hand (``python -m benchmarks.<name>``), never inside the unit-test suite. Each one ends
+with :func:`finish`, which exits 1 when a printed figure missed its goal, so that a script can run them all.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 RESULTS: list[Figure] = []
 
@@ -29,7 +31,7 @@ class Figure:
     baseline_name: str | None = None
     baseline: float | None = None
     goal: float | None = None
-    goal_kind: str = "ratio"  # "ratio" (value/baseline <= goal) or "absolute" (value <= goal)
+    goal_kind: str = "ratio"  # "ratio" (value/baseline <= goal), "absolute" (value <= goal), "minimum" (>= goal)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -42,6 +44,8 @@ class Figure:
     def met(self) -> bool | None:
         if self.goal is None:
             return None
+        if self.goal_kind == "minimum":
+            return self.value >= self.goal
         measured = self.ratio if self.goal_kind == "ratio" else self.value
         return None if measured is None else measured <= self.goal
 
@@ -63,9 +67,7 @@ def median_time(fn: Callable[[], object], *, repeat: int = 15, warmup: int = 2) 
     return statistics.median(samples)
 
 
-def interleaved_times(
-    fns: dict[str, Callable[[], object]], *, repeat: int, warmup: int = 2
-) -> dict[str, float]:
+def interleaved_times(fns: dict[str, Callable[[], object]], *, repeat: int, warmup: int = 2) -> dict[str, float]:
     """Median seconds of each function, run round-robin (the collector paused per call) so that machine noise
     hits them all alike."""
     for _ in range(warmup):
@@ -105,11 +107,12 @@ def interleaved_command_times(
     commands: dict[str, tuple[Sequence[str], bytes]],
     *,
     repeat: int = 21,
+    warmup: int = 3,
     env: dict[str, str] | None = None,
 ) -> dict[str, float]:
     """Median times of several commands, run round-robin so machine noise hits them all alike."""
     samples: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(3):
+    for _ in range(warmup):
         for argv, data in commands.values():
             subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     for _ in range(repeat):
@@ -158,14 +161,18 @@ def report(fig: Figure) -> Figure:
     """Print one figure and remember it for :func:`dump_json`."""
     RESULTS.append(fig)
     scale, unit = (1e3, "ms") if fig.unit == "s" else (1.0, fig.unit)
-    text = f"{fig.name}: {fig.value * scale:.3f} {unit}"
+    shown = str(fig.value) if isinstance(fig.value, int) else f"{fig.value * scale:.3f}"
+    text = f"{fig.name}: {shown} {unit}"
     if fig.baseline is not None:
         text += f"  (baseline {fig.baseline_name}: {fig.baseline * scale:.3f} {unit})"
     if fig.ratio is not None:
         text += f"  ratio={fig.ratio:.2f}x"
     if fig.goal is not None:
-        bound = f"{fig.goal}x" if fig.goal_kind == "ratio" else f"{fig.goal * scale:g} {unit}"
-        text += f"  goal<={bound} {'PASS' if fig.met else 'MISS'}"
+        if fig.goal_kind == "minimum":
+            text += f"  goal>={fig.goal * scale:g} {unit}"
+        else:
+            text += "  goal<=" + (f"{fig.goal}x" if fig.goal_kind == "ratio" else f"{fig.goal * scale:g} {unit}")
+        text += f" {'PASS' if fig.met else 'MISS'}"
     for key, val in fig.extra.items():
         text += f"  {key}={val}"
     print(text, flush=True)
@@ -180,3 +187,69 @@ def dump_json(path: str | None = None) -> None:
     rows = [dict(asdict(f), ratio=f.ratio, met=f.met) for f in RESULTS]
     with open(target, "w", encoding="utf-8") as fh:
         json.dump({"python": sys.version, "figures": rows}, fh, indent=2)
+
+
+def missed() -> list[Figure]:
+    """The reported figures that missed their goal (figures without a goal never miss)."""
+    return [fig for fig in RESULTS if fig.met is False]
+
+
+def finish(path: str | None = None) -> NoReturn:
+    """End a benchmark: write the JSON (see :func:`dump_json`), then exit 1 when a figure missed its goal."""
+    dump_json(path)
+    failures = missed()
+    if failures:
+        print(f"MISSED {len(failures)} goal(s): " + "; ".join(fig.name for fig in failures), flush=True)
+    raise SystemExit(1 if failures else 0)
+
+
+def await_count(count: Callable[[], int], expected: int, idle: Callable[[], bool], *, timeout: float = 10.0) -> int:
+    """Wait until ``count()`` reaches ``expected`` and ``idle()`` holds (e.g. detached flushers are done), at
+    most ``timeout`` seconds; returns the last count, to be reported against ``expected``."""
+    deadline = time.monotonic() + timeout
+    while not (count() >= expected and idle()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return count()
+
+
+def console_script(name: str) -> list[str]:
+    """The installed console script ``name`` beside this interpreter, else ``python -m elydora_cli``."""
+    script = Path(sys.executable).with_name(name)
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "elydora_cli"]
+
+
+def interpreter_floor() -> list[str]:
+    """``<python> -I -S -c pass`` with the real interpreter (symlinks and shims resolved): the start-up floor."""
+    return [os.path.realpath(sys.executable), "-I", "-S", "-c", "pass"]
+
+
+def top_level_imports(argv: Sequence[str], stdin: bytes = b"", *, runs: int = 5) -> dict[str, float]:
+    """Median cumulative import time (ms) of each top-level import of ``<python> -X importtime <argv>``."""
+    samples: dict[str, list[float]] = {}
+    for _ in range(runs):
+        run = subprocess.run([sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, check=False)
+        for line in run.stderr.decode().splitlines():
+            if not line.startswith("import time:") or "cumulative" in line:
+                continue
+            _, cumulative, name = line.split("|")
+            if not name.startswith("  "):  # one space after the bar: imported by the program itself
+                samples.setdefault(name.strip(), []).append(int(cumulative) / 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def print_imports(imports: dict[str, float], top: int = 15) -> None:
+    """Print the costliest imports of :func:`top_level_imports`, most expensive first."""
+    for name, ms in sorted(imports.items(), key=lambda item: -item[1])[:top]:
+        print(f"  {ms:8.2f} ms  {name}", flush=True)
+
+
+def compile_bytecode() -> None:
+    """Write the bytecode of both packages, as installing a wheel does: a run with ``PYTHONDONTWRITEBYTECODE``
+    set (or from a fresh checkout) would otherwise compile every module from source on every start."""
+    import compileall
+
+    import elydora_cli
+    import elydora_config
+
+    for package in (elydora_cli, elydora_config):
+        compileall.compile_dir(os.path.dirname(package.__file__ or ""), quiet=2)

@@ -2,7 +2,7 @@
 
 Run from the project root: ``python -m benchmarks.hooks``. Every command runs round-robin with the
 baseline ``<python> -I -S -c pass`` (same interpreter, same run), so machine noise hits them alike.
-Goals: guard <= 1.5x, audit <= 2x the baseline median.
+Goals (goals.md): guard <= 1.5x, audit <= 2x the baseline median.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Figure, dump_json, interleaved_command_times, line_count, lock_is_free, report
+from benchmarks.harness import Figure, await_count, finish, interleaved_command_times, line_count, lock_is_free, report
 from elydora_cli import identity
 from elydora_cli.runtime import generate, runtime_argv
 from elydora_cli.runtime.refresh import cache_bytes
 from elydora_config import files, keys, paths
 
 REPEAT = int(os.environ.get("BENCH_REPEAT", "41"))
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "payloads"
+WARMUP = 3
 
 
 def _agent(root: Path, agent_id: str, base_url: str | None) -> Path:
@@ -39,9 +39,8 @@ def _agent(root: Path, agent_id: str, base_url: str | None) -> Path:
     return directory
 
 
-def _event(name: str, fallback: dict[str, object]) -> bytes:
-    path = SAMPLE / name
-    return path.read_bytes() if path.is_file() else json.dumps(fallback).encode()
+def _event(payload: dict[str, object]) -> bytes:
+    return json.dumps(payload).encode()
 
 
 def _flusher_idle(directory: Path) -> bool:
@@ -60,8 +59,8 @@ def main() -> None:
         now = time.time()
         cache = server_agent / identity.STATUS_CACHE
         files.write_atomic(cache, cache_bytes("active", now + 3600, now + 3600), mode=0o600)
-        pre = _event("claudecode-PreToolUse.json", {"tool_name": "Bash", "session_id": "s"})
-        post = _event("claudecode-PostToolUse.json", {"tool_name": "Bash", "tool_response": "ok"})
+        pre = _event({"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s"})
+        post = _event({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_response": "ok", "session_id": "s"})
         baseline = "python -I -S -c pass"
         commands = {
             baseline: ([sys.executable, "-I", "-S", "-c", "pass"], b""),
@@ -69,18 +68,14 @@ def main() -> None:
             "guard (local status)": (runtime_argv(sys.executable, local_agent / "guard.py"), pre),
             "audit (event spooled)": (runtime_argv(sys.executable, local_agent / "hook.py"), post),
         }
-        times = interleaved_command_times(commands, repeat=REPEAT)
+        times = interleaved_command_times(commands, repeat=REPEAT, warmup=WARMUP)
         goals = {"guard (server, status cached)": 1.5, "guard (local status)": 1.5, "audit (event spooled)": 2.0}
         for name, goal in goals.items():
             report(Figure(name, times[name], "s", baseline, times[baseline], goal))
-        runs = REPEAT + 3
-        deadline = time.monotonic() + 60
-        while not (_ledger_entries(local_agent) >= runs and _flusher_idle(local_agent)):
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        print(f"audit events recorded in the ledger: {_ledger_entries(local_agent)} of {runs}", flush=True)
-    dump_json()
+        runs = WARMUP + REPEAT  # every run of the audit hook: warm-ups and samples
+        recorded = await_count(lambda: _ledger_entries(local_agent), runs, lambda: _flusher_idle(local_agent))
+        report(Figure("audit events recorded in the ledger", recorded, "entries", goal=runs, goal_kind="minimum"))
+    finish()
 
 
 if __name__ == "__main__":

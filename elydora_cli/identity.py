@@ -15,16 +15,15 @@ import os
 import stat
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-from elydora_config import files, keys
+from elydora_config import files
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
-from elydora_config.journal import TRANSACTIONS_DIR
-from elydora_config.paths import check_safe_name
+from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
+
+if TYPE_CHECKING:  # cryptography is imported by the functions that handle keys: status and hooks never load it
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 # Re-exported: the runtime and the installer name the state files through this module.
 from .statefiles import *  # noqa: F403
@@ -166,15 +165,35 @@ def read_config(directory: PathLike) -> AgentConfig:
 
 
 def read_private_key(directory: PathLike) -> Ed25519PrivateKey:
+    from elydora_config import keys
+
+    path, text = _private_key_text(directory)
+    return keys.decode_private_key(text, path=path)
+
+
+def check_private_key(directory: PathLike) -> None:
+    """Raise when the agent's private key is missing or not one canonical key (no cryptography needed: every
+    32-byte seed is an Ed25519 key)."""
+    from elydora_config.keys import decode_private_seed
+
+    path, text = _private_key_text(directory)
+    decode_private_seed(text, path=path)
+
+
+def _private_key_text(directory: PathLike) -> tuple[str, str]:
     path = os.path.join(os.fspath(directory), PRIVATE_KEY)
     text = files.read_physical(path, max_bytes=SECRET_LIMIT, text=True)
     if text is None:
         raise IdentityError(path, "is missing")
-    return keys.decode_private_key(text, path=path)
+    return path, text
 
 
 def key_id(key: Ed25519PrivateKey) -> str:
     """The local key id: ``local-`` + 16 base64url characters of SHA-256 of the raw public key."""
+    from cryptography.hazmat.primitives import serialization
+
+    from elydora_config import keys
+
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return "local-" + keys.b64url_encode(hashlib.sha256(raw).digest())[:16]
 

@@ -10,7 +10,6 @@ call or the flag is unsupported they raise ``OSError`` with ``ENOSYS`` or ``EINV
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import sys
@@ -78,6 +77,8 @@ UNSUPPORTED = frozenset({errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP})  # renam
 def _load_renameat2() -> Any:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # loaded by the first rename that needs it, not by every command that imports the library
+
     try:
         function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
@@ -87,15 +88,21 @@ def _load_renameat2() -> Any:
     return function
 
 
-_renameat2 = _load_renameat2()
+_UNLOADED: Any = object()
+_renameat2: Any = _UNLOADED
 
 
 def _rename2(src: str, dst: str, flags: int, src_dir_fd: int | None, dst_dir_fd: int | None) -> None:
+    global _renameat2
+    if _renameat2 is _UNLOADED:
+        _renameat2 = _load_renameat2()
     if _renameat2 is None:
         raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), src, None, dst)
     src_fd = _AT_FDCWD if src_dir_fd is None else src_dir_fd
     dst_fd = _AT_FDCWD if dst_dir_fd is None else dst_dir_fd
     if _renameat2(src_fd, os.fsencode(src), dst_fd, os.fsencode(dst), flags) != 0:
+        import ctypes
+
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code), src, None, dst)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from typing import Literal, overload
@@ -44,6 +43,8 @@ class PhysicalRead:
 
 def temp_name(final_name: str) -> str:
     """A fresh, unpredictable temporary name in the target's directory."""
+    import secrets  # writers only: readers (status, hooks) never load it
+
     return f".{final_name[:80]}{TEMP_MARKER}{os.getpid()}-{secrets.token_hex(6)}"
 
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from . import _sysio
 from .errors import MalformedConfigError
+from .paths import TRANSACTIONS_DIR as TRANSACTIONS_DIR  # re-exported: its home is paths (cheap to import)
 from .snapshot import Snapshot
 
-TRANSACTIONS_DIR = "transactions"
 JOURNAL_SUFFIX = ".journal"
 DONE_SUFFIX = ".done"
 FORMAT = 1

@@ -10,11 +10,12 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from .errors import InvalidKeyError, PathLike
+
+if TYPE_CHECKING:  # cryptography is imported by the functions that make or use keys, not by checking one
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 _B64URL = re.compile(r"[A-Za-z0-9_-]*")
 
@@ -39,11 +40,15 @@ def b64url_decode_strict(text: str, *, length: int, what: str, path: PathLike | 
 
 def generate_private_key() -> Ed25519PrivateKey:
     """A new random Ed25519 private key."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     return Ed25519PrivateKey.generate()
 
 
 def encode_private_key(key: Ed25519PrivateKey) -> str:
     """The canonical one-line text of ``key`` (no trailing newline)."""
+    from cryptography.hazmat.primitives import serialization
+
     seed = key.private_bytes(
         serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
     )
@@ -52,17 +57,27 @@ def encode_private_key(key: Ed25519PrivateKey) -> str:
 
 def decode_private_key(text: str, *, path: PathLike | None = None) -> Ed25519PrivateKey:
     """Strictly decode a canonical private key (one trailing newline is tolerated)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(decode_private_seed(text, path=path))
+
+
+def decode_private_seed(text: str, *, path: PathLike | None = None) -> bytes:
+    """The 32-byte seed of a canonical private key (one trailing newline is tolerated), strictly decoded."""
     body = text[:-1] if text.endswith("\n") else text
-    seed = b64url_decode_strict(body, length=32, what="private key", path=path)
-    return Ed25519PrivateKey.from_private_bytes(seed)
+    return b64url_decode_strict(body, length=32, what="private key", path=path)
 
 
 def encode_public_key(key: Ed25519PublicKey) -> str:
     """The canonical text of a public key: unpadded URL-safe base64 of its 32 raw bytes."""
+    from cryptography.hazmat.primitives import serialization
+
     return b64url_encode(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
 
 
 def decode_public_key(text: str, *, path: PathLike | None = None) -> Ed25519PublicKey:
     """The Ed25519 public key of its canonical text (:class:`InvalidKeyError` otherwise)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     raw = b64url_decode_strict(text, length=32, what="public key", path=path)
     return Ed25519PublicKey.from_public_bytes(raw)

@@ -6,7 +6,6 @@ tool call of the user's agent and must not pay for a logging stack they rarely u
 
 from __future__ import annotations
 
-import logging
 import sys
 from typing import Any, TextIO
 
@@ -24,6 +23,8 @@ def set_options(*, verbose: int = 0, json: bool = False, stream: TextIO | None =
 def configure(*, verbose: int = 0, json: bool = False, stream: TextIO | None = None) -> None:
     """Configure structlog now (safe to call again to change the settings)."""
     global _configured
+    import logging
+
     import structlog
 
     level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG

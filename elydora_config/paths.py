@@ -17,6 +17,9 @@ from contextlib import contextmanager
 from . import _sysio
 from .errors import MissingDirectoryError, PathLike, UnsafePathError
 
+TRANSACTIONS_DIR = "transactions"
+"""The state directory's sub-directory of transaction journals and rollback copies."""
+
 _WINDOWS_DEVICES = frozenset(
     ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
     + [f"COM{i}" for i in "123456789¹²³"]

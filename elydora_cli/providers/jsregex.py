@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
+
+if TYPE_CHECKING:
+    import subprocess
 
 NODE_TIMEOUT_SECONDS = 15
 _PROGRAM = """
@@ -73,6 +75,8 @@ def require_compilable(patterns: Sequence[Pattern], node: str = "node") -> None:
     """Raise :class:`MalformedConfigError` for the first pattern JavaScript's ``RegExp`` rejects."""
     if not patterns:
         return
+    import subprocess  # only when there are patterns to check
+
     first = patterns[0]
     executable = shutil.which(node)
     if executable is None:

@@ -11,19 +11,16 @@ no generated runtime (an earlier install's is removed), and status checks the su
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from elydora_config import Transaction
 from elydora_config.log import get_logger
 
 from .. import identity
 from ..main import UsageError
-from . import entries
 from .base import Finding, Format
 from .context import Context
 from .documents import Documents, parse
@@ -39,6 +36,11 @@ from .runtime_files import (
     stage_runtime_removal,
 )
 
+if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
+    from elydora_config import Transaction
+
+    from . import entries
+
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
 
@@ -52,6 +54,8 @@ class Outcome:
 
 
 def _transaction(ctx: Context) -> Transaction:
+    from elydora_config import Transaction
+
     return Transaction(ctx.elydora_dir, lock_timeout=10.0)
 
 
@@ -91,12 +95,28 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
         path = entry / MANIFEST_NAME
         if not entry.is_dir() or entry.is_symlink() or not path.exists():
             continue
-        data = tx.read(path, max_bytes=4 << 20) if tx else path.read_bytes()
-        if data is not None:
-            manifest = Manifest.decode(data, path)
-            if manifest.provider == provider_id:
-                found[manifest.agent_id] = manifest
+        if tx is None:
+            manifest: Manifest | None = _read_manifest(path)
+        else:
+            data = tx.read(path, max_bytes=4 << 20)
+            manifest = None if data is None else Manifest.decode(data, path)
+        if manifest is not None and manifest.provider == provider_id:
+            found[manifest.agent_id] = manifest
     return found
+
+
+_DECODED: dict[tuple[str, int, int, int], Manifest] = {}
+"""Manifests read outside a transaction, by path and file identity: ``status`` of every provider reads every
+agent's manifest once, not once per provider."""
+
+
+def _read_manifest(path: Path) -> Manifest:
+    info = path.stat()
+    key = (str(path), info.st_ino, info.st_mtime_ns, info.st_size)
+    manifest = _DECODED.get(key)
+    if manifest is None:
+        manifest = _DECODED[key] = Manifest.decode(path.read_bytes(), path)
+    return manifest
 
 
 def _scoped(module: ModuleType, ctx: Context, provider_id: str, manifests: dict[str, Manifest]) -> Context:
@@ -141,6 +161,8 @@ def _changed_paths(tx: Transaction) -> list[str]:
 
 
 def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
+    import difflib
+
     parts = []
     for path in tx.staged_paths:
         new = tx.read(path)
@@ -306,6 +328,8 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     manifests = _manifests(None, ctx, provider_id)
     ctx = _scoped(module, ctx, provider_id, manifests)
     _attach_manifests(docs, manifests)
+    from . import entries
+
     return entries.installed(module, docs, ctx, agent_id)
 
 
@@ -353,7 +377,7 @@ def _check_runtime(
             findings.append(
                 Finding(f"agent_name is {config.agent_name!r}, expected {provider_id!r}", agent_dir / identity.CONFIG)
             )
-        identity.read_private_key(agent_dir)
+        identity.check_private_key(agent_dir)
     except Exception as exc:  # every identity problem is one finding, never a crash of status
         findings.append(Finding(str(exc)))
     executable, what = (python, "hook interpreter")

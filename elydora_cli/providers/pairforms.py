@@ -10,7 +10,6 @@ string, so a look-alike (an extra argument, other quoting, another directory) st
 from __future__ import annotations
 
 import shlex
-import subprocess
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,11 +28,18 @@ from .context import Context
 from .ownership import Ref, script_path, split_script
 from .schema import Check
 
+
+def _msvc(pair: list[str]) -> str:
+    import subprocess  # only for this form: status and hooks never load it otherwise
+
+    return subprocess.list2cmdline(pair)
+
+
 Render = Callable[[list[str], Mapping[str, str]], str]
 FORMS: Mapping[str, Render] = {
     "posix": lambda pair, env: posix_command(pair),  # '<python>' '<script>'
     "joined": lambda pair, env: shlex.join(pair),  # quotes only where a shell needs them
-    "msvc": lambda pair, env: subprocess.list2cmdline(pair),  # Microsoft C runtime quoting
+    "msvc": lambda pair, env: _msvc(pair),  # Microsoft C runtime quoting
     "call": lambda pair, env: powershell_call(pair),  # & '<python>' '<script>'; exit $LASTEXITCODE
     "encoded": lambda pair, env: encoded_powershell(pair, env),  # "<powershell.exe>" ... -EncodedCommand
     "quoted": lambda pair, env: f'"{pair[0]}" {pair[1]}',  # "<python>" <script>

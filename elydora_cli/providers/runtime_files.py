@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from elydora_config import Transaction, keys
+from typing import TYPE_CHECKING
 
 from .. import identity
 from ..runtime.generate import generate
+
+if TYPE_CHECKING:
+    from elydora_config import Transaction
 
 IDENTITY_FILES = (identity.CONFIG, identity.PRIVATE_KEY, identity.STATUS)
 
@@ -17,6 +19,8 @@ def stage_identity(tx: Transaction, agent_dir: Path, provider_id: str, agent_id:
 
     Returns True when a new identity was staged.
     """
+    from elydora_config import keys  # cryptography: only the commands that stage an identity load it
+
     config_path = agent_dir / identity.CONFIG
     data = tx.read(config_path, max_bytes=identity.CONFIG_LIMIT)
     if data is not None:

@@ -13,12 +13,13 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from typing import TYPE_CHECKING, Any
 
 from .jcs import canonicalize
 from .record import GENESIS, REDUCED_MARKER, check_record, reduce_payload
+
+if TYPE_CHECKING:  # only annotations: reading the ledger (audit tail) needs no cryptography
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _CHUNK = 1 << 16

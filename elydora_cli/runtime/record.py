@@ -16,12 +16,12 @@ import base64
 import hashlib
 import os
 import time
-from typing import Any
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING, Any
 
 from .jcs import canonicalize
+
+if TYPE_CHECKING:  # the keys are passed in: reading records (audit tail) needs no cryptography
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 OP_VERSION = "1.0"
 OPERATION_TYPE = "ai.tool_use"
@@ -196,6 +196,8 @@ def check_record(record: Any, public_key: Ed25519PublicKey) -> str | None:
     )
     if expected != record["chain_hash"]:
         return "chain_hash does not match the record"
+    from cryptography.exceptions import InvalidSignature
+
     try:
         public_key.verify(b64url_decode(record["signature"]), signing_input(record))
     except (InvalidSignature, ValueError, TypeError):

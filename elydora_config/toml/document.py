@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
-from elydora_config.toml.scanner import ScanError, detect_newline, scan
-from elydora_config.toml.spans import SpanEditor, apply_splices
-from elydora_config.toml.tomlkit_edit import is_implicit as tomlkit_is_implicit
-from elydora_config.toml.tomlkit_edit import tomlkit_edit
-from elydora_config.toml.values import Key, Path, copy_data, normalize, same
+from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
+
+if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs only tomllib
+    from elydora_config.toml.spans import SpanEditor, Splice
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +28,6 @@ _BOM = "\ufeff"
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 _MISSING: Any = object()
-_SPAN_FAILURES = (ScanError, LookupError, ValueError, TypeError, tomllib.TOMLDecodeError)
 
 
 class MissingPathError(KeyError, IndexError):
@@ -161,7 +159,7 @@ class TomlDocument:
             raise _missing(norm, found)
         intended = _with_value(self._value, norm, found, new)
 
-        def span(editor: SpanEditor) -> str:
+        def span(editor: SpanEditor) -> list[Splice] | str:
             if found == len(norm):
                 return self._span_replace(editor, norm, new)
             nested: Any = new
@@ -169,9 +167,15 @@ class TomlDocument:
                 nested = {key: nested}
             parent, key = norm[:found], norm[found]
             assert isinstance(key, str)
-            return apply_splices(editor.text, editor.add(parent, key, nested))
+            return editor.add(parent, key, nested)
 
-        self._edit(span, intended, "set", norm, new)
+        def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
+            from elydora_config.toml.localcheck import NOT_LOCAL, swapped_value
+
+            leaf = swapped_value(editor, splices, norm, self._lookup(norm), new) if found == len(norm) else NOT_LOCAL
+            return None if leaf is NOT_LOCAL else _with_value(self._value, norm, found, leaf)
+
+        self._edit(span, intended, "set", norm, new, local=local)
 
     def remove(self, path: Sequence[Key]) -> None:
         """Remove the value at ``path`` (``KeyError`` / ``IndexError`` when absent).
@@ -190,8 +194,8 @@ class TomlDocument:
         implicit = editor.is_implicit if editor is not None else self._tomlkit_implicit
         intended, pruned = _without(self._value, norm, implicit)
 
-        def span(editor: SpanEditor) -> str:
-            return apply_splices(editor.text, editor.remove(norm))
+        def span(editor: SpanEditor) -> list[Splice]:
+            return editor.remove(norm)
 
         self._edit(span, intended, "remove", norm, prune=pruned)
 
@@ -217,10 +221,16 @@ class TomlDocument:
         self._refuse_non_table_in_table_array(norm, new)
         intended = _with_insert(self._value, norm, position, new)
 
-        def span(editor: SpanEditor) -> str:
-            return apply_splices(editor.text, editor.insert(norm, position, new, size))
+        def span(editor: SpanEditor) -> list[Splice]:
+            return editor.insert(norm, position, new, size)
 
-        self._edit(span, intended, "insert", norm, new, index=position)
+        def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
+            from elydora_config.toml.localcheck import NOT_LOCAL, appended_table
+
+            item = appended_table(editor, splices, norm, new) if position == size else NOT_LOCAL
+            return None if item is NOT_LOCAL else _with_insert(self._value, norm, position, item)
+
+        self._edit(span, intended, "insert", norm, new, index=position, local=local)
 
     def append_table(self, path: Sequence[Key], table: Mapping[str, object]) -> None:
         """Append ``table`` to the array of tables at ``path``, creating ``[[path]]`` when absent.
@@ -242,6 +252,9 @@ class TomlDocument:
 
     def _span_editor(self) -> SpanEditor | None:
         if self._editor is None:
+            from elydora_config.toml.scanner import ScanError, scan
+            from elydora_config.toml.spans import SpanEditor
+
             try:
                 self._editor = SpanEditor(scan(self._body))
             except ScanError:
@@ -256,12 +269,17 @@ class TomlDocument:
             raise TypeError(f"{_show(array)} is an array of tables ([[...]]): it can only hold tables")
 
     def _tomlkit_implicit(self, path: Path) -> bool:
+        from elydora_config.toml.tomlkit_edit import is_implicit
+
         try:
-            return tomlkit_is_implicit(self._body, path)
+            return is_implicit(self._body, path)
         except Exception:
             return False
 
-    def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> str:
+    def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> list[Splice] | str:
+        from elydora_config.toml.scanner import ScanError, scan
+        from elydora_config.toml.spans import SpanEditor, apply_splices
+
         if editor.covering_entry(norm) is None and isinstance(norm[-1], int) and type(new) is dict:
             # an [[array]] entry: remove it, then insert the new one at the same index
             size = len(self._lookup(norm[:-1]))
@@ -270,11 +288,11 @@ class TomlDocument:
             first = apply_splices(editor.text, editor.remove(norm))
             second = SpanEditor(scan(first))
             return apply_splices(first, second.insert(norm[:-1], norm[-1], new, size - 1))
-        return apply_splices(editor.text, editor.replace(norm, new))
+        return editor.replace(norm, new)
 
     def _edit(
         self,
-        span: Callable[[SpanEditor], str],
+        span: Callable[[SpanEditor], list[Splice] | str],
         intended: dict[str, Any],
         kind: str,
         norm: Path,
@@ -282,13 +300,20 @@ class TomlDocument:
         *,
         index: int = 0,
         prune: tuple[Path, ...] = (),
+        local: Callable[[SpanEditor, list[Splice]], dict[str, Any] | None] | None = None,
     ) -> None:
+        """Make the edit with the span editor, proved by parsing only what changed (``local``, see
+        :mod:`.localcheck`) or else the whole new text; with tomlkit when the span editor cannot."""
         editor = self._span_editor()
         if editor is not None:
+            from elydora_config.toml.scanner import ScanError
+
             try:
-                body = span(editor)
-                parsed = loads(body)
-            except _SPAN_FAILURES:
+                made = span(editor)
+                body = made if isinstance(made, str) else editor.apply(made)
+                proved = None if local is None or isinstance(made, str) else local(editor, made)
+                parsed = loads(body) if proved is None else proved
+            except (ScanError, LookupError, ValueError, TypeError, tomllib.TOMLDecodeError):
                 pass
             else:
                 if same(parsed, intended):
@@ -299,6 +324,8 @@ class TomlDocument:
     def _edit_with_tomlkit(
         self, intended: dict[str, Any], kind: str, norm: Path, value: Any, index: int, prune: tuple[Path, ...]
     ) -> None:
+        from elydora_config.toml.tomlkit_edit import tomlkit_edit
+
         try:
             body = tomlkit_edit(self._body, kind, norm, value, index, prune, self.newline)
         except Exception as exc:  # tomlkit raises many kinds; the message may quote values, so omit it

@@ -16,9 +16,9 @@ Ownership rules (documented in docs/editors-toml.md):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from elydora_config.toml.values import Key, Path
+from elydora_config.toml.values import Key, Path, detect_newline
 
 
 class ScanError(Exception):
@@ -137,19 +137,37 @@ class Entry:
     end: int  # just past the newline ending its last line (or the end of the text)
 
 
-@dataclass(eq=False)
 class Section:
-    """The root table or one ``[header]`` / ``[[header]]`` with its body."""
+    """The root table or one ``[header]`` / ``[[header]]`` with its body.
 
-    keys: tuple[str, ...]  # header keys as written; () for the root
-    path: Path  # absolute, with array-of-tables indexes
-    is_array: bool
-    lead: int  # start of the comment lines it owns (== start when none)
-    start: int  # start of the header line
-    header_end: int  # just past the header line
-    entries: list[Entry] = field(default_factory=list)
-    end: int = 0  # where the next section's lead starts (or the end of the text)
-    content_end: int = 0  # just past its last non-blank line (>= header_end)
+    Its statements (:attr:`entries`) are scanned on first use, from its own body only: an edit reads the few
+    sections it touches, and a document is never held as one object per statement.
+    """
+
+    __slots__ = ("_entries", "_text", "content_end", "end", "header_end", "is_array", "keys", "lead", "path", "start")
+
+    def __init__(
+        self, text: str, keys: tuple[str, ...], path: Path, is_array: bool, lead: int, start: int, header_end: int
+    ) -> None:
+        self._text = text
+        self.keys = keys  # header keys as written; () for the root
+        self.path = path  # absolute, with array-of-tables indexes
+        self.is_array = is_array
+        self.lead = lead  # start of the comment lines it owns (== start when none)
+        self.start = start  # start of the header line
+        self.header_end = header_end  # just past the header line
+        self.end = 0  # where the next section's lead starts (or the end of the text)
+        self.content_end = 0  # just past its last non-blank line (>= header_end)
+        self._entries: list[Entry] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Its ``key = value`` statements, in text order."""
+        if self._entries is None:
+            found: list[Entry] = []
+            _walk(self._text, self.header_end, self.end, self, found)
+            self._entries = found
+        return self._entries
 
 
 @dataclass(eq=False)
@@ -157,10 +175,6 @@ class Scan:
     text: str
     sections: list[Section]
     newline: str
-
-    def entries(self) -> list[Entry]:
-        """Every key/value entry of the document, in text order."""
-        return [entry for section in self.sections for entry in section.entries]
 
 
 def line_start(text: str, pos: int) -> int:
@@ -194,42 +208,44 @@ def blank_run_after(text: str, pos: int) -> int:
     return size
 
 
-def detect_newline(text: str) -> str:
-    """The document's line ending: CRLF when its first line ends with one, else LF."""
-    first = text.find("\n")
-    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
-
-
 def scan(text: str) -> Scan:
-    """Scan ``text`` (valid TOML, BOM removed) into sections and statements."""
-    root = Section(keys=(), path=(), is_array=False, lead=0, start=0, header_end=0)
+    """Scan ``text`` (valid TOML, BOM removed) into sections (their statements are read on demand)."""
+    root = Section(text, (), (), False, 0, 0, 0)
     sections = [root]
-    current = root
+    _walk(text, 0, len(text), root, None, sections)
+    return Scan(text=text, sections=sections, newline=detect_newline(text))
+
+
+def _walk(
+    text: str, pos: int, stop: int, current: Section, entries: list[Entry] | None, sections: list[Section] | None = None
+) -> None:
+    """Read the lines of ``text[pos:stop]``: with ``sections``, every header becomes a :class:`Section` (and the
+    last one's ``end`` and ``content_end`` are set); with ``entries``, the statements of ``current`` are
+    collected (a header is then an error: a section's body holds none)."""
     aot_counts: dict[Path, int] = {}
-    pos = 0
-    size = len(text)
-    last_content_end = 0  # just past the last non-blank line seen
+    last_content_end = pos  # just past the last non-blank line seen
     comment_run_start = -1  # start of the run of comment lines directly above the current line
     content_before_run = 0  # last_content_end before that run
     ws_match = _WS_RE.match
     simple_match = _SIMPLE_LINE_RE.match
-    entries = current.entries
-    while pos < size:
+    while pos < stop:
         simple = simple_match(text, pos)
         if simple is not None:  # fast path: `key = scalar  # comment`
             end = simple.end()
-            entries.append(
-                Entry(
-                    (simple.group(1),),
-                    (*current.path, simple.group(1)),
-                    pos,
-                    simple.start(1),
-                    simple.end(1),
-                    simple.start(2),
-                    simple.end(2),
-                    end,
+            if entries is not None:
+                key = simple.group(1)
+                entries.append(
+                    Entry(
+                        (key,),
+                        (*current.path, key),
+                        pos,
+                        simple.start(1),
+                        simple.end(1),
+                        simple.start(2),
+                        simple.end(2),
+                        end,
+                    )
                 )
-            )
             pos = last_content_end = end
             comment_run_start = -1
             continue
@@ -251,6 +267,8 @@ def scan(text: str) -> Scan:
             pos = last_content_end = tail.end()
             continue
         if char == "[":
+            if sections is None:
+                raise ScanError(f"unexpected table header at offset {first}")
             header = _HEADER_RE.match(text, first)
             if header is None or len(header.group(1)) != len(header.group(3)):
                 raise ScanError(f"cannot read the table header at offset {first}")
@@ -263,16 +281,9 @@ def scan(text: str) -> Scan:
             current.content_end = max(body_content_end, current.header_end)
             keys = key_parts(header.group(2))
             is_array = len(header.group(1)) == 2
-            current = Section(
-                keys=keys,
-                path=_resolve_header(keys, is_array, aot_counts),
-                is_array=is_array,
-                lead=lead,
-                start=pos,
-                header_end=tail.end(),
-            )
+            path = _resolve_header(keys, is_array, aot_counts)
+            current = Section(text, keys, path, is_array, lead, pos, tail.end())
             sections.append(current)
-            entries = current.entries
             pos = last_content_end = tail.end()
             comment_run_start = -1
             continue
@@ -287,24 +298,16 @@ def scan(text: str) -> Scan:
         tail = _TAIL_RE.match(text, value_end)
         if tail is None:
             raise ScanError(f"unexpected text after the value at offset {value_end}")
-        keys = key_parts(key.group())
-        entries.append(
-            Entry(
-                keys=keys,
-                path=current.path + keys,
-                start=pos,
-                key_start=first,
-                key_end=key.end(),
-                value_start=value_start,
-                value_end=value_end,
-                end=tail.end(),
+        if entries is not None:
+            parts = key_parts(key.group())
+            entries.append(
+                Entry(parts, current.path + parts, pos, first, key.end(), value_start, value_end, tail.end())
             )
-        )
         pos = last_content_end = tail.end()
         comment_run_start = -1
-    current.end = size
-    current.content_end = max(last_content_end, current.header_end)
-    return Scan(text=text, sections=sections, newline=detect_newline(text))
+    if sections is not None:
+        current.end = stop
+        current.content_end = max(last_content_end, current.header_end)
 
 
 def _resolve_header(keys: tuple[str, ...], is_array: bool, aot_counts: dict[Path, int]) -> Path:

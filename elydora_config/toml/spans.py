@@ -83,16 +83,21 @@ class SpanEditor:
         self.nl = scan.newline
         self.root = scan.sections[0]
         self.by_path: dict[Path, Section] = {section.path: section for section in scan.sections}
-        self.entry_by_path: dict[Path, Entry] = {entry.path: entry for entry in scan.entries()}
         self.style = self._document_style()
+
+    def apply(self, splices: list[Splice]) -> str:
+        """This editor's text with ``splices`` applied."""
+        return apply_splices(self.text, splices)
 
     # -- what is where -------------------------------------------------------------------------
 
     def _document_style(self) -> Style:
         eq, indent = " = ", ""
-        for entry in self.entry_by_path.values():
-            eq = self.text[entry.key_end : entry.value_start]
-            break
+        for section in self.scan.sections:
+            if section.entries:
+                first = section.entries[0]
+                eq = self.text[first.key_end : first.value_start]
+                break
         for section in self.scan.sections[1:]:
             if section.entries:
                 first = section.entries[0]
@@ -100,10 +105,25 @@ class SpanEditor:
                 break
         return Style(newline=self.nl, eq=eq, indent=indent)
 
+    def ancestor_entries(self, path: Path) -> list[Entry]:
+        """The statements of the sections above ``path``: the only ones whose path can start with it or hold it
+        (a statement's path is its section's path followed by its own keys)."""
+        found: list[Entry] = []
+        for size in range(len(path)):
+            section = self.by_path.get(path[:size])
+            if section is not None:
+                found.extend(section.entries)
+        return found
+
+    def home_of(self, entry: Entry) -> Section:
+        """The section ``entry`` is written in."""
+        return self.by_path[entry.path[: len(entry.path) - len(entry.keys)]]
+
     def covering_entry(self, path: Path) -> Entry | None:
         """The key/value statement whose value holds ``path`` (or is it)."""
+        by_path = {entry.path: entry for entry in self.ancestor_entries(path)}
         for size in range(len(path), 0, -1):
-            entry = self.entry_by_path.get(path[:size])
+            entry = by_path.get(path[:size])
             if entry is not None:
                 return entry
         return None
@@ -124,10 +144,8 @@ class SpanEditor:
         """What removing ``entry`` takes: its lines; or its whole section when that section is a bare
         header written after its own sub-tables and holding nothing but this entry (what adding a key
         to an implicit table writes), as the sub-tables keep the table alive without it."""
-        for section in self.scan.sections[1:]:
-            if entry in section.entries:
-                break
-        else:
+        section = self.home_of(entry)
+        if section is self.root:
             return entry.start, entry.end
         subtables = [s for s in self.scan.sections if s is not section and starts_with(s.path, section.path)]
         if (
@@ -200,12 +218,12 @@ class SpanEditor:
         if section is None and not block:
             dotted = [
                 e
-                for e in self.entry_by_path.values()
+                for e in self.ancestor_entries(parent)
                 if len(e.path) - len(e.keys) < len(parent) < len(e.path) and e.path[: len(parent)] == parent
             ]
             if dotted:
                 last = max(dotted, key=lambda e: e.start)
-                home = next(s for s in self.scan.sections if last in s.entries)
+                home = self.home_of(last)
                 return self._add_line(home, (*parent[len(home.path) :], key), value, last)
             lines = render_block(header_keys(parent), {key: value}, array=False, style=self.style)
         elif type(value) is dict:
@@ -316,7 +334,7 @@ class SpanEditor:
         sections = self.sections_under(path)
         spans = self._remove_sections(sections)
         covered = [(s.lead, s.end) for s in sections]
-        for other in self.entry_by_path.values():
+        for other in self.ancestor_entries(path):
             if starts_with(other.path, path) and not any(a <= other.start < b for a, b in covered):
                 spans.append(self._eof_adjust((other.start, other.end)))
         if not spans:

@@ -1,0 +1,101 @@
+"""Read-only commands import only what they use: each runs in its own interpreter against a home with every
+agent installed, and the modules loaded by the end of the run are checked.
+
+No transaction machinery (transaction, commit, undo, journal, snapshot, recovery, the state lock and filelock),
+no TOML editor (tomlkit and the span editor's scanner; reading TOML needs only ``tomllib`` and the document
+wrapper) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
+key, which is derived from the private key by cryptography.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from elydora_cli import catalog
+
+WRAPPER = """
+import json, runpy, sys
+out = sys.argv.pop(1)
+sys.argv[0] = "elydora"
+try:
+    runpy.run_module("elydora_cli", run_name="__main__", alter_sys=True)
+except SystemExit as exc:
+    code = exc.code
+with open(out, "w", encoding="utf-8") as fh:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+"""
+
+TRANSACTIONS = (
+    "elydora_config.transaction",
+    "elydora_config._commit",
+    "elydora_config._undo",
+    "elydora_config.journal",
+    "elydora_config.snapshot",
+    "elydora_config.recovery",
+    "elydora_config.lock",
+    "filelock",
+)
+TOML_EDITOR = (
+    "tomlkit",
+    "elydora_config.toml.scanner",
+    "elydora_config.toml.spans",
+    "elydora_config.toml.inline",
+    "elydora_config.toml.tomlkit_edit",
+)
+CRYPTOGRAPHY = ("cryptography",)
+READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY)
+
+
+def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
+    return [name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[int, list[str]]:
+    out = tmp_path / "modules.json"
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
+    subprocess.run(
+        [sys.executable, "-c", WRAPPER, str(out), *args], capture_output=True, check=False, env=env, cwd=tmp_path
+    )
+    result = json.loads(out.read_text(encoding="utf-8"))
+    return int(result["code"] or 0), list(result["modules"])
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A settings root with all twelve agents installed."""
+    home = tmp_path_factory.mktemp("import-sets")
+    code, modules = _run(home, "install", "--every", "--root", str(home))
+    assert code == 0
+    # the check can fail: a writing command does load what the read-only ones must not
+    assert _loaded(modules, TRANSACTIONS) and _loaded(modules, CRYPTOGRAPHY)
+    assert len(catalog.provider_ids()) == 12
+    return home
+
+
+@pytest.mark.parametrize(
+    ("args", "used", "forbidden"),
+    [
+        (("status",), "elydora_config.toml.document", READ_ONLY),  # codex's config.toml was read
+        (("verify", "--all"), "elydora_config.toml.document", READ_ONLY),
+        (("audit", "tail", "--provider", "claudecode"), "elydora_cli.runtime.ledger", READ_ONLY),
+        (("agent", "show", "--provider", "claudecode"), "elydora_cli.identity", (*TRANSACTIONS, *TOML_EDITOR)),
+    ],
+    ids=["status", "verify", "audit tail", "agent show"],
+)
+def test_read_only_command_imports(home: Path, args: tuple[str, ...], used: str, forbidden: tuple[str, ...]) -> None:
+    code, modules = _run(home, *args, "--root", str(home))
+    assert code in (0, 1)  # 1: an agent awaits approval (codex), which status and verify report
+    assert used in modules  # the command did its work
+    assert _loaded(modules, forbidden) == []
+
+
+def test_hooks_capabilities_imports(tmp_path: Path) -> None:
+    code, modules = _run(tmp_path, "hooks", "capabilities")
+    assert code == 0
+    assert _loaded(modules, (*READ_ONLY, "elydora_config.jsonc", "elydora_cli.providers")) == []
