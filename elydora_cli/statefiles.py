@@ -20,6 +20,10 @@ REJECTED = "spool.rejected"
 LEDGER = "ledger.jsonl"
 OUTBOX = "outbox.json"
 FLUSH_LOCK = "flush.lock"
+DELIVERY = "delivery.json"
+DELIVERY_STOPPED = "delivery-stopped"
+REJECTED_RECORDS = "records.rejected"
+SERVER_JWKS = "server-jwks.json"
 REFRESH_LOCK = "refresh.lock"
 
 STATUSES = ("active", "frozen", "revoked")
@@ -33,6 +37,8 @@ __all__ = [
     "CONFIG",
     "CONFIG_KEYS",
     "CONFIG_LIMIT",
+    "DELIVERY",
+    "DELIVERY_STOPPED",
     "ERROR_LOG",
     "FLUSH_LOCK",
     "LEDGER",
@@ -41,8 +47,10 @@ __all__ = [
     "PRIVATE_KEY",
     "REFRESH_LOCK",
     "REJECTED",
+    "REJECTED_RECORDS",
     "RETIRED_SPOOL",
     "SECRET_LIMIT",
+    "SERVER_JWKS",
     "SPOOL",
     "STATE_DIR_NAME",
     "STATUS",

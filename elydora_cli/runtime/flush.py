@@ -12,12 +12,16 @@ by ``elydora audit flush``). Under the exclusive ``flush.lock`` (a second flushe
 3. retires the spool once everything in it is delivered; after releasing the lock it looks again and
    goes on if new events arrived meanwhile.
 
-A spool line that is not valid is moved to ``spool.rejected`` and logged, never silently dropped.
+A spool line that is not valid (torn, not JSON, ``NaN`` or a number outside the double range) is moved to
+``spool.rejected``; a record the server refuses for good is moved to ``records.rejected`` with the server's
+answer. Either way a signed gap entry takes its place in the ledger and the rest is delivered. A refusal
+that is permanent for the agent stops delivery and keeps everything (see :mod:`.refusal`, :mod:`.health`).
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import sys
 import time
@@ -27,10 +31,24 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..identity import FLUSH_LOCK, LEDGER, SPOOL, AgentConfig, read_config, read_private_key
-from . import ledger, spool, state
+from elydora_config import files
+from elydora_config.errors import ConfigError
+
+from ..identity import (
+    FLUSH_LOCK,
+    LEDGER,
+    REJECTED,
+    REJECTED_RECORDS,
+    SERVER_JWKS,
+    SPOOL,
+    AgentConfig,
+    read_config,
+    read_private_key,
+)
+from . import client, deliver, health, ledger, spool, state
 from .deliver import Delivery, RetryPolicy
 from .errorlog import log_error
+from .jcs import CanonicalizationError, canonicalize
 from .record import build_record, wire_payload
 
 DRAINED = "drained"
@@ -68,8 +86,18 @@ class Flusher:
         self.spool_path = os.path.join(agent_dir, SPOOL)
         self.pending: list[bytes] = []
         self.delivery = None if self.config.is_local else Delivery(agent_dir, self.config, self.key, policy)
+        self.health: dict[str, Any] = {}
 
     def run(self) -> str:
+        try:
+            return self._run()
+        finally:
+            if self.health:
+                health.note(self.dir, **self.health)
+            if "last_accepted" in self.health:
+                self._save_jwks()
+
+    def _run(self) -> str:
         self._recover()
         if self.delivery is not None and not self._deliver_outbox():
             return STOPPED
@@ -111,14 +139,30 @@ class Flusher:
         try:
             received, event = spool.parse_line(line.raw)
         except spool.BadLine as exc:
-            spool.quarantine(self.dir, line.raw)
-            log_error(self.dir, "flush", f"moved a bad spool line to spool.rejected: {exc}")
-            self.state.spool_offset = line.end
+            self._set_aside_line(line, 0, str(exc))
             return True
-        if self.delivery is None:
-            self._record_locally(line, received, event)
+        try:
+            if self.delivery is None:
+                self._record_locally(line, received, event)
+                return True
+            return self._send(line, received, event)
+        except CanonicalizationError as exc:  # a value without an RFC 8785 form: never jams the queue
+            self._set_aside_line(line, received, f"the event has no canonical form: {exc}")
             return True
-        return self._send(line, received, event)
+
+    def _set_aside_line(self, line: spool.SpoolLine, received: int, reason: str) -> None:
+        spool.quarantine(self.dir, line.raw)
+        log_error(self.dir, "flush", f"moved a bad spool line to {REJECTED}: {reason}")
+        self._gap(line.end, received, reason, line.raw, REJECTED)
+
+    def _gap(self, spool_end: int, received: int, reason: str, data: bytes, kept_in: str) -> None:
+        """A signed gap entry in place of what was set aside (it does not move the chain head)."""
+        seq = self.state.seq + 1
+        entry = ledger.gap_entry(seq, spool_end, received, self.state.prev_chain_hash, reason, data, kept_in, self.key)
+        self.pending.append(ledger.encode_entry(entry))
+        self.state = state.ChainState(self.state.prev_chain_hash, seq, spool_end)
+        if self.delivery is not None:
+            self._commit()
 
     def _record_locally(self, line: spool.SpoolLine, received: int, event: dict[str, Any]) -> None:
         record = build_record(
@@ -145,7 +189,8 @@ class Flusher:
             "full_payload": event if reduced else None,
             "candidates": [],
         }
-        self.delivery.add_candidate(outbox, payload, self.state.prev_chain_hash)
+        if self.delivery.add_candidate(outbox, payload, self.state.prev_chain_hash) is None:
+            return False
         return self._deliver(outbox)
 
     def _deliver_outbox(self) -> bool:
@@ -160,9 +205,41 @@ class Flusher:
 
     def _deliver(self, outbox: dict[str, Any]) -> bool:
         assert self.delivery is not None
-        accepted = self.delivery.deliver(outbox)
-        if accepted is None:
+        outcome = self.delivery.deliver(outbox)
+        if outcome.response is not None and outcome.kind != deliver.ACCEPTED:
+            self.health["last_refusal"] = {"code": outcome.code, "seq": outbox["seq"], "at": int(time.time())}
+        if outcome.kind == deliver.REJECTED:
+            self._reject(outbox, outcome)
+            return True
+        if outcome.kind == deliver.AGENT_STOPPED:
+            self.health["stopped"] = outcome.code
+            health.note_stopped(self.dir, f"the server refuses this agent's records ({outcome.code})")
             return False
+        if outcome.kind != deliver.ACCEPTED:
+            return False
+        assert outcome.candidate is not None
+        self._accepted(outbox, outcome.candidate, outcome.receipt)
+        return True
+
+    def _reject(self, outbox: dict[str, Any], outcome: deliver.Outcome) -> None:
+        """Quarantine a record the server refused for good, with its answer; a gap entry takes its place."""
+        assert outcome.response is not None and outcome.candidate is not None
+        kept = {
+            "seq": outbox["seq"],
+            "spool_end": outbox["spool_end"],
+            "received_at": outbox["received_at"],
+            "rejected_at": int(time.time()),
+            "answer": {"status": outcome.response.status, "body": outcome.response.body},
+            "record": outcome.candidate,
+            "full_payload": outbox.get("full_payload"),
+        }
+        data = (json.dumps(kept, separators=(",", ":")) + "\n").encode("ascii")
+        _append(os.path.join(self.dir, REJECTED_RECORDS), data)
+        reason = f"the server refused the record for good ({outcome.code})"
+        self._gap(outbox["spool_end"], outbox["received_at"], reason, canonicalize(outcome.candidate), REJECTED_RECORDS)
+        state.remove_outbox(self.dir)
+
+    def _accepted(self, outbox: dict[str, Any], accepted: dict[str, Any], receipt: dict[str, Any] | None) -> None:
         entry: dict[str, Any] = {
             "seq": outbox["seq"],
             "spool_end": outbox["spool_end"],
@@ -174,11 +251,28 @@ class Flusher:
             entry["full_payload"] = outbox["full_payload"]
         if accepted["prev_chain_hash"] != self.state.prev_chain_hash:
             entry["resync_from"] = self.state.prev_chain_hash
+        entry["receipt"] = receipt
         ledger.append(self.ledger_path, [ledger.encode_entry(entry)])
         self.state = state.ChainState(accepted["chain_hash"], outbox["seq"], outbox["spool_end"])
         state.save(self.dir, self.state)
         state.remove_outbox(self.dir)
-        return True
+        self.health["last_accepted"] = {"seq": outbox["seq"], "operation_id": accepted["operation_id"]}
+        self.health["last_accepted"]["at"] = int(time.time())
+        if "stopped" not in self.health:  # once per run: delivery works again
+            self.health["stopped"] = None
+            health.note_stopped(self.dir, None)
+
+    def _save_jwks(self) -> None:
+        """Keep the server's receipt keys once, so ``audit verify`` can check receipts (best effort)."""
+        path = os.path.join(self.dir, SERVER_JWKS)
+        if self.config.base_url is None or os.path.lexists(path):
+            return
+        try:
+            response = client.get_jwks(self.config.base_url)
+        except client.TransportError:
+            return
+        if response.ok and isinstance(response.body, dict):
+            files.write_atomic(path, (json.dumps(response.body) + "\n").encode("ascii"), mode=0o600)
 
     # -- durability ------------------------------------------------------------------------------------------
     def _commit(self) -> None:
@@ -192,6 +286,21 @@ class Flusher:
             self.state.spool_offset = 0
             state.save(self.dir, self.state)
             spool.remove_retired(self.dir)
+
+
+def _append(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class FlushError(ConfigError):
+    """The flusher could not run (``Error: <file>: <problem>`` at the CLI)."""
 
 
 def has_undelivered(agent_dir: str) -> bool:
@@ -237,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     directory = os.path.abspath(args[0])
     try:
         outcome = flush(directory, linger=LINGER)
+    except ConfigError as exc:
+        log_error(directory, "flush", exc.message)
+        return 1
     except Exception as exc:  # a detached process: the error log is its only voice
         log_error(directory, "flush", f"{type(exc).__name__}: {exc}")
         return 1

@@ -157,7 +157,10 @@ def test_oversized_payload_is_reduced_for_the_server_and_kept_whole_locally(
     [sent] = server.state.agents["claudecode"].records
     reduced = sent["payload"]["elydora_reduced"]
     assert reduced["full_payload_hash"] == record.payload_hash(event)
-    assert sent["payload"]["session_id"] == "s-9" and "tool_input" not in sent["payload"]
+    assert sent["payload"]["session_id"] == "s-9"
+    # The command survives: tool_input is kept and its long string cut in place, with a marker.
+    content = sent["payload"]["tool_input"]["content"]
+    assert content.startswith("z" * 1000) and content.endswith("chars cut]") and reduced["strings_cut"] == 1
     assert sent["subject"] == {"session_id": "s-9"} and sent["action"] == {"tool": "Write"}
     [entry] = _ledger(agent)
     assert entry["full_payload"] == event
