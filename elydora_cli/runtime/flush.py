@@ -87,11 +87,17 @@ class Flusher:
         self.pending: list[bytes] = []
         self.delivery = None if self.config.is_local else Delivery(agent_dir, self.config, self.key, policy)
         self.health: dict[str, Any] = {}
+        if self.delivery is not None:  # the server's clock, as learnt from its last TTL_EXPIRED answer
+            offset = health.recorded(agent_dir).get("clock_offset_ms")
+            self.delivery.clock_offset_ms = offset if isinstance(offset, int) else 0
 
     def run(self) -> str:
         try:
             return self._run()
         finally:
+            offset = self.delivery.clock_offset_ms if self.delivery is not None else 0
+            if offset != health.recorded(self.dir).get("clock_offset_ms", 0):
+                self.health["clock_offset_ms"] = offset
             if self.health:
                 health.note(self.dir, **self.health)
             if "last_accepted" in self.health:

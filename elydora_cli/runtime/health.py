@@ -35,6 +35,11 @@ def _read_json(path: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def recorded(agent_dir: str) -> dict[str, Any]:
+    """What the flusher last recorded in ``delivery.json`` (empty when absent or unreadable)."""
+    return _read_json(os.path.join(agent_dir, DELIVERY))
+
+
 def note(agent_dir: str, **changes: Any) -> None:
     """Merge ``changes`` into ``delivery.json`` (only the flusher writes it, under ``flush.lock``)."""
     current = _read_json(os.path.join(agent_dir, DELIVERY))
