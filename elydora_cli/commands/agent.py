@@ -212,7 +212,6 @@ def _prime_status(directory: str, checked: Any, kid: str) -> list[str]:
     return warnings
 
 
-
 def _show(args: argparse.Namespace) -> int:
     from elydora_config import keys
 

@@ -121,3 +121,34 @@ def agent_health(agent_dir: str, now: float | None = None) -> dict[str, Any]:
     if query["problem"]:
         problems.append(str(query["problem"]))
     return {"healthy": not problems, "problems": problems, "delivery": delivery, "status_query": query}
+
+
+def server_health(agent_dir: str) -> dict[str, Any] | None:
+    """:func:`agent_health` for a server-bound agent; ``None`` for a local one or an unreadable config."""
+    from elydora_config.errors import ConfigError
+
+    from ..identity import read_config
+
+    try:
+        if read_config(agent_dir).is_local:
+            return None
+    except (ConfigError, OSError):
+        return None  # the installer's own checks report a broken identity
+    return agent_health(agent_dir)
+
+
+def summary(report: dict[str, Any]) -> str:
+    """One line for ``elydora status``: delivery and status-query health."""
+    delivery, query = report["delivery"], report["status_query"]
+    last = delivery["last_accepted"]
+    parts = [
+        f"last accepted #{last['seq']}" if isinstance(last, dict) else "nothing accepted yet",
+        f"{delivery['pending']} pending",
+    ]
+    if delivery["oldest_pending_age_s"] is not None:
+        parts.append(f"oldest {delivery['oldest_pending_age_s']} s")
+    refusal = delivery["last_refusal"]
+    if isinstance(refusal, dict):
+        parts.append(f"last refusal {refusal.get('code')}")
+    parts.append("status query ok" if query["healthy"] else f"status query: {query['problem']}")
+    return "delivery: " + ", ".join(parts)

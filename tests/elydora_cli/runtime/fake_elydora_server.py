@@ -83,6 +83,7 @@ class ServerState:
     canned: deque[tuple[int, dict[str, Any], dict[str, str]]] = field(default_factory=deque)
     drop_after_accept: int = 0
     maintenance: bool = False
+    refuse_tools: dict[str, tuple[int, str]] = field(default_factory=dict)  # payload tool_name -> refusal
     clock_offset_ms: int = 0
     requests: list[tuple[str, str, int]] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
@@ -146,6 +147,9 @@ def check_operation(state: ServerState, body: Any, now_ms: int) -> tuple[int, di
     if state.nonces.get(body["nonce"], 0) >= now_ms:
         return _error(400, "REPLAY_DETECTED", "nonce already used")
     state.nonces[body["nonce"]] = body["issued_at"] + body["ttl_ms"]  # burnt even if refused below
+    refusal = state.refuse_tools.get(str(body["payload"].get("tool_name")))
+    if refusal is not None:  # a test's permanent refusal of this record (e.g. a VALIDATION_ERROR)
+        return _error(refusal[0], refusal[1], "refused by the test")
     agent = state.agents.get(body["agent_id"])
     if agent is None:
         return _error(404, "UNKNOWN_AGENT", f"Agent {body['agent_id']} not found")
