@@ -124,9 +124,10 @@ def test_slow_client_clock_is_corrected_from_the_server_date(tmp_path: Path, ser
 
 
 def test_reduced_payload_always_fits_the_server_limit() -> None:
-    event = {"tool_name": "Bash", "tool_input": {"command": "cat"}, "tool_response": ["x" * 1000] * 300}
+    event: dict[str, Any] = {f"field{n}": "x" * 1000 for n in range(300)}  # 300 top-level strings of 1,000
     payload, reduced = record.wire_payload(event)
     assert reduced and len(canonicalize(payload)) <= 262_144 < len(canonicalize(event))
+    assert payload["field0"].startswith("x" * 100) and payload["field0"].endswith("chars cut]")
     many = {"tool_name": "Bash", "tool_input": {str(n): n for n in range(40_000)}}
     assert len(canonicalize(record.wire_payload(many)[0])) <= 262_144
 
