@@ -141,12 +141,13 @@ def _summary(entry: dict[str, Any]) -> str:
 def _flush(args: argparse.Namespace, directory: str) -> int:
     from .. import identity
     from ..runtime import flush
+    from ..runtime.flusher import FlushError
 
     identity.read_config(directory)
     try:
         outcome = flush.flush(directory)
     except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
-        raise flush.FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
+        raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
     messages = {
         flush.DRAINED: "every spooled event is delivered",
         flush.BUSY: "a background flusher is running; it delivers the spooled events",

@@ -11,7 +11,7 @@ import pytest
 from runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
-from elydora_cli.runtime import flush, ledger, record, state
+from elydora_cli.runtime import flush, flusher, ledger, record, state
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
 SAMPLES = sorted((REFERENCE / "payloads").glob("*.json")) + sorted((REFERENCE / "real-payloads").glob("*.json"))
@@ -155,7 +155,7 @@ def test_interrupted_spool_retirement_resumes(tmp_path: Path, monkeypatch: pytes
     directory = str(agent.directory)
     _spool(agent, [b'1 {"n": 1}\n'])
     with monkeypatch.context() as patch:
-        patch.setattr(flush.Flusher, "_retire", lambda self: None)
+        patch.setattr(flusher.Flusher, "_retire", lambda self: None)
         flush.flush(directory)
     assert state.load(directory).spool_offset == len(b'1 {"n": 1}\n')
     # Crash right after step (1): the delivered spool was renamed, the offset not yet reset.
