@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_elydora_server import FakeElydora
-from runtime_helpers import PYTHON, AgentHandle, make_agent, wait_until
+from runtime_helpers import PYTHON, AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
 from elydora_cli.runtime import flush, health, ledger, receipt, record, refresh
@@ -222,3 +222,45 @@ def test_guard_copies_of_the_health_constants_are_pinned() -> None:
     assert guard_template.FAR_STALE == health.FAR_STALE and guard_template.QUERY_GRACE == health.QUERY_GRACE
     assert guard_template.DELIVERY_STOPPED == identity.DELIVERY_STOPPED
     assert hook_template.LOCK_FD_FLAG == flush.LOCK_FD_FLAG
+
+
+# -- issue 19: one flusher per burst ---------------------------------------------------------------------------
+def test_flusher_adopts_the_lock_the_hook_handed_over(tmp_path: Path) -> None:
+    import fcntl
+    import os
+
+    agent = make_agent(tmp_path, "kimi")
+    _spool(agent, [b'{"n": 1}'])
+    fd = os.open(agent.path(identity.FLUSH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the hook holds it while spawning
+    assert flush.flush(str(agent.directory), held_fd=fd) == flush.DRAINED  # not BUSY: the lock is ours
+    assert [e["record"]["payload"] for e in _ledger(agent)] == [{"n": 1}]
+
+
+def test_parallel_hooks_start_one_flusher(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    agent = make_agent(tmp_path, "claudecode")
+    marker = agent.path("starts")
+    # Count flusher starts: every start of the flusher's module appends a byte (a probe beside the agent).
+    # It then sleeps 2 s, so the whole burst arrives while the first flusher is alive.
+    probe = f"import sys, time; open({str(marker)!r}, 'ab').write(b'x'); time.sleep(2); "
+    probe += "from elydora_cli.runtime.flush import main; "
+    probe += "sys.exit(main(sys.argv[1:]))"
+    hook = agent.path("_elydora_audit.py")
+    source = hook.read_text().replace('"-m", "elydora_cli.runtime.flush"', f'"-c", {probe!r}')
+    hook.write_text(source)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda n: agent.run("hook.py", b'{"n": %d}' % n), range(8)))
+    assert wait_until(lambda: len(_ledger(agent)) == 8 and no_flusher_running(agent))
+    assert marker.read_bytes() == b"x"
+
+
+def test_flusher_without_work_loads_no_signing_or_http(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, "claudecode", server=None)
+    code = (
+        "import sys; from elydora_cli.runtime import flush; r = flush.flush(sys.argv[1]);"
+        "print(r, 'cryptography' in sys.modules, 'urllib.request' in sys.modules, 'elydora_config' in sys.modules)"
+    )
+    result = subprocess.run([PYTHON, "-I", "-c", code, str(agent.directory)], capture_output=True, text=True)
+    assert result.stdout.split() == ["drained", "False", "False", "False"], result.stderr
