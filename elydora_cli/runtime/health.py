@@ -18,11 +18,11 @@ from typing import Any
 from elydora_config import files
 
 from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE
+from ..statefiles import FAR_STALE, QUERY_GRACE
 from . import state
 
+__all__ = ["FAR_STALE", "QUERY_GRACE", "agent_health", "note", "note_stopped", "recorded", "server_health"]
 HEALTH_LIMIT = 64 << 10
-QUERY_GRACE = 300.0  # seconds a refused status query is tolerated before the failure mode applies
-FAR_STALE = 300.0  # a cache older than this is refreshed synchronously by the guard before deciding
 _SCAN_LIMIT = 64 << 20
 
 

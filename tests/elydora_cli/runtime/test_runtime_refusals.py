@@ -264,3 +264,22 @@ def test_flusher_without_work_loads_no_signing_or_http(tmp_path: Path) -> None:
     )
     result = subprocess.run([PYTHON, "-I", "-c", code, str(agent.directory)], capture_output=True, text=True)
     assert result.stdout.split() == ["drained", "False", "False", "False"], result.stderr
+
+
+def test_neutral_hook_path_applies_the_same_grace(tmp_path: Path, server: FakeElydora) -> None:
+    import pytest
+
+    from elydora_cli.neutral import agentstate
+
+    agent = make_agent(tmp_path, "claudecode", server=server)
+    stamp = time.time()
+    for since, refused in ((stamp - 10, False), (stamp - health.QUERY_GRACE - 5, True)):
+        data = refresh.cache_bytes("active", stamp, stamp, "403 FORBIDDEN", since)
+        agent.path(identity.STATUS_CACHE).write_bytes(data)
+        agent.path(identity.STATUS_CACHE).chmod(0o600)
+        with agentstate.AgentDir(str(agent.directory)) as handle:
+            if refused:
+                with pytest.raises(agentstate.AgentStateError, match="refused the status query"):
+                    agentstate.read_state(handle, provider_id="claudecode", python=PYTHON)
+            else:
+                assert agentstate.read_state(handle, provider_id="claudecode", python=PYTHON).status == "active"
