@@ -144,6 +144,9 @@ def test_maintenance_page_is_not_delivery(tmp_path: Path, server: FakeElydora) -
     [entry] = _ledger(agent)
     assert entry["receipt"]["operation_id"] == entry["record"]["operation_id"]
     assert _verify(agent).ok and _verify(agent).receipts_checked == 1
+    argv = [PYTHON, "-m", "elydora_cli", "audit", "verify", "--provider", "droid", "--state-root", str(tmp_path)]
+    shown = subprocess.run([*argv, "--json"], capture_output=True, text=True, timeout=60, check=False)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["receipts_checked"] == 1
 
 
 def test_a_forged_receipt_breaks_audit_verify(tmp_path: Path, server: FakeElydora) -> None:
