@@ -115,8 +115,9 @@ def _create(args: argparse.Namespace) -> int:
     provider = catalog.provider(selected_provider(args) or "")
     agent_id = checked_agent_id(args.agent_id) or provider.id
     server = _server_settings(args)
+    checked = _check_binding(args, agent_id, server) if server is not None else None
     directory = _write_identity(state_root(args), provider.id, agent_id, server)
-    warnings = _prime_status(directory) if server is not None else []
+    warnings = _prime_status(directory, checked, server["kid"]) if server is not None else []
     mode = "local" if server is None else f"server {server['base_url']}"
     result = {"agent_id": agent_id, "provider": provider.id, "agent_dir": directory, "mode": mode}
     _print(args, dict(result, warnings=warnings), f"created agent {agent_id!r} ({mode}) in {directory}")
@@ -206,13 +207,35 @@ def _refuse_leftover_state(directory: str) -> None:
         )
 
 
-def _prime_status(directory: str) -> list[str]:
-    """Ask the server once so the guard has a decision from the first tool call on."""
-    from ..runtime.refresh import refresh
+def _check_binding(args: argparse.Namespace, agent_id: str, server: dict[str, Any]) -> Any:
+    """Refuse a binding that cannot work (names the mismatch); the check's outcome otherwise."""
+    from elydora_config import keys
 
+    from .. import identity
+    from ..runtime import binding
+
+    key = keys.decode_private_key(server["key"], path="private key")
+    checked = binding.check(server["base_url"], server["token"], agent_id, server["org_id"], server["kid"], key)
+    if checked.problem is not None:
+        where = args.private_key_file if "private key" in checked.problem else server["base_url"]
+        raise identity.IdentityError(where or "private key", f"{checked.problem}; nothing was written")
+    return checked
+
+
+def _prime_status(directory: str, checked: Any, kid: str) -> list[str]:
+    """Prime the cache from the checked answer (or ask once) so the guard decides from the first call."""
+    from ..runtime.refresh import refresh, status_from, write_cache
+
+    warnings = list(checked.warnings)
+    if checked.agent is not None:
+        import time
+
+        now = time.time()
+        write_cache(directory, status_from(checked.agent, kid), now, now)
+        return warnings
     if refresh(directory) is None:
-        return ["could not read the agent status from the server yet (see error.log); the guard retries"]
-    return []
+        warnings.append("could not read the agent status from the server yet (see error.log); the guard retries")
+    return warnings
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -77,7 +77,10 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
     config = identity.read_config(directory)
     key = identity.read_private_key(directory)
     path = os.path.join(directory, identity.LEDGER)
-    report = ledger.verify(path, key.public_key(), agent_id=config.agent_id, org_id=config.org_id)
+    server_keys = _server_keys(directory)
+    report = ledger.verify(
+        path, key.public_key(), agent_id=config.agent_id, org_id=config.org_id, server_keys=server_keys
+    )
     data: dict[str, Any] = {
         "ledger": path,
         "ok": report.ok,
@@ -85,9 +88,14 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
         "head": report.head,
         "resyncs": report.resyncs,
         "pending": pending,
+        "gaps": report.gaps,
+        "receipts_checked": report.receipts_checked if server_keys is not None else None,
     }
     if report.ok:
         note = f"; re-based on the server's chain at lines {report.resyncs}" if report.resyncs else ""
+        note += f"; events set aside (signed gap entries) at lines {report.gaps}" if report.gaps else ""
+        if server_keys is not None:
+            note += f"; {report.receipts_checked} server receipts verified"
         _emit(args, data, f"ledger OK: {report.entries} entries, chain head {report.head}{note}")
         return 0
     data.update(break_line=report.break_line, reason=report.first_break)
@@ -98,6 +106,25 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
         f" ({report.entries} entries before it verified)",
     )
     return 1
+
+
+def _server_keys(directory: str) -> Any:
+    """The server's receipt keys saved by the flusher (``server-jwks.json``), or ``None``."""
+    import json
+
+    from elydora_config import files
+
+    from .. import identity
+    from ..runtime.receipt import jwks_keys
+
+    path = os.path.join(directory, identity.SERVER_JWKS)
+    data = files.read_physical(path, max_bytes=identity.CONFIG_LIMIT)
+    if data is None:
+        return None
+    try:
+        return jwks_keys(json.loads(data))
+    except ValueError:
+        raise identity.IdentityError(path, "is not valid JSON") from None
 
 
 def _tail(args: argparse.Namespace, directory: str) -> int:
@@ -137,9 +164,13 @@ def _summary(entry: dict[str, Any]) -> str:
 def _flush(args: argparse.Namespace, directory: str) -> int:
     from .. import identity
     from ..runtime import flush
+    from ..runtime.flusher import FlushError
 
     identity.read_config(directory)
-    outcome = flush.flush(directory)
+    try:
+        outcome = flush.flush(directory)
+    except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
+        raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
     messages = {
         flush.DRAINED: "every spooled event is delivered",
         flush.BUSY: "a background flusher is running; it delivers the spooled events",

@@ -43,7 +43,7 @@ def _one(pid: str, ctx: Any) -> dict[str, Any]:
     else:
         state = "unhealthy" if st.installed else "not installed"
     problems = [f for f in st.findings if st.installed]
-    return {
+    row = {
         "provider": pid,
         "agent_id": st.agent_id,
         "state": state,
@@ -55,6 +55,26 @@ def _one(pid: str, ctx: Any) -> dict[str, Any]:
             if f.severity == "error"
         ],
     }
+    return _with_delivery(row, ctx) if st.installed and st.agent_id else row
+
+
+def _with_delivery(row: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """A server-bound agent's delivery and status-query health (runtime/health.py); unhealthy if broken."""
+    from ..runtime import health
+
+    report = health.server_health(str(ctx.agent_dir(row["agent_id"])))
+    if report is None:
+        return row
+    row["delivery"] = report
+    if not report["healthy"]:
+        row["problems"] = [*row["problems"], *report["problems"]]
+        row["failures"] = [
+            *row["failures"],
+            *({"provider": row["provider"], "file": None, "message": problem} for problem in report["problems"]),
+        ]
+        row["healthy"] = False
+        row["state"] = "unhealthy" if row["state"] == "healthy" else row["state"]
+    return row
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,5 +89,9 @@ def run(args: argparse.Namespace) -> int:
             row.pop("failures")
             for problem in row["problems"]:
                 print(f"  - {problem}")
+            if "delivery" in row:
+                from ..runtime.health import summary
+
+                print(f"  {summary(row['delivery'])}")
     bad = any(r["state"] in ("unhealthy", "awaiting approval", "error") for r in rows)
     return exitcodes.UNHEALTHY if bad else exitcodes.OK

@@ -23,7 +23,16 @@ from typing import Any
 
 from elydora_config.paths import check_safe_name
 
-from ..statefiles import CONFIG, CONFIG_LIMIT, REFRESH_LOCK, STATE_DIR_NAME, STATUS, STATUS_CACHE, STATUSES
+from ..statefiles import (
+    CONFIG,
+    CONFIG_LIMIT,
+    QUERY_GRACE,
+    REFRESH_LOCK,
+    STATE_DIR_NAME,
+    STATUS,
+    STATUS_CACHE,
+    STATUSES,
+)
 from ..statefiles import CONFIG_KEYS as _CONFIG_KEYS
 from .contract import ContractError
 
@@ -231,4 +240,8 @@ def _cached_status(agent: AgentDir, python: str) -> str:
         raise AgentStateError(f"{STATUS_CACHE} is not valid")
     if time.time() - max(cached_at, checked_at) > CACHE_TTL:
         _refresh(agent, python)
+    error, since = cache.get("query_error"), cache.get("query_failing_since")
+    refused_for = time.time() - since if isinstance(since, (int, float)) else QUERY_GRACE + 1
+    if error is not None and status == "active" and refused_for > QUERY_GRACE:  # as the guard: status unknown
+        raise AgentStateError(f"the server has refused the status query ({error}) for {int(refused_for)} s")
     return str(status)

@@ -41,6 +41,7 @@ class Response:
     status: int
     body: Any
     retry_after: float | None = None
+    server_time: float | None = None  # the server's clock (its Date header), epoch seconds
 
     @property
     def ok(self) -> bool:
@@ -73,8 +74,20 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, when.timestamp() - (now if now is not None else time.time()))
 
 
+def parse_date(value: str | None) -> float | None:
+    """Epoch seconds of an HTTP ``Date`` header, or ``None``."""
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError):
+        return None
+    return None if when.tzinfo is None else when.timestamp()
+
+
 def _headers(token: str | None, *, body: bool) -> dict[str, str]:
-    headers = {"Accept": "application/json", "User-Agent": "elydora-config-runtime"}
+    # English messages: only PREV_HASH_MISMATCH's message is read, and only for its quoted hash.
+    headers = {"Accept": "application/json", "Accept-Language": "en", "User-Agent": "elydora-config-runtime"}
     if body:
         headers["Content-Type"] = "application/json"
     if token:
@@ -85,17 +98,25 @@ def _headers(token: str | None, *, body: bool) -> dict[str, str]:
 def _call(request: urllib.request.Request, timeout: float) -> Response:
     try:
         with _OPENER.open(request, timeout=timeout) as reply:
-            return Response(reply.status, _decode(reply.read(MAX_RESPONSE)))
+            body = _decode(reply.read(MAX_RESPONSE)) if _is_json(reply.headers) else None
+            return Response(reply.status, body, None, parse_date(reply.headers.get("Date")))
     except urllib.error.HTTPError as exc:
         try:
             raw = exc.read(MAX_RESPONSE)
         except OSError:
             raw = b""
-        retry = parse_retry_after(exc.headers.get("Retry-After") if exc.headers else None)
-        return Response(exc.code, _decode(raw), retry)
+        headers = exc.headers
+        retry = parse_retry_after(headers.get("Retry-After") if headers else None)
+        return Response(exc.code, _decode(raw), retry, parse_date(headers.get("Date") if headers else None))
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise TransportError(f"{request.get_method()} {request.full_url}: {reason}") from None
+
+
+def _is_json(headers: Any) -> bool:
+    """A success answer counts only as JSON (a maintenance page is ``text/html``)."""
+    kind = str(headers.get("Content-Type", "")) if headers else ""
+    return kind.split(";")[0].strip().lower() == "application/json"
 
 
 def _decode(raw: bytes) -> Any:
@@ -118,6 +139,12 @@ def post_operation(
 def get_agent(base_url: str, token: str | None, agent_id: str, *, timeout: float = GET_TIMEOUT) -> Response:
     url = f"{base_url}/v1/agents/{quote(agent_id, safe='')}"
     return _call(urllib.request.Request(url, method="GET", headers=_headers(token, body=False)), timeout)
+
+
+def get_jwks(base_url: str, *, timeout: float = GET_TIMEOUT) -> Response:
+    """The server's public receipt keys (``/.well-known/elydora/jwks.json``; no token needed)."""
+    url = f"{base_url}/.well-known/elydora/jwks.json"
+    return _call(urllib.request.Request(url, method="GET", headers=_headers(None, body=False)), timeout)
 
 
 def agent_status(response: Response, kid: str) -> str:

@@ -12,39 +12,50 @@ by ``elydora audit flush``). Under the exclusive ``flush.lock`` (a second flushe
 3. retires the spool once everything in it is delivered; after releasing the lock it looks again and
    goes on if new events arrived meanwhile.
 
-A spool line that is not valid is moved to ``spool.rejected`` and logged, never silently dropped.
+A spool line that is not valid (torn, not JSON, ``NaN`` or a number outside the double range) is moved to
+``spool.rejected``; a record the server refuses for good is moved to ``records.rejected`` with the server's
+answer. Either way a signed gap entry takes its place in the ledger and the rest is delivered. A refusal
+that is permanent for the agent stops delivery and keeps everything (see :mod:`.refusal`, :mod:`.health`).
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from ..statefiles import CHAIN_STATE, FLUSH_LOCK, OUTBOX, RETIRED_SPOOL, SPOOL
+from . import spool
 
-from ..identity import FLUSH_LOCK, LEDGER, SPOOL, AgentConfig, read_config, read_private_key
-from . import ledger, spool, state
-from .deliver import Delivery, RetryPolicy
-from .errorlog import log_error
-from .record import build_record, wire_payload
+if TYPE_CHECKING:
+    from .deliver import RetryPolicy
 
 DRAINED = "drained"
 STOPPED = "stopped"
 BUSY = "busy"
 BATCH = 64
 LINGER = 0.25
+LOCK_FD_FLAG = "--lock-fd"
+_STATE_LIMIT = 64 << 10
 
 
 @contextmanager
-def try_lock(agent_dir: str) -> Iterator[bool]:
-    """``flush.lock`` held exclusively, or ``False`` when another flusher holds it."""
+def try_lock(agent_dir: str, held_fd: int | None = None) -> Iterator[bool]:
+    """``flush.lock`` held exclusively, or ``False`` when another flusher holds it.
+
+    ``held_fd`` is a descriptor of ``flush.lock`` that the audit hook locked and handed over at spawn (a
+    lock on an open file description is shared with the child): it is adopted after checking that it is
+    that file, so no second flusher can start in between.
+    """
     path = os.path.join(agent_dir, FLUSH_LOCK)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    fd = held_fd if held_fd is not None and _is_lock_file(held_fd, path) else None
+    if fd is None:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -56,171 +67,67 @@ def try_lock(agent_dir: str) -> Iterator[bool]:
         os.close(fd)
 
 
-class Flusher:
-    """One pass over the spool under the lock; see the module docstring."""
+def _is_lock_file(fd: int, path: str) -> bool:
+    try:
+        opened, named = os.fstat(fd), os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
-    def __init__(self, agent_dir: str, policy: RetryPolicy) -> None:
-        self.dir = agent_dir
-        self.config: AgentConfig = read_config(agent_dir)
-        self.key: Ed25519PrivateKey = read_private_key(agent_dir)
-        self.state = state.load(agent_dir)
-        self.ledger_path = os.path.join(agent_dir, LEDGER)
-        self.spool_path = os.path.join(agent_dir, SPOOL)
-        self.pending: list[bytes] = []
-        self.delivery = None if self.config.is_local else Delivery(agent_dir, self.config, self.key, policy)
 
-    def run(self) -> str:
-        self._recover()
-        if self.delivery is not None and not self._deliver_outbox():
-            return STOPPED
-        while True:
-            lines = spool.read_lines(self.spool_path, self.state.spool_offset, BATCH)
-            if not lines:
-                break
-            for line in lines:
-                if not self._process(line):
-                    self._commit()
-                    return STOPPED
-            self._commit()
-        self._retire()
-        return DRAINED
-
-    # -- recovery ---------------------------------------------------------------------------------------
-    def _recover(self) -> None:
-        if spool.retired_exists(self.dir):
-            self.state.spool_offset = 0
-            state.save(self.dir, self.state)
-            spool.remove_retired(self.dir)
-        cut = ledger.repair_tail(self.ledger_path)
-        if cut:
-            log_error(self.dir, "flush", f"removed a torn ledger tail of {cut} bytes left by a crash")
-        adopted = state.reconcile(self.state, ledger.last_entry(self.ledger_path))
-        if adopted != self.state:
-            self.state = adopted
-            state.save(self.dir, self.state)
-        current = spool.size(self.spool_path)
-        if current is not None and current < self.state.spool_offset:
-            log_error(self.dir, "flush", "spool.jsonl is shorter than the delivered offset; starting at 0")
-            self.state.spool_offset = 0
-
-    # -- one spool line ------------------------------------------------------------------------------------
-    def _process(self, line: spool.SpoolLine) -> bool:
-        if line.raw == b"\n":  # the separator every hook writes first (it ends a torn line before it)
-            self.state.spool_offset = line.end
-            return True
-        try:
-            received, event = spool.parse_line(line.raw)
-        except spool.BadLine as exc:
-            spool.quarantine(self.dir, line.raw)
-            log_error(self.dir, "flush", f"moved a bad spool line to spool.rejected: {exc}")
-            self.state.spool_offset = line.end
-            return True
-        if self.delivery is None:
-            self._record_locally(line, received, event)
-            return True
-        return self._send(line, received, event)
-
-    def _record_locally(self, line: spool.SpoolLine, received: int, event: dict[str, Any]) -> None:
-        record = build_record(
-            org_id=self.config.org_id,
-            agent_id=self.config.agent_id,
-            kid=self.config.kid,
-            key=self.key,
-            payload=event,
-            prev_chain_hash=self.state.prev_chain_hash,
-        )
-        entry = {"seq": self.state.seq + 1, "spool_end": line.end, "received_at": received, "sink": "local"}
-        entry["record"] = record
-        self.pending.append(ledger.encode_entry(entry))
-        self.state = state.ChainState(record["chain_hash"], self.state.seq + 1, line.end)
-
-    def _send(self, line: spool.SpoolLine, received: int, event: dict[str, Any]) -> bool:
-        assert self.delivery is not None
-        payload, reduced = wire_payload(event)
-        outbox: dict[str, Any] = {
-            "seq": self.state.seq + 1,
-            "spool_end": line.end,
-            "received_at": received,
-            "prev_chain_hash": self.state.prev_chain_hash,
-            "full_payload": event if reduced else None,
-            "candidates": [],
-        }
-        self.delivery.add_candidate(outbox, payload, self.state.prev_chain_hash)
-        return self._deliver(outbox)
-
-    def _deliver_outbox(self) -> bool:
-        assert self.delivery is not None
-        outbox = state.load_outbox(self.dir)
-        if outbox is None:
-            return True
-        if outbox.get("seq") != self.state.seq + 1:
-            state.remove_outbox(self.dir)
-            return True
-        return self._deliver(outbox)
-
-    def _deliver(self, outbox: dict[str, Any]) -> bool:
-        assert self.delivery is not None
-        accepted = self.delivery.deliver(outbox)
-        if accepted is None:
-            return False
-        entry: dict[str, Any] = {
-            "seq": outbox["seq"],
-            "spool_end": outbox["spool_end"],
-            "received_at": outbox["received_at"],
-            "sink": "server",
-            "record": accepted,
-        }
-        if outbox.get("full_payload") is not None:
-            entry["full_payload"] = outbox["full_payload"]
-        if accepted["prev_chain_hash"] != self.state.prev_chain_hash:
-            entry["resync_from"] = self.state.prev_chain_hash
-        ledger.append(self.ledger_path, [ledger.encode_entry(entry)])
-        self.state = state.ChainState(accepted["chain_hash"], outbox["seq"], outbox["spool_end"])
-        state.save(self.dir, self.state)
-        state.remove_outbox(self.dir)
-        return True
-
-    # -- durability ------------------------------------------------------------------------------------------
-    def _commit(self) -> None:
-        if self.pending:
-            ledger.append(self.ledger_path, self.pending)
-            self.pending = []
-        state.save(self.dir, self.state)
-
-    def _retire(self) -> None:
-        if spool.retire_if_consumed(self.dir, self.state.spool_offset):
-            self.state.spool_offset = 0
-            state.save(self.dir, self.state)
-            spool.remove_retired(self.dir)
+def _saved_offset(agent_dir: str) -> int:
+    """``spool_offset`` of ``chain-state.json`` read cheaply (0 when absent or unreadable: the full check
+    in :mod:`.state` runs once there is work)."""
+    try:
+        fd = os.open(os.path.join(agent_dir, CHAIN_STATE), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return 0
+    try:
+        value = json.loads(os.read(fd, _STATE_LIMIT)).get("spool_offset", 0)
+    except (ValueError, AttributeError, OSError):
+        return 0
+    finally:
+        os.close(fd)
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def has_undelivered(agent_dir: str) -> bool:
     """Whether the spool holds a complete line past the saved offset (an event that arrived meanwhile)."""
-    try:
-        offset = state.load(agent_dir).spool_offset
-    except state.StateError:
-        return False
-    return spool.has_complete_line(os.path.join(agent_dir, SPOOL), offset)
+    return spool.has_complete_line(os.path.join(agent_dir, SPOOL), _saved_offset(agent_dir))
 
 
-def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 0.0) -> str:
+def has_work(agent_dir: str) -> bool:
+    """Undelivered events, a record being delivered, or an interrupted spool retirement."""
+    pending = (OUTBOX, RETIRED_SPOOL)
+    return has_undelivered(agent_dir) or any(os.path.lexists(os.path.join(agent_dir, n)) for n in pending)
+
+
+def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 0.0, held_fd: int | None = None) -> str:
     """Drain the spool; returns ``drained``, ``stopped`` (delivery gave up for now) or ``busy``.
 
     With ``linger``, a drained flusher keeps the lock that long waiting for more events, so a burst of
-    tool calls is served by one process instead of one start-up per call.
+    tool calls is served by one process instead of one start-up per call. The heavy modules (signing,
+    HTTP) are imported only once there is work.
     """
     directory = os.path.abspath(agent_dir)
-    chosen = policy or RetryPolicy()
     outcome = BUSY
     while True:
-        with try_lock(directory) as held:
+        with try_lock(directory, held_fd) as held:
+            held_fd = None
             if not held:
                 return outcome
-            outcome = Flusher(directory, chosen).run()
+            outcome = _run(directory, policy) if has_work(directory) else DRAINED
             if outcome == DRAINED:
                 _wait_for_events(directory, linger)
         if outcome != DRAINED or not has_undelivered(directory):
             return outcome
+
+
+def _run(directory: str, policy: RetryPolicy | None) -> str:
+    from .deliver import RetryPolicy
+    from .flusher import Flusher
+
+    return Flusher(directory, policy or RetryPolicy()).run()
 
 
 def _wait_for_events(directory: str, linger: float) -> None:
@@ -231,14 +138,20 @@ def _wait_for_events(directory: str, linger: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    held_fd = None
+    if len(args) == 3 and args[1] == LOCK_FD_FLAG and args[2].isdigit():
+        held_fd, args = int(args[2]), args[:1]
     if len(args) != 1:
-        sys.stderr.write("usage: python -m elydora_cli.runtime.flush <agent dir>\n")
+        sys.stderr.write(f"usage: python -m elydora_cli.runtime.flush <agent dir> [{LOCK_FD_FLAG} N]\n")
         return 2
     directory = os.path.abspath(args[0])
     try:
-        outcome = flush(directory, linger=LINGER)
+        outcome = flush(directory, linger=LINGER, held_fd=held_fd)
     except Exception as exc:  # a detached process: the error log is its only voice
-        log_error(directory, "flush", f"{type(exc).__name__}: {exc}")
+        from .errorlog import log_error
+
+        message = getattr(exc, "message", None)
+        log_error(directory, "flush", message if isinstance(message, str) else f"{type(exc).__name__}: {exc}")
         return 1
     return 0 if outcome != STOPPED else 1
 

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 import re
-from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from elydora_config.errors import PathLike
+from .. import __version__
 
-from .. import __version__, catalog
-from ..identity import check_agent_id
+if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this package on every start
+    from elydora_config.errors import PathLike
+
+    from .. import catalog
 
 GUARD_NAME = "guard.py"
 HOOK_NAME = "hook.py"
@@ -40,6 +41,9 @@ def runtime_argv(python: str, script_path: PathLike) -> list[str]:
 
 def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tuple[bytes, int]]:
     """Every generated runtime file of the agent, as ``{file name: (bytes, mode)}``."""
+    from .. import catalog
+    from ..identity import check_agent_id
+
     facts = catalog.provider(provider_id)
     directory = os.path.abspath(os.fspath(agent_dir))
     agent_id = check_agent_id(os.path.basename(directory))
@@ -90,6 +94,8 @@ def _launcher(
     module: str,
     mode: catalog.GuardFacts | catalog.AuditFacts,
 ) -> bytes:
+    from .. import catalog
+
     prefix = catalog.guard_error_prefix() if module == GUARD_MODULE else catalog.audit_error_prefix()
     params = {
         "AGENT_DIR": directory,
@@ -106,6 +112,8 @@ def _deny(facts: catalog.Provider, status: catalog.BlockStatus) -> tuple[bytes, 
 
 
 def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, params: dict[str, Any]) -> bytes:
+    from importlib import resources
+
     source = resources.files(__package__).joinpath(template).read_text(encoding="utf-8")
     seen: set[str] = set()
 

@@ -5,7 +5,7 @@ only. The event read from stdin (at most 1 MiB) is appended, unchanged except th
 valid JSON only has as insignificant whitespace) become spaces, to the owner-only ``spool.jsonl``
 as one line ``<receipt epoch ms> <event>`` (after a newline that ends any torn line) in a single
 ``O_APPEND`` write. A detached flusher (``elydora_cli.runtime.flush``) signs, chains and delivers the
-spooled events; it is started when none runs.
+spooled events; it is started when none holds ``flush.lock``, with the lock already taken by the hook.
 
 Under ``elydora verify`` (``ELYDORA_VERIFY_STATE`` names a scratch directory) the event is spooled into that
 directory instead, no flusher is started and errors are logged there: a probe never reaches the ledger.
@@ -29,6 +29,7 @@ FAILURE_STDOUT = b""  # @param
 STDIN_LIMIT = 1 << 20
 ERROR_LOG_LIMIT = 1 << 20
 SPOOL = "spool.jsonl"
+LOCK_FD_FLAG = "--lock-fd"  # copy of elydora_cli.runtime.flush.LOCK_FD_FLAG (tests pin them equal)
 _WS = b" \t\r\n"
 _APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
 VERIFY_ENV = b"ELYDORA_VERIFY_STATE"
@@ -105,20 +106,26 @@ def append_spool(line: bytes, directory: str = AGENT_DIR) -> None:
 
 
 def start_flusher() -> None:
-    """Start the detached flusher unless one holds flush.lock (it re-checks the spool before exiting)."""
+    """Start the detached flusher unless one holds flush.lock (it re-checks the spool before exiting).
+
+    The hook takes the lock itself and hands the locked descriptor to the flusher (``--lock-fd``): the
+    lock is shared by the child from the spawn on, so the other hooks of a burst see it held at once and
+    start no flusher of their own.
+    """
     try:
-        fd = posix.open(
-            f"{AGENT_DIR}/flush.lock", posix.O_RDWR | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600
-        )
+        fd = posix.open(f"{AGENT_DIR}/flush.lock", posix.O_RDWR | posix.O_CREAT | posix.O_NOFOLLOW, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            return
-        finally:
             posix.close(fd)
-        actions = [(posix.POSIX_SPAWN_OPEN, n, "/dev/null", posix.O_RDWR, 0) for n in (0, 1, 2)]
-        argv = [PYTHON, "-I", "-m", "elydora_cli.runtime.flush", AGENT_DIR]
-        posix.posix_spawn(PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
+            return
+        try:
+            posix.set_inheritable(fd, True)  # Python opens descriptors non-inheritable (PEP 446)
+            actions = [(posix.POSIX_SPAWN_OPEN, n, "/dev/null", posix.O_RDWR, 0) for n in (0, 1, 2)]
+            argv = [PYTHON, "-I", "-m", "elydora_cli.runtime.flush", AGENT_DIR, LOCK_FD_FLAG, str(fd)]
+            posix.posix_spawn(PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
+        finally:
+            posix.close(fd)  # the flusher keeps the lock through its own copy of the descriptor
     except OSError as exc:
         log_error(f"cannot start the flusher (the event stays spooled): {exc}")
 

@@ -38,7 +38,7 @@ def canonicalize(value: Any) -> bytes:
 
 def loads_strict(data: bytes | str) -> Any:
     """``json.loads`` that refuses ``NaN``/``Infinity`` and numbers that overflow a double."""
-    return json.loads(data, parse_constant=_refuse_constant, parse_float=_finite_float)
+    return json.loads(data, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_double_int)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -49,6 +49,16 @@ def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise CanonicalizationError(f"number {text[:40]} is out of the double range")
+    return value
+
+
+def _double_int(text: str) -> int:
+    """An integer literal a JavaScript reader sees as a finite double (``1e400`` written out is Infinity)."""
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise CanonicalizationError(f"integer {text[:40]}... is out of the double range") from None
     return value
 
 

@@ -1,7 +1,12 @@
 """The local ledger ``ledger.jsonl``: one JSON entry per delivered record, in chain order.
 
 Entry: ``{"seq", "spool_end", "received_at", "sink", "record"}`` plus ``"full_payload"`` when the record
-carries a reduced payload and ``"resync_from"`` when the chain was re-based on the server's last hash.
+carries a reduced payload, ``"resync_from"`` when the chain was re-based on the server's last hash and
+``"receipt"`` (the server's signed receipt) for a server record. A **gap entry** (``"sink": "gap"``) stands
+for an event that was set aside (a poison spool line, a record the server refused for good): ``{"seq",
+"spool_end", "received_at", "sink", "gap": {"reason", "sha256", "kept_in", "prev_chain_hash"},
+"signature"}``, signed with the agent key over the RFC 8785 form of everything but ``signature``; it does
+not move the chain head.
 Only the flusher appends (under ``flush.lock``); a torn last line left by a crash is cut off before the next
 append. :func:`verify` checks every signature, hash and link and reports the first break.
 """
@@ -9,6 +14,7 @@ append. :func:`verify` checks every signature, hash and link and reports the fir
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -16,13 +22,46 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .jcs import canonicalize
-from .record import GENESIS, REDUCED_MARKER, check_record, reduce_payload
+from .receipt import check_receipt
+from .record import GENESIS, REDUCED_MARKER, b64url, b64url_decode, check_record, reduce_payload
 
 if TYPE_CHECKING:  # only annotations: reading the ledger (audit tail) needs no cryptography
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _CHUNK = 1 << 16
+
+
+def gap_entry(
+    seq: int,
+    spool_end: int,
+    received_at: int,
+    head: str,
+    reason: str,
+    data: bytes,
+    kept_in: str,
+    key: Ed25519PrivateKey,
+) -> dict[str, Any]:
+    """A signed gap entry for an event set aside in ``kept_in`` (``data`` = what was set aside)."""
+    gap = {"reason": reason[:500], "sha256": b64url(hashlib.sha256(data).digest()), "kept_in": kept_in}
+    entry: dict[str, Any] = {"seq": seq, "spool_end": spool_end, "received_at": received_at, "sink": "gap"}
+    entry["gap"] = dict(gap, prev_chain_hash=head)
+    entry["signature"] = b64url(key.sign(canonicalize(entry)))
+    return entry
+
+
+def _check_gap(entry: dict[str, Any], public_key: Ed25519PublicKey) -> str | None:
+    gap = entry.get("gap")
+    if not isinstance(gap, dict) or not isinstance(entry.get("signature"), str):
+        return "the gap entry has no gap description or signature"
+    from cryptography.exceptions import InvalidSignature
+
+    try:
+        signed = canonicalize({k: v for k, v in entry.items() if k != "signature"})
+        public_key.verify(b64url_decode(entry["signature"]), signed)
+    except (InvalidSignature, ValueError, TypeError):
+        return "the gap entry's signature is not valid"
+    return None
 
 
 def encode_entry(entry: dict[str, Any]) -> bytes:
@@ -107,6 +146,8 @@ class Report:
     first_break: str | None = None
     break_line: int | None = None
     resyncs: list[int] = field(default_factory=list)
+    gaps: list[int] = field(default_factory=list)
+    receipts_checked: int = 0
     head: str = GENESIS
 
     @property
@@ -118,6 +159,8 @@ def check_entry(entry: Any, public_key: Ed25519PublicKey) -> str | None:
     """Why one ledger entry is not valid on its own (record, signature, reduced payload), else ``None``."""
     if not isinstance(entry, dict) or not isinstance(entry.get("seq"), int):
         return "the entry is not an object with a sequence number"
+    if entry.get("sink") == "gap":
+        return _check_gap(entry, public_key)
     record = entry.get("record")
     problem = check_record(record, public_key)
     if problem is not None:
@@ -135,18 +178,27 @@ def check_entry(entry: Any, public_key: Ed25519PublicKey) -> str | None:
 
 
 def verify(
-    path: str, public_key: Ed25519PublicKey, *, agent_id: str | None = None, org_id: str | None = None
+    path: str,
+    public_key: Ed25519PublicKey,
+    *,
+    agent_id: str | None = None,
+    org_id: str | None = None,
+    server_keys: dict[str, Ed25519PublicKey] | None = None,
 ) -> Report:
     """Check every entry and link of the ledger at ``path``; stop at the first break.
 
-    With ``agent_id``/``org_id``, every record must also name that agent and organisation.
+    With ``agent_id``/``org_id``, every record must also name that agent and organisation. With
+    ``server_keys`` (from the server's JWKS), every stored receipt must be the server's valid receipt.
     """
     report = Report()
     expected_seq: int | None = None
     for number, line in enumerate(iter_lines(path), start=1):
         problem, entry = _check_line(line, public_key)
-        if problem is None and entry is not None:
+        gap = entry is not None and entry.get("sink") == "gap"
+        if problem is None and entry is not None and not gap:
             problem = _check_owner(entry["record"], agent_id, org_id)
+        if problem is None and entry is not None and not gap and server_keys is not None:
+            problem = _check_stored_receipt(entry, server_keys, report)
         if problem is None and entry is not None:
             problem = _check_link(entry, report, expected_seq, number)
         if problem is not None:
@@ -154,9 +206,22 @@ def verify(
             return report
         assert entry is not None
         report.entries += 1
-        report.head = entry["record"]["chain_hash"]
+        if gap:
+            report.gaps.append(number)
+        else:
+            report.head = entry["record"]["chain_hash"]
         expected_seq = entry["seq"] + 1
     return report
+
+
+def _check_stored_receipt(
+    entry: dict[str, Any], server_keys: dict[str, Ed25519PublicKey], report: Report
+) -> str | None:
+    if entry.get("receipt") is None:
+        return None
+    problem = check_receipt(entry["receipt"], entry["record"], server_keys)
+    report.receipts_checked += problem is None
+    return problem
 
 
 def _check_line(line: bytes, public_key: Ed25519PublicKey) -> tuple[str | None, dict[str, Any] | None]:
@@ -181,6 +246,9 @@ def _check_owner(record: dict[str, Any], agent_id: str | None, org_id: str | Non
 def _check_link(entry: dict[str, Any], report: Report, expected_seq: int | None, number: int) -> str | None:
     if expected_seq is not None and entry["seq"] != expected_seq:
         return f"sequence {entry['seq']} follows {expected_seq - 1}"
+    if entry.get("sink") == "gap":
+        ok = entry["gap"].get("prev_chain_hash") == report.head
+        return None if ok else "the gap entry does not link to the previous entry"
     prev = entry["record"]["prev_chain_hash"]
     if prev == report.head:
         return None

@@ -6,8 +6,9 @@ Signed fields (14): ``op_version``, ``operation_id`` (UUIDv7), ``org_id``, ``age
 issued_at``)); ``signature`` = b64url(Ed25519(JCS(signed fields))).
 
 A payload whose canonical form exceeds the server's 256 KiB cap is sent in a reduced form (see
-:func:`reduce_payload`) that keeps the event's small top-level scalars and commits to the SHA-256 of the
-full payload's canonical form; the full payload stays in the local ledger next to the record.
+:func:`reduce_payload`) that keeps the event's structure with long strings cut in place, is guaranteed to
+fit, and commits to the SHA-256 of the full payload's canonical form; the full payload stays in the local
+ledger next to the record.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ if TYPE_CHECKING:  # the keys are passed in: reading records (audit tail) needs 
 
 OP_VERSION = "1.0"
 OPERATION_TYPE = "ai.tool_use"
-TTL_MS = 30_000
+TTL_MS = 30_000  # a slow client clock is corrected from the server's Date header (see deliver.py)
 GENESIS = "A" * 43
-SERVER_PAYLOAD_LIMIT = 256 * 1024
+SERVER_PAYLOAD_LIMIT = 262_144  # UTF-8 bytes of JSON.stringify(payload) (= its RFC 8785 form's size)
 REDUCED_MARKER = "elydora_reduced"
 REDUCED_SCALAR_LIMIT = 1024
+CUT_MARK = "\u2026[elydora: {} chars cut]"
+CUT_SLACK = 32
 SIGNED_FIELDS = (
     "op_version",
     "operation_id",
@@ -113,27 +116,86 @@ def chain_hash(prev_chain_hash: str, payload_hash_text: str, operation_id: str, 
     return b64url(hashlib.sha256(text.encode("utf-8")).digest())
 
 
-def reduce_payload(payload: dict[str, Any], canonical: bytes) -> dict[str, Any]:
-    """The documented reduced form of an oversized payload.
+def _cut(value: Any, cap: int, cuts: list[int]) -> Any:
+    """A copy of ``value`` where every string longer than ``cap`` (plus room for the marker) is cut."""
+    if isinstance(value, str):
+        if len(value) <= cap + CUT_SLACK:
+            return value
+        cuts.append(len(value) - cap)
+        return value[:cap] + CUT_MARK.format(len(value) - cap)
+    if isinstance(value, dict):
+        return {key: _cut(item, cap, cuts) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cut(item, cap, cuts) for item in value]
+    return value
 
-    Keeps every top-level member that is null, a boolean, a number or a string of at most 1024 characters
-    (so the session, tool and event names survive), and adds ``elydora_reduced`` with the SHA-256 and size
-    of the full payload's canonical JSON, which the local ledger keeps whole.
-    """
-    reduced: dict[str, Any] = {}
-    for key, value in payload.items():
-        if key == REDUCED_MARKER:
-            continue
-        small_text = isinstance(value, str) and len(value) <= REDUCED_SCALAR_LIMIT
-        if value is None or isinstance(value, (bool, int, float)) or small_text:
-            reduced[key] = value
-    reduced[REDUCED_MARKER] = {
+
+def _marker(canonical: bytes, how: str, **extra: Any) -> dict[str, Any]:
+    return {
         "reason": f"payload exceeds {SERVER_PAYLOAD_LIMIT} bytes",
+        "how": how,
         "full_payload_hash": b64url(hashlib.sha256(canonical).digest()),
         "full_payload_bytes": len(canonical),
-        "omitted": sorted(k for k in payload if k not in reduced),
+        **extra,
     }
+
+
+def _fits(payload: dict[str, Any]) -> bool:
+    return len(canonicalize(payload)) <= SERVER_PAYLOAD_LIMIT
+
+
+def _truncated(body: dict[str, Any], canonical: bytes, cap: int) -> dict[str, Any]:
+    cuts: list[int] = []
+    reduced: dict[str, Any] = _cut(body, cap, cuts)
+    reduced[REDUCED_MARKER] = _marker(canonical, "truncated", strings_cut=len(cuts), chars_cut=sum(cuts))
     return reduced
+
+
+def reduce_payload(payload: dict[str, Any], canonical: bytes) -> dict[str, Any]:
+    """The documented reduced form of an oversized payload; its canonical form always fits the limit.
+
+    1. Every member is kept (``tool_input`` included); strings longer than a cap are cut in place to the
+       cap followed by ``…[elydora: N chars cut]``. The cap is the largest that fits (binary search).
+    2. If even an empty cap does not fit (a huge number of members), only the top-level members that are
+       null, booleans, numbers or strings of at most 1024 characters are kept; ``omitted`` names the rest.
+    3. If that still does not fit, only the session and tool names are kept.
+
+    ``elydora_reduced`` records how, with the SHA-256 and size of the full payload's canonical JSON, which
+    the local ledger keeps whole. Deterministic, so ``audit verify`` recomputes and compares it.
+    """
+    body = {key: value for key, value in payload.items() if key != REDUCED_MARKER}
+    low, high = 0, max((len(s) for s in _strings(body)), default=0)
+    if _fits(_truncated(body, canonical, low)):
+        while low < high:  # the largest cap whose result fits
+            middle = (low + high + 1) // 2
+            if _fits(_truncated(body, canonical, middle)):
+                low = middle
+            else:
+                high = middle - 1
+        return _truncated(body, canonical, low)
+    scalars = {
+        key: value
+        for key, value in body.items()
+        if value is None
+        or isinstance(value, (bool, int, float))
+        or (isinstance(value, str) and len(value) <= REDUCED_SCALAR_LIMIT)
+    }
+    omitted = sorted(key for key in body if key not in scalars)
+    reduced = dict(scalars, **{REDUCED_MARKER: _marker(canonical, "scalars", omitted=omitted[:100])})
+    if _fits(reduced):
+        return reduced
+    names = {"session_id": session_of(payload), "tool_name": tool_of(payload)}
+    return dict(names, **{REDUCED_MARKER: _marker(canonical, "names")})
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
 
 
 def wire_payload(payload: dict[str, Any]) -> tuple[dict[str, Any], bool]:

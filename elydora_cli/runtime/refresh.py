@@ -1,10 +1,14 @@
 """Background refresh of a server-bound agent's status cache (``status-cache.json``).
 
 Started detached by the guard (``<python> -I -m elydora_cli.runtime.refresh <agent dir>``) when the cache
-is older than 60 s, absent or broken; at most one runs per agent (``refresh.lock``). It calls
+is older than 60 s, absent or broken (and run synchronously, with a short timeout, when the cache is far
+beyond its lifetime); at most one runs per agent (``refresh.lock``). It calls
 ``GET {base_url}/v1/agents/{agent_id}`` and writes ``{"status", "cached_at", "checked_at"}``, where a
-non-active ``kid`` counts as ``revoked``. When the server cannot be asked, the last known status is kept and
-only ``checked_at`` moves, so an offline guard starts at most one refresh a minute.
+non-active or missing ``kid`` and ``404 UNKNOWN_AGENT`` count as ``revoked``. When the server cannot be
+reached, the last known status is kept and only ``checked_at`` moves, so an offline guard starts at most one
+refresh a minute. When the server *refuses* the query (401, 403), the cache also carries ``query_error`` and
+``query_failing_since``: the guard reports it and, after :data:`.health.QUERY_GRACE`, applies the
+provider's failure mode for "status unknown".
 """
 
 from __future__ import annotations
@@ -25,14 +29,29 @@ from .errorlog import log_error
 CACHE_LIMIT = 64 << 10
 
 
-def cache_bytes(status: str, cached_at: float, checked_at: float) -> bytes:
-    data = {"status": status, "cached_at": int(cached_at), "checked_at": int(checked_at)}
+class QueryRefused(Exception):
+    """The server answered the status query with 401/403: the status is unknown, not unreachable."""
+
+
+def cache_bytes(
+    status: str, cached_at: float, checked_at: float, error: str | None = None, since: float | None = None
+) -> bytes:
+    data: dict[str, object] = {"status": status, "cached_at": int(cached_at), "checked_at": int(checked_at)}
+    if error is not None:
+        data.update(query_error=error, query_failing_since=int(since if since is not None else checked_at))
     return (json.dumps(data) + "\n").encode("ascii")
 
 
-def write_cache(agent_dir: str, status: str, cached_at: float, checked_at: float) -> None:
+def write_cache(
+    agent_dir: str,
+    status: str,
+    cached_at: float,
+    checked_at: float,
+    error: str | None = None,
+    since: float | None = None,
+) -> None:
     path = os.path.join(agent_dir, STATUS_CACHE)
-    files.write_atomic(path, cache_bytes(status, cached_at, checked_at), mode=0o600)
+    files.write_atomic(path, cache_bytes(status, cached_at, checked_at, error, since), mode=0o600)
 
 
 def read_cache(agent_dir: str) -> dict[str, object] | None:
@@ -48,40 +67,63 @@ def read_cache(agent_dir: str) -> dict[str, object] | None:
     return cache
 
 
-def fetch_status(agent_dir: str) -> str:
+def fetch_status(agent_dir: str, timeout: float = client.GET_TIMEOUT) -> str:
     """The status the guard must apply, asked from the server now (raises on any failure)."""
     config = read_config(agent_dir)
     if config.base_url is None:
         raise ValueError("the agent is local; it has no server status")
-    response = client.get_agent(config.base_url, config.token, config.agent_id)
+    response = client.get_agent(config.base_url, config.token, config.agent_id, timeout=timeout)
+    return status_from(response, config.kid)
+
+
+def status_from(response: client.Response, kid: str) -> str:
+    """The guard's status from a ``GET /v1/agents/{id}`` answer; :class:`QueryRefused` on 401/403."""
+    if response.status == 404 and response.code in (None, "UNKNOWN_AGENT", "NOT_FOUND"):
+        return "revoked"  # the agent is gone from the server: it can never be active again
+    if response.status in (401, 403):
+        raise QueryRefused(f"{response.status} {response.code or ''}".strip())
     if not response.ok:
         raise ValueError(f"GET agent answered {response.status} {response.code or ''} {response.message}")
-    return client.agent_status(response, config.kid)
+    return client.agent_status(response, kid)
 
 
-def refresh(agent_dir: str) -> str | None:
+def refresh(agent_dir: str, timeout: float = client.GET_TIMEOUT) -> str | None:
     """Refresh the cache; the new status, or ``None`` when the server could not be asked."""
     now = time.time()
     try:
-        status = fetch_status(agent_dir)
+        status = fetch_status(agent_dir, timeout)
+    except QueryRefused as exc:
+        log_error(agent_dir, "refresh", f"the server refuses the agent status query: {exc}")
+        _keep_previous(agent_dir, now, str(exc))
+        return None
     except (client.TransportError, ConfigError, ValueError, OSError) as exc:
         log_error(agent_dir, "refresh", f"cannot refresh the agent status: {exc}")
-        previous = read_cache(agent_dir)
-        if previous is not None:
-            cached_at = previous["cached_at"]
-            assert isinstance(cached_at, (int, float))
-            write_cache(agent_dir, str(previous["status"]), cached_at, now)
+        _keep_previous(agent_dir, now, None)
         return None
     write_cache(agent_dir, status, now, now)
     return status
 
 
+def _keep_previous(agent_dir: str, now: float, error: str | None) -> None:
+    """Keep the last known status; move ``checked_at``; record (or carry on) a refused query."""
+    previous = read_cache(agent_dir)
+    if previous is None:
+        return
+    cached_at, since = previous["cached_at"], previous.get("query_failing_since")
+    assert isinstance(cached_at, (int, float))
+    if error is None and isinstance(previous.get("query_error"), str):
+        error = str(previous["query_error"])  # unreachable now, still refused when last asked
+    first = since if isinstance(since, (int, float)) and previous.get("query_error") else now
+    write_cache(agent_dir, str(previous["status"]), cached_at, now, error, first if error else None)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        sys.stderr.write("usage: python -m elydora_cli.runtime.refresh <agent dir>\n")
+    if len(args) not in (1, 2) or (len(args) == 2 and not _is_seconds(args[1])):
+        sys.stderr.write("usage: python -m elydora_cli.runtime.refresh <agent dir> [timeout seconds]\n")
         return 2
     directory = os.path.abspath(args[0])
+    timeout = float(args[1]) if len(args) == 2 else client.GET_TIMEOUT
     try:
         fd = os.open(os.path.join(directory, REFRESH_LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
@@ -93,12 +135,19 @@ def main(argv: list[str] | None = None) -> int:
         except BlockingIOError:
             return 0
         try:
-            return 0 if refresh(directory) is not None else 1
+            return 0 if refresh(directory, timeout) is not None else 1
         except Exception as exc:  # a detached process: the error log is its only voice
             log_error(directory, "refresh", f"{type(exc).__name__}: {exc}")
             return 1
     finally:
         os.close(fd)
+
+
+def _is_seconds(text: str) -> bool:
+    try:
+        return 0 < float(text) <= 60
+    except ValueError:
+        return False
 
 
 if __name__ == "__main__":

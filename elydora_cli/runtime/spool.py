@@ -17,19 +17,19 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..identity import REJECTED, RETIRED_SPOOL, SPOOL
-from .jcs import loads_strict
+if TYPE_CHECKING:
+    from typing import Any
+
+from ..statefiles import REJECTED, RETIRED_SPOOL, SPOOL
 
 EVENT_LIMIT = 1 << 20
 LINE_LIMIT = EVENT_LIMIT + 32
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-@dataclass(frozen=True)
-class SpoolLine:
+class SpoolLine(NamedTuple):
     start: int
     end: int
     raw: bytes
@@ -66,6 +66,8 @@ def parse_line(raw: bytes) -> tuple[int, dict[str, Any]]:
     stamp, sep, body = raw.partition(b" ")
     if not sep or not stamp.isdigit() or not raw.endswith(b"\n"):
         raise BadLine("the line has no receipt time")
+    from .jcs import loads_strict  # only a flusher with work parses events
+
     try:
         event = loads_strict(body)
     except (ValueError, RecursionError) as exc:

@@ -69,7 +69,9 @@ def reconcile(state: ChainState, last: dict[str, Any] | None) -> ChainState:
     """Adopt the ledger's last entry when the saved state lags behind it (crash between the two writes)."""
     if last is None or not isinstance(last.get("seq"), int) or last["seq"] <= state.seq:
         return state
-    return ChainState(last["record"]["chain_hash"], last["seq"], last["spool_end"])
+    gap = last.get("gap")
+    head = gap["prev_chain_hash"] if isinstance(gap, dict) else last["record"]["chain_hash"]
+    return ChainState(head, last["seq"], last["spool_end"])
 
 
 def load_outbox(agent_dir: str) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from locations import CAPTURED_PAYLOADS, PAYLOADS
 from runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
-from elydora_cli.runtime import flush, ledger, record, state
+from elydora_cli.runtime import flush, flusher, ledger, record, state
 
 SAMPLES = sorted(PAYLOADS.glob("*.json")) + sorted(CAPTURED_PAYLOADS.glob("*.json"))
 AUDIT = {  # providers.md: success output and failure mode of hook.py
@@ -120,12 +120,15 @@ def test_bad_spool_lines_are_quarantined_not_dropped(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "kimi")
     _spool(agent, [b'1 {"n": 1}\n', b"garbage\n", b'2 {"n": NaN}\n', b'3 {"n": 2}\n', b'4 {"n": 3'])
     assert flush.flush(str(agent.directory)) == flush.DRAINED
-    assert [e["record"]["payload"] for e in _entries(agent)] == [{"n": 1}, {"n": 2}]  # type: ignore[index]
+    entries = _entries(agent)
+    assert [e["sink"] for e in entries] == ["local", "gap", "gap", "local"]  # type: ignore[index]
+    assert [e["record"]["payload"] for e in entries if "record" in e] == [{"n": 1}, {"n": 2}]  # type: ignore
+    assert _verify(agent).ok and _verify(agent).gaps == [2, 3]
     assert agent.path(identity.REJECTED).read_bytes() == b'garbage\n2 {"n": NaN}\n'
     assert state.load(str(agent.directory)).spool_offset == len(b'1 {"n": 1}\ngarbage\n2 {"n": NaN}\n3 {"n": 2}\n')
     _spool(agent, [b"}\n"])  # the unterminated tail completes later and is delivered then
     flush.flush(str(agent.directory))
-    assert [e["record"]["payload"] for e in _entries(agent)][-1] == {"n": 3}  # type: ignore[index]
+    assert [e["record"]["payload"] for e in _entries(agent) if "record" in e][-1] == {"n": 3}  # type: ignore
     assert not agent.path(identity.SPOOL).exists()  # fully delivered spool was retired
 
 
@@ -152,7 +155,7 @@ def test_interrupted_spool_retirement_resumes(tmp_path: Path, monkeypatch: pytes
     directory = str(agent.directory)
     _spool(agent, [b'1 {"n": 1}\n'])
     with monkeypatch.context() as patch:
-        patch.setattr(flush.Flusher, "_retire", lambda self: None)
+        patch.setattr(flusher.Flusher, "_retire", lambda self: None)
         flush.flush(directory)
     assert state.load(directory).spool_offset == len(b'1 {"n": 1}\n')
     # Crash right after step (1): the delivered spool was renamed, the offset not yet reset.

@@ -182,7 +182,7 @@ def _write_cache(agent: AgentHandle, status: str, age: float) -> None:
 def test_stale_cache_keeps_last_decision_and_refreshes_in_background(tmp_path: Path, server: FakeElydora) -> None:
     agent = make_agent(tmp_path, "claudecode", server=server)
     server.state.agents["claudecode"].status = "frozen"
-    _write_cache(agent, "active", age=600)
+    _write_cache(agent, "active", age=120)  # stale, but not far beyond its lifetime (health.FAR_STALE)
     assert agent.run("guard.py", b"{}").returncode == 0  # last known decision, no waiting
     assert wait_until(lambda: b'"frozen"' in agent.path(identity.STATUS_CACHE).read_bytes(), timeout=20)
     _assert_denied(agent.run("guard.py", b"{}"), "claudecode", "frozen")

@@ -121,10 +121,11 @@ def test_lost_answer_after_acceptance_is_not_sent_twice(tmp_path: Path, server: 
     spool_events(agent, 3)
     assert flush.flush(str(agent.directory)) == flush.DRAINED
     assert server.state.drop_after_accept == 0
-    statuses = [s for _m, _p, s in server.state.requests]
-    # Each record accepted once; the two lost answers were followed by a refused replay and a
-    # PREV_HASH_MISMATCH naming the accepted candidate, which then counted as delivered.
-    assert statuses.count(202) == 3 and statuses.count(409) == 2 and statuses.count(400) == 2
+    codes = server.state.codes
+    # Each record accepted once; the two lost answers were followed by a refused replay (400
+    # REPLAY_DETECTED) and a PREV_HASH_MISMATCH naming the accepted candidate, which then counted as delivered.
+    assert codes.count("202") == 1 and codes.count("REPLAY_DETECTED") == 2
+    assert codes.count("PREV_HASH_MISMATCH") == 2 and len(server.state.agents["copilot"].records) == 3
     assert [p["n"] for p in _server_payloads(server, agent)] == [0, 1, 2]
     _assert_server_chain(server, agent)
 
@@ -156,7 +157,10 @@ def test_oversized_payload_is_reduced_for_the_server_and_kept_whole_locally(
     [sent] = server.state.agents["claudecode"].records
     reduced = sent["payload"]["elydora_reduced"]
     assert reduced["full_payload_hash"] == record.payload_hash(event)
-    assert sent["payload"]["session_id"] == "s-9" and "tool_input" not in sent["payload"]
+    assert sent["payload"]["session_id"] == "s-9"
+    # The command survives: tool_input is kept and its long string cut in place, with a marker.
+    content = sent["payload"]["tool_input"]["content"]
+    assert content.startswith("z" * 1000) and content.endswith("chars cut]") and reduced["strings_cut"] == 1
     assert sent["subject"] == {"session_id": "s-9"} and sent["action"] == {"tool": "Write"}
     [entry] = _ledger(agent)
     assert entry["full_payload"] == event
