@@ -41,6 +41,8 @@ from .journal import (
     Journal,
     artifact_name,
     belongs_to,
+    blocking_journal,
+    keep_new_copies,
     new_txid,
     write_new,
 )
@@ -116,13 +118,21 @@ def commit(plan: Plan) -> str | None:
         with _named(directory):
             ensure_directory(directory, mode=0o700, allow_links=plan.allow_links)
     with StateLock(plan.state_dir, timeout=plan.lock_timeout):
-        if pending_journals(txdir):
-            raise RecoveryNeededError(txdir, "holds an interrupted transaction; run recovery before writing again")
+        blocking = blocking_journal(txdir, pending_journals(txdir), _touched(plan))
+        if blocking:
+            raise RecoveryNeededError(
+                os.path.join(txdir, blocking), "is an interrupted transaction on these files; run recovery first"
+            )
         dirs = DirCache(plan.allow_links)
         try:
             return _commit_locked(plan, txdir, dirs)
         finally:
             dirs.close()
+
+
+def _touched(plan: Plan) -> set[str]:
+    paths = set(plan.snapshots) | {c.path for c in plan.changes} | {d for d, _ in plan.dirs}
+    return paths | {os.path.dirname(p) for p in paths}
 
 
 def _missing_dirs(plan: Plan) -> list[tuple[str, int]]:
@@ -152,6 +162,8 @@ def _commit_locked(plan: Plan, txdir: str, dirs: DirCache) -> str | None:
     try:
         fds = _stage(plan, journal, missing, dirs)
         _sync_and_close(fds)
+        with _named(txdir):
+            keep_new_copies(txfd, journal, {c.path: c.data or b"" for c in plan.changes if c.kind == "write"})
     except BaseException:
         _discard(journal, txfd, dirs)
         raise
@@ -441,10 +453,12 @@ def _remove_transaction_files(txfd: int, txid: str) -> None:
 
 
 def prune(txfd: int, retention: int) -> None:
-    """Keep the artifacts of the newest ``retention`` committed transactions, remove older ones."""
+    """Delete the artifacts of every retired transaction; keep only the newest ``retention`` ``.done`` records."""
     names = os.listdir(txfd)
     done = sorted(n[: -len(DONE_SUFFIX)] for n in names if n.endswith(DONE_SUFFIX))
-    for txid in done[: max(len(done) - retention, 0)]:
-        for name in names:
-            if belongs_to(name, txid):
-                remove_quietly(txfd, name)
+    old = set(done[: max(len(done) - retention, 0)])
+    retired = set(done)
+    for name in names:
+        txid = name.split(".", 1)[0]
+        if txid in old or (txid in retired and not name.endswith(DONE_SUFFIX)):
+            remove_quietly(txfd, name)
