@@ -47,6 +47,7 @@ from .journal import (
     write_new,
 )
 from .lock import StateLock
+from .ownership import check_not_root_in_foreign_tree, keep_owner
 from .paths import ensure_directory, open_directory
 from .snapshot import Snapshot, take_at, verify_at
 
@@ -114,6 +115,7 @@ def pending_journals(txdir: str) -> list[str]:
 def commit(plan: Plan) -> str | None:
     """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing."""
     txdir = os.path.join(plan.state_dir, TRANSACTIONS_DIR)
+    check_not_root_in_foreign_tree(plan.state_dir)
     for directory in (plan.state_dir, txdir):
         with _named(directory):
             ensure_directory(directory, mode=0o700, allow_links=plan.allow_links)
@@ -261,6 +263,7 @@ def _stage(
             dfd, _ = dirs.of(entry.path)
             with _named(entry.path):
                 fds.append((write_new(dfd, entry.temp, data[entry.path] or b""), entry.path))
+                keep_owner(fds[-1][0], entry.old)
                 if entry.mode != 0o600:
                     _sysio.fchmod(fds[-1][0], entry.mode)
     except BaseException:

@@ -20,6 +20,7 @@ from types import TracebackType
 from ._commit import Change, Plan, commit
 from .errors import ConcurrentModificationError, ConfigError, PathLike
 from .files import decode_text
+from .ownership import check_writable
 from .snapshot import DEFAULT_MAX_BYTES, Snapshot, take
 
 
@@ -33,11 +34,13 @@ class Transaction:
         lock_timeout: float = 10.0,
         allow_links: bool = False,
         retention: int = 10,
+        allow_read_only: bool = False,
     ) -> None:
         self.state_dir = os.path.abspath(os.fspath(state_dir))
         self.lock_timeout = lock_timeout
         self.allow_links = allow_links
         self.retention = retention
+        self.allow_read_only = allow_read_only
         self.txid: str | None = None
         self._snapshots: dict[str, Snapshot] = {}
         self._changes: dict[str, Change] = {}
@@ -72,10 +75,13 @@ class Transaction:
 
     # -- staging -----------------------------------------------------------------------------------------
     def write(self, path: PathLike, data: bytes, *, mode: int | None = None) -> None:
-        """Stage new content; ``mode=None`` keeps the existing mode (new files: 0600)."""
+        """Stage new content; ``mode=None`` keeps the existing mode (new files: 0600), the owner and group are
+        kept. A file the caller may not write (e.g. 0444) is refused unless ``allow_read_only`` was given."""
         if not isinstance(data, bytes):
             raise TypeError("Transaction.write takes bytes")
         key = self._snapshot_before_staging(path)
+        if not self.allow_read_only:
+            check_writable(self._snapshots[key])
         self._changes[key] = Change(key, "write", data, mode)
 
     def remove(self, path: PathLike) -> None:
