@@ -7,6 +7,12 @@
         tx.remove(old_script)
     # clean exit: commit (see _commit.py); exception: nothing was written
 
+``follow_symlinks=True`` resolves every path (and the state directory) to the real file its links lead to
+(``stow``, ``chezmoi``, home-manager, a symlinked ``/home``): that file is read, snapshotted, rewritten with
+its own mode and owner, and the link stays a link. Without it a link anywhere in a path is refused.
+``allow_links=True`` is the older, weaker opt-in: paths may go through linked directories but a linked
+file itself would be replaced by a regular file.
+
 Every file that is read, depended on or written is snapshotted; the commit re-verifies all of them under the
 state lock and each target again right before its rename, so a concurrent writer is detected, never
 overwritten.
@@ -35,8 +41,10 @@ class Transaction:
         allow_links: bool = False,
         retention: int = 10,
         allow_read_only: bool = False,
+        follow_symlinks: bool = False,
     ) -> None:
-        self.state_dir = os.path.abspath(os.fspath(state_dir))
+        self.follow_symlinks = follow_symlinks
+        self.state_dir = self._key(state_dir)
         self.lock_timeout = lock_timeout
         self.allow_links = allow_links
         self.retention = retention
@@ -92,7 +100,7 @@ class Transaction:
     def mkdir(self, path: PathLike, mode: int = 0o700) -> None:
         """Create the directory (and missing parents, no links) at commit time."""
         self._check_open()
-        self._dirs[os.path.abspath(os.fspath(path))] = mode
+        self._dirs[self._key(path)] = mode
 
     @property
     def staged_paths(self) -> list[str]:
@@ -134,6 +142,9 @@ class Transaction:
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _key(self, path: PathLike) -> str:
+        """The absolute path; with ``follow_symlinks`` the real file every link in it leads to."""
+        if self.follow_symlinks:
+            return os.path.realpath(os.fspath(path))
         return os.path.abspath(os.fspath(path))
 
     def _check_open(self) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..main import UsageError
+from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks
 from ..providers.context import DEFAULT_TIMEOUT_SECONDS, Context
 
 MAX_TIMEOUT_SECONDS = 3600
@@ -18,6 +19,7 @@ def add_location_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-root", help="where .elydora/ lives (default: the settings root)")
     parser.add_argument("--repo-root", help="the project whose read-only settings are consulted (default: cwd)")
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
+    add_opt_in_flags(parser)
 
 
 def add_provider_args(parser: argparse.ArgumentParser, *, all_flag: bool = True) -> None:
@@ -85,6 +87,8 @@ def context_from(args: argparse.Namespace) -> Context:
         windows=os.name == "nt",
         rooted=bool(args.root),
         hook_command=hook_command,
+        follow_symlinks=follow_symlinks(args, os.environ),
+        allow_read_only=allow_read_only(args),
     )
 
 
