@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
+from elydora_config.nesting import check_nesting
 from elydora_config.toml.scanner import ScanError, detect_newline, scan
 from elydora_config.toml.spans import SpanEditor, apply_splices
 from elydora_config.toml.tomlkit_edit import is_implicit as tomlkit_is_implicit
@@ -83,6 +84,7 @@ class TomlDocument:
                 raise MalformedConfigError(where, "not valid UTF-8", line=line, column=column) from None
         bom = _BOM if text.startswith(_BOM) else ""
         body = text[len(bom) :]
+        check_nesting(body, where, toml=True)
         try:
             value = loads(body)
         except tomllib.TOMLDecodeError as exc:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from elydora_cli.main import main
+from elydora_config.nesting import MAX_NESTING
 
 ORIGINAL = b'{\n  "model": "sonnet"\n}\n'
 
@@ -93,3 +94,21 @@ def test_sudo_install_into_another_users_home_is_refused(tmp_path: Path, capsys:
     assert err.startswith("Error: ") and "runs as root" in err and "run it as that user" in err
     assert settings.read_bytes() == ORIGINAL and os.stat(settings).st_uid == 1000
     assert not (home / ".elydora").exists()
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+@pytest.mark.parametrize("provider", ["claudecode", "codex"])
+def test_deeply_nested_settings_end_in_one_error_line(
+    tmp_path: Path, provider: str, depth: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    if provider == "claudecode":
+        settings, text = home / ".claude" / "settings.json", '{"x":\n' + "[" * depth + "]" * depth + "}\n"
+    else:
+        settings, text = home / ".codex" / "config.toml", 'model = "o3"\nx = ' + "[" * depth + "]" * depth + "\n"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(text)
+    assert main(["install", provider, "--root", str(home)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"Error: {settings}: nesting deeper than {MAX_NESTING} at line 2\n"
+    assert settings.read_text() == text
