@@ -73,8 +73,10 @@ def context_from(args: argparse.Namespace) -> Context:
     if not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
         raise UsageError(f"--hook-timeout-seconds must be between 1 and {MAX_TIMEOUT_SECONDS}, not {timeout}")
     hook_command = hook_command_from(args)
-    home = Path(os.path.abspath(args.root)) if args.root else Path.home()
-    state_root = Path(os.path.abspath(args.state_root)) if args.state_root else home
+    follow = follow_symlinks(args, os.environ)
+    resolve = os.path.realpath if follow else os.path.abspath  # a symlinked home: work on the real one
+    home = Path(resolve(args.root if args.root else Path.home()))
+    state_root = Path(resolve(args.state_root)) if args.state_root else home
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
     return Context(
         home=home,
@@ -87,7 +89,7 @@ def context_from(args: argparse.Namespace) -> Context:
         windows=os.name == "nt",
         rooted=bool(args.root),
         hook_command=hook_command,
-        follow_symlinks=follow_symlinks(args, os.environ),
+        follow_symlinks=follow,
         allow_read_only=allow_read_only(args),
     )
 
