@@ -12,8 +12,8 @@
    removed file is renamed aside (to its journalled temp name), checked the same way and unlinked. Without
    ``renameat2``: re-verify, then ``rename``/``unlink``. Then fsync every touched directory once: the
    transaction is durable.
-5. Retire: rename the journal to ``.done`` (a failure up to here rolls back), then prune old transactions
-   beyond the retention bound (best effort).
+5. Retire: rename the journal to ``.done`` (a failure up to here rolls back), then delete the artifacts of
+   retired transactions and the ``.done`` records beyond the retention bound (best effort).
 
 A failure in 2 or 3 removes what was created; a failure in 4 or 5 restores the applied entries from their
 artifacts, refusing (``RollbackIncompleteError``) to overwrite anything another program wrote meanwhile; when
