@@ -112,3 +112,18 @@ def test_deeply_nested_settings_end_in_one_error_line(
     err = capsys.readouterr().err
     assert err == f"Error: {settings}: nesting deeper than {MAX_NESTING} at line 2\n"
     assert settings.read_text() == text
+
+
+def test_deeply_nested_install_manifest_ends_in_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_bytes(ORIGINAL)
+    assert main(["install", "claudecode", "--root", str(home)]) == 0
+    manifest = home / ".elydora" / "claudecode" / "install-manifest.json"
+    manifest.write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    capsys.readouterr()
+    assert main(["uninstall", "claudecode", "--root", str(home)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"Error: {manifest}: install manifest is unreadable") and err.count("\n") == 1
