@@ -115,7 +115,8 @@ def pending_journals(txdir: str) -> list[str]:
 def commit(plan: Plan) -> str | None:
     """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing."""
     txdir = os.path.join(plan.state_dir, TRANSACTIONS_DIR)
-    check_not_root_in_foreign_tree(plan.state_dir)
+    for directory in sorted({plan.state_dir} | {os.path.dirname(c.path) for c in plan.changes}):
+        check_not_root_in_foreign_tree(directory)
     for directory in (plan.state_dir, txdir):
         with _named(directory):
             ensure_directory(directory, mode=0o700, allow_links=plan.allow_links)

@@ -127,3 +127,13 @@ def test_root_in_another_users_home_is_refused(tmp_path: Path) -> None:
         tx.write(settings, b"{}\n")
     assert str(home) in str(info.value) and "run it as that user" in str(info.value)
     assert not (home / ".elydora").exists() and _ids(settings) == (ALICE, ALICE, 0o644)
+
+
+@root_only
+def test_root_writing_into_another_users_home_with_state_elsewhere_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "alice"
+    home.mkdir()
+    os.chown(home, ALICE, ALICE)
+    with pytest.raises(ForeignOwnerError), Transaction(tmp_path / "state") as tx:
+        tx.write(home / "new-settings.json", b"{}\n")
+    assert list(home.iterdir()) == []
