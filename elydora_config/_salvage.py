@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 
 from . import _sysio
+from .errors import ConfigError
 from .files import create_temp, read_at, remove_quietly
 from .journal import RECOVERED_DIR, Entry, Journal, new_copy_name
 from .paths import ensure_directory, open_directory
@@ -74,7 +75,7 @@ def _keep(ffd: int, folder: str, name: str, sources: list[tuple[int, str]], sha2
     for dfd, source in sources:
         try:
             found = read_at(dfd, source, source, _MAX_BYTES)
-        except OSError:
+        except (OSError, ConfigError):  # unreadable (a link, a special file, too large): not what we wrote
             continue
         if found is not None and hashlib.sha256(found.data).hexdigest() == sha256:
             _write(ffd, name, found.data)
