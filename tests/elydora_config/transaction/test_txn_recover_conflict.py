@@ -161,3 +161,18 @@ def test_secret_removed_by_the_user_does_not_survive_in_rollback_copies(tmp_path
     txdir = state / TRANSACTIONS_DIR
     leaked = [p.name for p in txdir.iterdir() if b"s3cr3t" in p.read_bytes()]
     assert leaked == [] and [p.suffix for p in txdir.iterdir()] == [".done"]
+
+
+def test_recover_finishes_when_a_saved_version_is_unreadable(tmp_path: Path) -> None:
+    scn = _crash_after_settings_applied(tmp_path / "t")
+    [interrupted] = pending(scn.state)
+    copy = scn.state / TRANSACTIONS_DIR / f"{interrupted.txid}.0.new"
+    copy.unlink()
+    copy.symlink_to("/etc/hostname")
+    scn.replaced.write_bytes(b'{"theirs": true}\n')
+    [report] = recover(scn.state)
+    assert [c.ours for c in report.conflicts] == [None] and report.conflicts[0].original
+    assert scn.replaced.read_bytes() == b'{"theirs": true}\n' and pending(scn.state) == []
+    assert "ours (what the transaction meant to write): not available" in (
+        Path(report.saved_in or "") / "README.txt"
+    ).read_text()
