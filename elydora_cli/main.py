@@ -169,7 +169,9 @@ def describe_error(exc: BaseException) -> str:
     from elydora_config.errors import ConfigError
 
     if isinstance(exc, ConfigError):
-        return exc.message
+        from .optins import hint_for
+
+        return exc.message + hint_for(exc)
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"

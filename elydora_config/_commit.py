@@ -12,8 +12,8 @@
    removed file is renamed aside (to its journalled temp name), checked the same way and unlinked. Without
    ``renameat2``: re-verify, then ``rename``/``unlink``. Then fsync every touched directory once: the
    transaction is durable.
-5. Retire: rename the journal to ``.done`` (a failure up to here rolls back), then prune old transactions
-   beyond the retention bound (best effort).
+5. Retire: rename the journal to ``.done`` (a failure up to here rolls back), then delete the artifacts of
+   retired transactions and the ``.done`` records beyond the retention bound (best effort).
 
 A failure in 2 or 3 removes what was created; a failure in 4 or 5 restores the applied entries from their
 artifacts, refusing (``RollbackIncompleteError``) to overwrite anything another program wrote meanwhile; when
@@ -41,10 +41,13 @@ from .journal import (
     Journal,
     artifact_name,
     belongs_to,
+    blocking_journal,
+    keep_new_copies,
     new_txid,
     write_new,
 )
 from .lock import StateLock
+from .ownership import check_not_root_in_foreign_tree, keep_owner
 from .paths import ensure_directory, open_directory
 from .snapshot import Snapshot, take_at, verify_at
 
@@ -112,17 +115,27 @@ def pending_journals(txdir: str) -> list[str]:
 def commit(plan: Plan) -> str | None:
     """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing."""
     txdir = os.path.join(plan.state_dir, TRANSACTIONS_DIR)
+    for directory in sorted({plan.state_dir} | {os.path.dirname(c.path) for c in plan.changes}):
+        check_not_root_in_foreign_tree(directory)
     for directory in (plan.state_dir, txdir):
         with _named(directory):
             ensure_directory(directory, mode=0o700, allow_links=plan.allow_links)
     with StateLock(plan.state_dir, timeout=plan.lock_timeout):
-        if pending_journals(txdir):
-            raise RecoveryNeededError(txdir, "holds an interrupted transaction; run recovery before writing again")
+        blocking = blocking_journal(txdir, pending_journals(txdir), _touched(plan))
+        if blocking:
+            raise RecoveryNeededError(
+                os.path.join(txdir, blocking), "is an interrupted transaction on these files; run recovery first"
+            )
         dirs = DirCache(plan.allow_links)
         try:
             return _commit_locked(plan, txdir, dirs)
         finally:
             dirs.close()
+
+
+def _touched(plan: Plan) -> set[str]:
+    paths = set(plan.snapshots) | {c.path for c in plan.changes} | {d for d, _ in plan.dirs}
+    return paths | {os.path.dirname(p) for p in paths}
 
 
 def _missing_dirs(plan: Plan) -> list[tuple[str, int]]:
@@ -152,6 +165,8 @@ def _commit_locked(plan: Plan, txdir: str, dirs: DirCache) -> str | None:
     try:
         fds = _stage(plan, journal, missing, dirs)
         _sync_and_close(fds)
+        with _named(txdir):
+            keep_new_copies(txfd, journal, {c.path: c.data or b"" for c in plan.changes if c.kind == "write"})
     except BaseException:
         _discard(journal, txfd, dirs)
         raise
@@ -249,6 +264,7 @@ def _stage(
             dfd, _ = dirs.of(entry.path)
             with _named(entry.path):
                 fds.append((write_new(dfd, entry.temp, data[entry.path] or b""), entry.path))
+                keep_owner(fds[-1][0], entry.old)
                 if entry.mode != 0o600:
                     _sysio.fchmod(fds[-1][0], entry.mode)
     except BaseException:
@@ -441,10 +457,12 @@ def _remove_transaction_files(txfd: int, txid: str) -> None:
 
 
 def prune(txfd: int, retention: int) -> None:
-    """Keep the artifacts of the newest ``retention`` committed transactions, remove older ones."""
+    """Delete the artifacts of every retired transaction; keep only the newest ``retention`` ``.done`` records."""
     names = os.listdir(txfd)
     done = sorted(n[: -len(DONE_SUFFIX)] for n in names if n.endswith(DONE_SUFFIX))
-    for txid in done[: max(len(done) - retention, 0)]:
-        for name in names:
-            if belongs_to(name, txid):
-                remove_quietly(txfd, name)
+    old = set(done[: max(len(done) - retention, 0)])
+    retired = set(done)
+    for name in names:
+        txid = name.split(".", 1)[0]
+        if txid in old or (txid in retired and not name.endswith(DONE_SUFFIX)):
+            remove_quietly(txfd, name)

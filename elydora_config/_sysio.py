@@ -40,6 +40,10 @@ def fchmod(fd: int, mode: int) -> None:
     os.fchmod(fd, mode)
 
 
+def fchown(fd: int, uid: int, gid: int) -> None:
+    os.fchown(fd, uid, gid)
+
+
 def close(fd: int) -> None:
     os.close(fd)
 

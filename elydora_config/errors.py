@@ -12,8 +12,11 @@ class ConfigError(Exception):
     """Base of every error the library raises on purpose.
 
     ``path`` is the file the problem is about (may be ``None`` for errors not tied to one file);
-    ``reason`` is a short, secret-free, single-line description.
+    ``reason`` is a short, secret-free, single-line description. ``opt_in`` names the library option that
+    would have allowed what was refused (``None``: there is none), so a front end can name its own flag.
     """
+
+    opt_in: str | None = None
 
     def __init__(self, path: PathLike | None, reason: str) -> None:
         self.path = os.fspath(path) if path is not None else None
@@ -61,6 +64,22 @@ class MissingDirectoryError(ConfigError, FileNotFoundError):
     Also a :class:`FileNotFoundError`, so code that treats an absent file as ``except FileNotFoundError``
     keeps working.
     """
+
+
+class SymlinkRefusedError(UnsafePathError):
+    """A path component or the file itself is a symbolic link and links are not followed."""
+
+    opt_in = "follow_symlinks"
+
+
+class ReadOnlyFileError(UnsafePathError):
+    """The file's permission bits do not let the caller write it; it is not replaced without an opt-in."""
+
+    opt_in = "allow_read_only"
+
+
+class ForeignOwnerError(UnsafePathError):
+    """Writing here would leave files owned by the caller in a tree that belongs to another user."""
 
 
 class FileTooLargeError(ConfigError):

@@ -4,7 +4,8 @@
   files, compares the opened file's identity (``fstat``) with the directory entry (``lstat``) and enforces the
   caller's size cap.
 * :func:`write_atomic` writes a same-directory temporary file created ``0600`` with ``O_EXCL|O_NOFOLLOW``,
-  fsyncs it, sets the kept or requested mode, renames it over the target and fsyncs the directory.
+  fsyncs it, sets the kept or requested mode and the kept owner and group, renames it over the target and
+  fsyncs the directory.
 * :func:`append_private` appends to an owner-only file with ``O_APPEND|O_NOFOLLOW`` in one ``write``.
 """
 
@@ -23,6 +24,7 @@ from .errors import (
     FileTooLargeError,
     MalformedConfigError,
     PathLike,
+    SymlinkRefusedError,
     UnsafePathError,
 )
 from .paths import opened_directory, split_target
@@ -50,7 +52,7 @@ def temp_name(final_name: str) -> str:
 
 def _refuse_non_regular(path: str, mode: int) -> None:
     if stat.S_ISLNK(mode):
-        raise UnsafePathError(path, "is a symbolic link; refusing to follow it")
+        raise SymlinkRefusedError(path, "is a symbolic link; refusing to follow it")
     if stat.S_ISDIR(mode):
         raise UnsafePathError(path, "is a directory, expected a regular file")
     if not stat.S_ISREG(mode):
@@ -99,7 +101,7 @@ def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise UnsafePathError(full, "is a symbolic link; refusing to follow it") from None
+            raise SymlinkRefusedError(full, "is a symbolic link; refusing to follow it") from None
         raise
     try:
         info = os.fstat(fd)
@@ -219,11 +221,23 @@ def write_atomic(path: PathLike, data: bytes, *, mode: int | None = None, allow_
         final_mode = mode if mode is not None else (kept if kept is not None else 0o600)
         tmp = create_temp(dfd, name, data, final_mode)
         try:
+            _keep_owner_of(dfd, name, tmp)
             _sysio.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             remove_quietly(dfd, tmp)
             raise
         _sysio.fsync_dir(dfd)
+
+
+def _keep_owner_of(dfd: int, name: str, tmp: str) -> None:
+    """Give ``tmp`` the owner and group of the existing ``name`` (EPERM when the caller may not)."""
+    try:
+        old = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    new = os.stat(tmp, dir_fd=dfd, follow_symlinks=False)
+    if (old.st_uid, old.st_gid) != (new.st_uid, new.st_gid):
+        os.chown(tmp, old.st_uid, old.st_gid, dir_fd=dfd, follow_symlinks=False)
 
 
 def append_private(path: PathLike, line: bytes | str, *, allow_links: bool = False) -> None:
@@ -240,7 +254,7 @@ def append_private(path: PathLike, line: bytes | str, *, allow_links: bool = Fal
             fd = _sysio.open_file(name, flags, 0o600, dir_fd=dfd)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise UnsafePathError(full, "is a symbolic link; refusing to follow it") from None
+                raise SymlinkRefusedError(full, "is a symbolic link; refusing to follow it") from None
             raise
         try:
             info = os.fstat(fd)

@@ -3,8 +3,10 @@
 A journal lives in ``<state_dir>/transactions/<txid>.journal`` and is written once, before any temporary file
 exists, then fsynced together with its directory. Its last line carries the SHA-256 of the body, so a torn
 journal (power lost before the fsync) is recognised and treated as "nothing happened yet". Rollback artifacts
-(``<txid>.<n>.orig``) sit beside it; after a successful commit the journal is renamed ``<txid>.done`` and kept,
-with its artifacts, under bounded retention.
+(``<txid>.<n>.orig``) and a copy of each new content (``<txid>.<n>.new``, so that recovery can hand it to the
+user when another program overwrote the target after a crash) sit beside it. After a successful commit the
+journal is renamed ``<txid>.done`` and its artifacts are deleted at once (they may hold secrets the user has
+since removed); the ``.done`` records (paths and hashes only) are kept under bounded retention.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from .snapshot import Snapshot
 
 JOURNAL_SUFFIX = ".journal"
 DONE_SUFFIX = ".done"
+RECOVERED_DIR = "recovered"
+"""Under the state directory: one folder per transaction whose recovery found a target changed by someone else."""
 FORMAT = 1
 
 
@@ -111,6 +115,36 @@ class Journal:
             raise MalformedConfigError(path, f"journal is inconsistent: {exc}") from None
 
 
+def read_journal(txdir: str, name: str) -> Journal | None:
+    """The journal ``name`` in ``txdir`` (``None`` when torn)."""
+    path = os.path.join(txdir, name)
+    with open(path, "rb") as fh:
+        return Journal.decode(fh.read(), path)
+
+
+def blocking_journal(txdir: str, names: list[str], paths: set[str]) -> str | None:
+    """The first of the pending journals ``names`` that touched one of ``paths`` (or whose files are unknown).
+
+    Journals about other files do not block: their recovery decides by the content of their own targets only.
+    """
+    for name in names:
+        try:
+            journal = read_journal(txdir, name)
+        except (OSError, MalformedConfigError):
+            return name
+        if journal is None or paths & ({e.path for e in journal.entries} | set(journal.created_dirs)):
+            return name
+    return None
+
+
+def keep_new_copies(txfd: int, journal: Journal, data: dict[str, bytes]) -> None:
+    """Owner-only copies of the new contents, so that recovery can hand ours to the user when another program
+    overwrote a target after a crash. Not synced (recovery checks their hashes); deleted at retirement."""
+    for index, entry in enumerate(journal.entries):
+        if entry.kind == "write":
+            _sysio.close(write_new(txfd, new_copy_name(journal.txid, index), data[entry.path]))
+
+
 def write_new(dfd: int, name: str, data: bytes) -> int:
     """Create ``name`` exclusively (0600) in the directory ``dfd`` and write ``data``; returns the open fd."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _sysio.O_NOFOLLOW
@@ -126,6 +160,10 @@ def write_new(dfd: int, name: str, data: bytes) -> int:
 def artifact_name(txid: str, index: int) -> str:
     """The file name under which entry ``index`` of transaction ``txid`` keeps its original bytes."""
     return f"{txid}.{index}.orig"
+
+
+def new_copy_name(txid: str, index: int) -> str:
+    return f"{txid}.{index}.new"
 
 
 def belongs_to(name: str, txid: str) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from . import _sysio
-from .errors import MissingDirectoryError, PathLike, UnsafePathError
+from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError
 
 TRANSACTIONS_DIR = "transactions"
 """The state directory's sub-directory of transaction journals and rollback copies."""
@@ -116,7 +116,7 @@ def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -
     except OSError:
         return
     if stat.S_ISLNK(info.st_mode):
-        raise UnsafePathError(walked, "is a symbolic link; refusing to follow it") from None
+        raise SymlinkRefusedError(walked, "is a symbolic link; refusing to follow it") from None
     raise UnsafePathError(walked, "is not a directory") from None
 
 

@@ -4,13 +4,14 @@ A journal that is torn never reached its fsync, so no temp file was created for 
 A complete journal is resolved by content: when every target already holds its new bytes, the transaction is
 complete (its directories are fsynced and the journal retired); otherwise every target that holds our new
 bytes gets its original back, so the result is all-old. A target that holds bytes neither old nor ours was
-written by somebody else after the crash: it is left alone, the artifacts are kept and
-:class:`RollbackIncompleteError` names the journal.
+written by somebody else after the crash: its bytes stay in place, and the original and our version are saved
+in a recovery folder (see :mod:`._salvage`) that the report names, so recovery always finishes.
 
 Either way the journalled temp names (staged copies, originals swapped out or moved aside) and stale temp
 files of dead processes in the targets' directories (an interrupted earlier recovery) are removed before the
 journal goes; the journal is removed last. Artifacts without a journal or ``.done`` record (power lost
-before the journal became durable) are removed. A journal records whether its paths may go through links.
+before the journal became durable) and artifacts of retired transactions are removed. A journal records
+whether its paths may go through links.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from dataclasses import dataclass, field
 
 from . import _sysio
 from ._commit import DirCache, _remove_transaction_files, pending_journals, prune
+from ._salvage import Conflict, save_conflicts
 from ._undo import FOREIGN, NEW, OLD, entry_state, restore
-from .errors import PathLike, RollbackIncompleteError
+from .errors import PathLike
 from .files import TEMP_MARKER, remove_quietly
-from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal
+from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal, read_journal
 from .lock import StateLock
 from .paths import opened_directory
 
@@ -40,15 +42,14 @@ class PendingTransaction:
 
 @dataclass
 class RecoveryReport:
+    """``conflicts``: targets another program changed after the crash, left in place; ``saved_in``: the folder
+    holding their originals and our versions (``None`` when there were none)."""
+
     txid: str
     outcome: str  # "completed" | "rolled back" | "discarded"
     paths: list[str] = field(default_factory=list)
-
-
-def _read_journal(txdir: str, name: str) -> Journal | None:
-    path = os.path.join(txdir, name)
-    with open(path, "rb") as fh:
-        return Journal.decode(fh.read(), path)
+    conflicts: list[Conflict] = field(default_factory=list)
+    saved_in: str | None = None
 
 
 def pending(state_dir: PathLike) -> list[PendingTransaction]:
@@ -56,7 +57,7 @@ def pending(state_dir: PathLike) -> list[PendingTransaction]:
     txdir = os.path.join(os.fspath(state_dir), TRANSACTIONS_DIR)
     found = []
     for name in pending_journals(txdir):
-        journal = _read_journal(txdir, name)
+        journal = read_journal(txdir, name)
         txid = name[: -len(JOURNAL_SUFFIX)]
         paths = [e.path for e in journal.entries] if journal else []
         found.append(PendingTransaction(txid, os.path.join(txdir, name), paths, journal is None))
@@ -84,15 +85,17 @@ def recover(
         return reports
     with StateLock(state, timeout=lock_timeout), opened_directory(txdir, allow_links=allow_links) as txfd:
         for name in pending_journals(txdir):
-            reports.append(_recover_one(txdir, txfd, name, retention))
+            reports.append(_recover_one(state, txfd, name, retention, allow_links))
         _remove_orphans(txfd)
+        prune(txfd, retention)
         _remove_stale_temps(scan_dirs)
     return reports
 
 
-def _recover_one(txdir: str, txfd: int, name: str, retention: int) -> RecoveryReport:
+def _recover_one(state: str, txfd: int, name: str, retention: int, allow_links: bool) -> RecoveryReport:
+    txdir = os.path.join(state, TRANSACTIONS_DIR)
     txid = name[: -len(JOURNAL_SUFFIX)]
-    journal = _read_journal(txdir, name)
+    journal = read_journal(txdir, name)
     if journal is None:
         _remove_all(txfd, txid)
         return RecoveryReport(txid, "discarded")
@@ -107,7 +110,16 @@ def _recover_one(txdir: str, txfd: int, name: str, retention: int) -> RecoveryRe
             _sysio.rename(name, txid + DONE_SUFFIX, src_dir_fd=txfd, dst_dir_fd=txfd)
             prune(txfd, retention)
             return RecoveryReport(txid, "completed", paths)
-        _undo(journal, dirs, txfd, states, os.path.join(txdir, name))
+        report = RecoveryReport(txid, "rolled back", paths)
+        foreign = [
+            (i, e, _dir_fd(dirs, e))
+            for i, (e, s) in enumerate(zip(journal.entries, states, strict=False))
+            if s == FOREIGN
+        ]
+        if foreign:
+            report.saved_in, report.conflicts = save_conflicts(state, txfd, journal, foreign, allow_links=allow_links)
+            _remove_stale_temps([report.saved_in])
+        _undo(journal, dirs, txfd, states)
         _remove_temps(dirs, journal.entries)
         _remove_stale_temps({os.path.dirname(p) for p in paths})
         for directory in reversed(journal.created_dirs):
@@ -115,9 +127,16 @@ def _recover_one(txdir: str, txfd: int, name: str, retention: int) -> RecoveryRe
                 _sysio.rmdir(directory)
         _fsync_existing_dirs(dirs, paths)
         _remove_all(txfd, txid)
-        return RecoveryReport(txid, "rolled back", paths)
+        return report
     finally:
         dirs.close()
+
+
+def _dir_fd(dirs: DirCache, entry: Entry) -> int | None:
+    try:
+        return dirs.of(entry.path)[0]
+    except FileNotFoundError:
+        return None
 
 
 def _state(dirs: DirCache, entry: Entry) -> str:
@@ -130,15 +149,8 @@ def _state(dirs: DirCache, entry: Entry) -> str:
     return entry_state(dfd, entry, allow_links=dirs.allow_links)
 
 
-def _undo(journal: Journal, dirs: DirCache, txfd: int, states: list[str], journal_path: str) -> None:
-    foreign = [e for e, s in zip(journal.entries, states, strict=False) if s not in (NEW, OLD)]
-    if foreign:
-        raise RollbackIncompleteError(
-            foreign[0].path,
-            "holds content written by another program since the interrupted transaction; nothing was "
-            f"changed; its original and the journal are kept at {journal_path}",
-            recovery_path=journal_path,
-        )
+def _undo(journal: Journal, dirs: DirCache, txfd: int, states: list[str]) -> None:
+    """Put the original back wherever our new version is in place (foreign targets are left alone)."""
     for entry, state in reversed(list(zip(journal.entries, states, strict=False))):
         if state == NEW:
             dfd, _ = dirs.of(entry.path)

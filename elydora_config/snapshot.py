@@ -1,9 +1,9 @@
 """What a file looked like when we read it, and the check that it still does.
 
-A snapshot records existence, file type, device, inode, size, ``mtime_ns``, ``ctime_ns``, permission bits and
-the SHA-256 of the content. Verification always re-hashes the content (a write within one clock tick can leave
-every timestamp unchanged) and compares every field, so neither an in-place edit nor a delete-and-recreate
-that happens to reuse the inode number goes unnoticed.
+A snapshot records existence, file type, device, inode, size, ``mtime_ns``, ``ctime_ns``, permission bits,
+owner, group and the SHA-256 of the content. Verification always re-hashes the content (a write within one
+clock tick can leave every timestamp unchanged) and compares every field, so neither an in-place edit nor a
+delete-and-recreate that happens to reuse the inode number goes unnoticed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .files import read_at
 from .paths import opened_directory, split_target
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
-_COMPARED = ("file_type", "device", "inode", "size", "mtime_ns", "ctime_ns", "mode", "sha256")
+_COMPARED = ("file_type", "device", "inode", "size", "mtime_ns", "ctime_ns", "mode", "sha256", "uid", "gid")
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class Snapshot:
     ctime_ns: int = 0
     mode: int = 0
     sha256: str = ""
+    uid: int = -1
+    gid: int = -1
 
     @classmethod
     def absent(cls, path: PathLike) -> Snapshot:
@@ -54,6 +56,8 @@ class Snapshot:
             info.st_ctime_ns,
             stat.S_IMODE(info.st_mode),
             hashlib.sha256(data).hexdigest(),
+            info.st_uid,
+            info.st_gid,
         )
 
     def to_json(self) -> dict[str, Any]:

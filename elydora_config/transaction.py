@@ -7,6 +7,12 @@
         tx.remove(old_script)
     # clean exit: commit (see _commit.py); exception: nothing was written
 
+``follow_symlinks=True`` resolves every path (and the state directory) to the real file its links lead to
+(``stow``, ``chezmoi``, home-manager, a symlinked ``/home``): that file is read, snapshotted, rewritten with
+its own mode and owner, and the link stays a link. Without it a link anywhere in a path is refused.
+``allow_links=True`` is the older, weaker opt-in: paths may go through linked directories but a linked
+file itself would be replaced by a regular file.
+
 Every file that is read, depended on or written is snapshotted; the commit re-verifies all of them under the
 state lock and each target again right before its rename, so a concurrent writer is detected, never
 overwritten.
@@ -20,6 +26,7 @@ from types import TracebackType
 from ._commit import Change, Plan, commit
 from .errors import ConcurrentModificationError, ConfigError, PathLike, UnsafePathError
 from .files import decode_text, require_bytes
+from .ownership import check_writable
 from .snapshot import DEFAULT_MAX_BYTES, Snapshot, take
 
 
@@ -33,11 +40,15 @@ class Transaction:
         lock_timeout: float = 10.0,
         allow_links: bool = False,
         retention: int = 10,
+        allow_read_only: bool = False,
+        follow_symlinks: bool = False,
     ) -> None:
-        self.state_dir = os.path.abspath(os.fspath(state_dir))
+        self.follow_symlinks = follow_symlinks
+        self.state_dir = self._key(state_dir)
         self.lock_timeout = lock_timeout
         self.allow_links = allow_links
         self.retention = retention
+        self.allow_read_only = allow_read_only
         self.txid: str | None = None
         self._snapshots: dict[str, Snapshot] = {}
         self._changes: dict[str, Change] = {}
@@ -73,9 +84,12 @@ class Transaction:
 
     # -- staging -----------------------------------------------------------------------------------------
     def write(self, path: PathLike, data: bytes, *, mode: int | None = None) -> None:
-        """Stage new content; ``mode=None`` keeps the existing mode (new files: 0600)."""
+        """Stage new content; ``mode=None`` keeps the existing mode (new files: 0600), the owner and group are
+        kept. A file the caller may not write (e.g. 0444) is refused unless ``allow_read_only`` was given."""
         require_bytes(data, "Transaction.write")
         key = self._snapshot_before_staging(path)
+        if not self.allow_read_only:
+            check_writable(self._snapshots[key])
         self._changes[key] = Change(key, "write", data, mode)
 
     def remove(self, path: PathLike) -> None:
@@ -132,6 +146,9 @@ class Transaction:
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _key(self, path: PathLike) -> str:
+        """The absolute path; with ``follow_symlinks`` the real file every link in it leads to."""
+        if self.follow_symlinks:
+            return os.path.realpath(os.fspath(path))
         return os.path.abspath(os.fspath(path))
 
     def _check_open(self) -> None:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..main import UsageError
+from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks
 from ..providers.context import DEFAULT_TIMEOUT_SECONDS, Context
 
 MAX_TIMEOUT_SECONDS = 3600
@@ -22,6 +23,7 @@ MAX_TIMEOUT_SECONDS = 3600
 def add_location_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo-root", help="the project whose read-only settings are consulted (default: cwd)")
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
+    add_opt_in_flags(parser)
 
 
 def provider_help() -> str:
@@ -126,8 +128,10 @@ def context_from(args: argparse.Namespace) -> Context:
     if timeout is not None and not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
         raise UsageError(f"--hook-timeout-seconds must be between 1 and {MAX_TIMEOUT_SECONDS}, not {timeout}")
     hook_command = hook_command_from(args)
-    home = home_from(args)
-    state_root = Path(os.path.abspath(args.state_root)) if args.state_root else home
+    follow = follow_symlinks(args, os.environ)
+    resolve = os.path.realpath if follow else os.path.abspath  # a symlinked home: work on the real one
+    home = Path(resolve(home_from(args)))
+    state_root = Path(resolve(args.state_root)) if args.state_root else home
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
     return Context(
         home=home,
@@ -140,6 +144,8 @@ def context_from(args: argparse.Namespace) -> Context:
         windows=os.name == "nt",
         rooted=bool(args.root),
         hook_command=hook_command,
+        follow_symlinks=follow,
+        allow_read_only=allow_read_only(args),
     )
 
 

@@ -43,9 +43,25 @@ def run(args: argparse.Namespace) -> int:
     ctx = context_from(args)
     reports = recover(ctx.elydora_dir, scan_dirs=_scan_dirs(ctx))
     if args.json:
-        print(json.dumps({"recovered": [{"txid": r.txid, "outcome": r.outcome, "paths": r.paths} for r in reports]}))
+        print(json.dumps({"recovered": [_as_json(r) for r in reports]}))
     elif not reports:
         print("nothing to recover")
     for report in reports if not args.json else []:
         print(f"transaction {report.txid}: {report.outcome} ({len(report.paths)} file(s))")
+        for conflict in report.conflicts:
+            print(
+                f"  {conflict.path} was changed by another program after the interruption: its current content "
+                f"is kept in place; the original and our version are saved in {report.saved_in}"
+            )
     return exitcodes.OK
+
+
+def _as_json(report: Any) -> dict[str, Any]:
+    conflicts = [{"path": c.path, "original": c.original, "ours": c.ours} for c in report.conflicts]
+    return {
+        "txid": report.txid,
+        "outcome": report.outcome,
+        "paths": report.paths,
+        "conflicts": conflicts,
+        "saved_in": report.saved_in,
+    }

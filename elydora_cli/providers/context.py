@@ -34,6 +34,10 @@ class Context:
     """The provider being operated on (set by :mod:`.operations`; a supervisor command names it)."""
     known_hook_commands: tuple[str, ...] = ()
     """Supervisor commands earlier installs recorded (their entries are ours too, whatever the flags say)."""
+    follow_symlinks: bool = False
+    """Edit the real file a symlinked dotfile points to (see :mod:`elydora_cli.optins`)."""
+    allow_read_only: bool = False
+    """Replace settings files the caller may not write (see :mod:`elydora_cli.optins`)."""
 
     @property
     def elydora_dir(self) -> Path:

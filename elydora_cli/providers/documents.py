@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.nesting import check_nesting
 
 from .base import Document, Format, Target
 from .hookmap import EditLog
@@ -23,6 +24,7 @@ def parse(text: str, fmt: Format, path: Path) -> Document:
     dialect = {Format.JSON: STRICT_JSON, Format.JSONC: JSONC, Format.JSONC_NO_TRAILING_COMMAS: JSONC_NO_TRAILING_COMMAS}
     if fmt not in dialect:
         raise ValueError(f"{fmt} files are not parsed as documents")
+    check_nesting(text, path)
     doc = JsoncDocument.parse(text, dialect[fmt], path=path)
     if not isinstance(doc.value, dict):
         raise MalformedConfigError(path, "the top level must be a JSON object")

@@ -17,8 +17,12 @@ _SPACE = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + 
 _WS = re.escape(_SPACE)
 _EOL = "\n\u2028\u2029"
 """Line ends of a JavaScript multiline ``$`` (after ``\\r\\n`` and ``\\r`` became ``\\n``)."""
+_HS = re.escape("".join(c for c in _SPACE if c not in _EOL))
+"""``\\s`` without the line ends: the space a line may start with. (JavaScript's ``^\\s*`` may also run over
+blank lines, but a match that does so starts again on the key's own line with the same groups: letting the
+leading space cross line ends only made every blank line rescan all the blank lines after it.)"""
 _LINE = re.compile(
-    rf"(?:(?<=[{_EOL}])|\A)[{_WS}]*(?:export[{_WS}]+)?([A-Za-z0-9_.-]+)(?:[{_WS}]*=[{_WS}]*?|:[{_WS}]+?)"
+    rf"(?:(?<=[{_EOL}])|\A)[{_HS}]*(?:export[{_WS}]+)?([A-Za-z0-9_.-]+)(?:[{_WS}]*=[{_WS}]*?|:[{_WS}]+?)"
     rf"([{_WS}]*'(?:\\'|[^'])*'|[{_WS}]*\"(?:\\\"|[^\"])*\"|[{_WS}]*`(?:\\`|[^`])*`|[^#\r\n]+)?"
     rf"[{_WS}]*(?:#[^\r{_EOL}]*)?(?=[{_EOL}]|\Z)"
 )

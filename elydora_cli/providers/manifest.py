@@ -77,7 +77,7 @@ class Manifest:
                 list(raw["runtime"]),
                 raw.get("hook_command"),
             )
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise MalformedConfigError(path, f"install manifest is unreadable: {exc}") from None
 
     def recorded_values(self) -> list[Any]:

@@ -56,7 +56,9 @@ class Outcome:
 def _transaction(ctx: Context) -> Transaction:
     from elydora_config import Transaction
 
-    return Transaction(ctx.elydora_dir, lock_timeout=10.0)
+    return Transaction(
+        ctx.elydora_dir, lock_timeout=10.0, follow_symlinks=ctx.follow_symlinks, allow_read_only=ctx.allow_read_only
+    )
 
 
 def load_documents(tx: Transaction | None, module: ModuleType, ctx: Context) -> Documents:
@@ -66,23 +68,23 @@ def load_documents(tx: Transaction | None, module: ModuleType, ctx: Context) -> 
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
     for target in src.targets:
-        text = _read_text(tx, target.path, target.max_bytes)
+        text = _read_text(tx, target.path, target.max_bytes, ctx.follow_symlinks)
         originals[target.path] = text
         docs[target.path] = None if text is None or target.fmt is Format.TEXT else parse(text, target.fmt, target.path)
     depends: dict[Path, Any] = {}
     for path in src.depends:
-        text = _read_text(tx, path, 2 << 20)
+        text = _read_text(tx, path, 2 << 20, ctx.follow_symlinks)
         fmt = src.depend_formats.get(path)
         depends[path] = parse(text, fmt, path) if text is not None and fmt not in (None, Format.TEXT) else text
     return Documents(targets, docs, originals, depends)
 
 
-def _read_text(tx: Transaction | None, path: Path, max_bytes: int) -> str | None:
+def _read_text(tx: Transaction | None, path: Path, max_bytes: int, follow_symlinks: bool) -> str | None:
     if tx is not None:
         return tx.read_text(path, max_bytes=max_bytes)
     from elydora_config.files import read_physical
 
-    return read_physical(path, max_bytes=max_bytes, text=True)
+    return read_physical(path, max_bytes=max_bytes, text=True, allow_links=follow_symlinks)
 
 
 def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[str, Manifest]:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
+from elydora_config.nesting import check_nesting
 from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
 
 if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs only tomllib
@@ -83,6 +84,7 @@ class TomlDocument:
                 raise MalformedConfigError(where, "not valid UTF-8", line=line, column=column) from None
         bom = _BOM if text.startswith(_BOM) else ""
         body = text[len(bom) :]
+        check_nesting(body, where, toml=True)
         try:
             value = loads(body)
         except tomllib.TOMLDecodeError as exc:

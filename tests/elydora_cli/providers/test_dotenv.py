@@ -46,3 +46,16 @@ def test_parse_matches_node_dotenv(text, expected):
 )
 def test_owned_or_first(env, files, expected):
     assert owned_or_first("K", env, files) == expected
+
+
+def test_32k_blank_lines_are_each_scanned_once() -> None:
+    """A match attempt that starts on a blank line ends on that line: before, its leading space ran over every
+    blank line after it (and then backtracked), so 32k blank lines before a comment cost ~30 s. The results are
+    those of the longer matches (``python -m benchmarks.parsers_bounded`` measures the per-line cost)."""
+    from elydora_cli.providers.dotenv import _LINE
+
+    blank = "  \n\t\n \u2028\n"
+    assert _LINE.match(blank + "K=v\n") is None
+    assert [m.start() for m in _LINE.finditer(blank + "K=v\n")] == [len(blank)]
+    text = blank * 11_000 + "# a comment\n  export K = v # c\n" + blank + "J='multi\n  line'\n"
+    assert parse(text) == {"K": "v", "J": "multi\n  line"}

@@ -1,0 +1,47 @@
+"""The opt-ins that let the CLI write files it refuses by default: one home for their flags and setting.
+
+* ``--follow-symlinks`` (or the setting ``ELYDORA_FOLLOW_SYMLINKS=1`` in the environment, for dotfiles
+  managed by stow, chezmoi or home-manager, or a symlinked ``/home``): edit the real file a link points to,
+  with that file's snapshot, mode and owner; the link stays a link.
+* ``--allow-read-only``: replace a settings file whose permission bits do not let the caller write it.
+
+A refusal from the library carries the name of the library option (``ConfigError.opt_in``); :func:`hint_for`
+turns it into the words a CLI user needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+
+FOLLOW_SYMLINKS_FLAG = "--follow-symlinks"
+FOLLOW_SYMLINKS_SETTING = "ELYDORA_FOLLOW_SYMLINKS"
+ALLOW_READ_ONLY_FLAG = "--allow-read-only"
+
+_HINTS = {
+    "follow_symlinks": f"pass {FOLLOW_SYMLINKS_FLAG} (or set {FOLLOW_SYMLINKS_SETTING}=1) to edit what it points to",
+    "allow_read_only": f"pass {ALLOW_READ_ONLY_FLAG} to replace it anyway",
+}
+
+
+def add_opt_in_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        FOLLOW_SYMLINKS_FLAG,
+        action="store_true",
+        help=f"edit the real file a symlinked dotfile points to (setting: {FOLLOW_SYMLINKS_SETTING}=1)",
+    )
+    parser.add_argument(ALLOW_READ_ONLY_FLAG, action="store_true", help="replace settings files that are read-only")
+
+
+def follow_symlinks(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
+    return bool(getattr(args, "follow_symlinks", False)) or env.get(FOLLOW_SYMLINKS_SETTING, "") in ("1", "true", "yes")
+
+
+def allow_read_only(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "allow_read_only", False))
+
+
+def hint_for(exc: BaseException) -> str:
+    """``"; pass ..."`` for a refusal that an opt-in would have allowed, else ``""``."""
+    hint = _HINTS.get(getattr(exc, "opt_in", None) or "")
+    return f"; {hint}" if hint else ""

@@ -1,0 +1,81 @@
+"""Who may write a file, and keeping its owner when we rewrite it.
+
+* A file whose permission bits do not let the caller write it (0444, or another user's 0644) was made
+  read-only on purpose: :func:`check_writable` refuses to replace it unless the caller opts in.
+* A rewrite creates a new inode; :func:`keep_owner` gives it the original's owner and group before it is put
+  in place (root can; other users can keep their own uid and a group they belong to). When that is not
+  possible the write is refused rather than silently changing the file's owner.
+* Running as root in a tree that belongs to another user (``sudo`` with that user's ``HOME``) would leave
+  root-owned state there that the user and their agents cannot open: :func:`check_not_root_in_foreign_tree`
+  refuses it and says to run as that user.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+from . import _sysio
+from .errors import ForeignOwnerError, ReadOnlyFileError
+from .snapshot import Snapshot
+
+
+def _caller_may_write(snap: Snapshot) -> bool:
+    uid = os.geteuid()
+    if uid == 0:
+        return bool(snap.mode & 0o222)
+    if uid == snap.uid:
+        return bool(snap.mode & 0o200)
+    if snap.gid == os.getegid() or snap.gid in os.getgroups():
+        return bool(snap.mode & 0o020)
+    return bool(snap.mode & 0o002)
+
+
+def check_writable(snap: Snapshot) -> None:
+    """Raise :class:`ReadOnlyFileError` when the existing file of ``snap`` is not writable by the caller."""
+    if snap.exists and snap.uid >= 0 and not _caller_may_write(snap):
+        raise ReadOnlyFileError(
+            snap.path, f"is read-only (mode {snap.mode:04o}); make it writable or allow replacing read-only files"
+        )
+
+
+def keep_owner(fd: int, snap: Snapshot) -> None:
+    """Give the new file open at ``fd`` the owner and group of the file ``snap`` describes."""
+    if not snap.exists or snap.uid < 0:
+        return
+    info = os.fstat(fd)
+    if (info.st_uid, info.st_gid) == (snap.uid, snap.gid):
+        return
+    try:
+        _sysio.fchown(fd, snap.uid, snap.gid)
+    except OSError as exc:
+        if exc.errno != errno.EPERM:
+            raise
+        raise ForeignOwnerError(
+            snap.path,
+            f"belongs to uid {snap.uid} gid {snap.gid} and a rewrite by uid {os.geteuid()} cannot keep that; "
+            "run as its owner",
+        ) from None
+
+
+def check_not_root_in_foreign_tree(path: str) -> None:
+    """As root, refuse to create or change files under ``path`` when it or any existing ancestor belongs to
+    another user (``/home/alice/.elydora`` with ``sudo``)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    probe = os.path.abspath(path)
+    while True:
+        try:
+            owner = os.stat(probe).st_uid
+        except FileNotFoundError:
+            owner = 0
+        if owner != 0:
+            raise ForeignOwnerError(
+                probe,
+                f"belongs to uid {owner} but this runs as root, which would leave files there that this user "
+                f"cannot open; run it as that user (e.g. sudo -u '#{owner}' ...)",
+            )
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return
+        probe = parent
