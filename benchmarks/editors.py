@@ -161,9 +161,7 @@ def node_time(modules: Path, data: bytes, path: tuple[str, ...], repeat: int) ->
 # -- figures ---------------------------------------------------------------------------------------
 
 
-def bench_shape(
-    name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: int, modules: Path | None
-) -> None:
+def bench_shape(name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: int, modules: Path | None) -> None:
     path = middle_path(json.loads(twin))
     result = edit_once(data, dialect, path)
     assert JsoncDocument.parse_bytes(result, dialect).get(path) == "edited" and result != data
@@ -175,24 +173,38 @@ def bench_shape(
     )
     harness.report(
         harness.Figure(
-            f"{name}: edit", times["edit"], "s", "json.loads of the comment-free twin", times["loads"],
-            goal=SPEED_GOAL, extra=size,
+            f"{name}: edit",
+            times["edit"],
+            "s",
+            "json.loads of the comment-free twin",
+            times["loads"],
+            goal=SPEED_GOAL,
+            extra=size,
         )
     )
     if modules is not None:
         node = node_time(modules, data, path, repeat)
         harness.report(
             harness.Figure(
-                f"{name}: edit vs jsonc-parser", times["edit"], "s", "jsonc-parser modify+applyEdits (node)",
-                node, goal=NODE_GOAL,
+                f"{name}: edit vs jsonc-parser",
+                times["edit"],
+                "s",
+                "jsonc-parser modify+applyEdits (node)",
+                node,
+                goal=NODE_GOAL,
             )
         )
     peak = harness.peak_memory(lambda: edit_once(data, dialect, path))
     loads_peak = harness.peak_memory(lambda: json.loads(twin))
     harness.report(
         harness.Figure(
-            f"{name}: peak memory of an edit", peak / MB, "MiB", "input size", len(data) / MB,
-            goal=MEMORY_GOAL, extra={"json.loads_peak_x": f"{loads_peak / len(twin):.2f}"},
+            f"{name}: peak memory of an edit",
+            peak / MB,
+            "MiB",
+            "input size",
+            len(data) / MB,
+            goal=MEMORY_GOAL,
+            extra={"json.loads_peak_x": f"{loads_peak / len(twin):.2f}"},
         )
     )
 

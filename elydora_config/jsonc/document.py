@@ -127,7 +127,7 @@ class JsoncDocument:
         start = skip_gap(text, pos, dialect.comments)
         root: Container | None = None
         if start < len(text) and text[start] in "{[":
-            root = walker.walk(start, validate=True, descend=1, bulk=True)
+            root = walker.walk(start, validate=True, bulk=True)
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)
@@ -358,6 +358,7 @@ class JsoncDocument:
             if not touched:
                 known[member.value_start + moved] = (member.value_end + moved, member.node)
         scanner = ValueScanner(new_text, self._dialect, self._path)
+        scanner.carry_over(self._scanner, plan)
         walker = Walker(new_text, self._dialect, scanner, self._path)
         try:
             rebuilt = walker.walk(container.start, validate=True, known=known)
