@@ -12,7 +12,7 @@ from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
 from .fast_scan import ValueScanner
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
-from .lexical import line_indent, skip_gap, starts_line
+from .lexical import encode_utf8, line_indent, skip_gap, splice_text, starts_line
 from .located import Container, Member, Walker, shift
 
 PathElement = str | int
@@ -47,14 +47,7 @@ class Edit:
 
     def apply(self, text: str) -> str:
         """The text after this edit, given the text before it."""
-        pieces: list[str] = []
-        prev = 0
-        for splice in self.splices:
-            pieces.append(text[prev : splice.start])
-            pieces.append(splice.new)
-            prev = splice.end
-        pieces.append(text[prev:])
-        return "".join(pieces)
+        return splice_text(text, [(s.start, s.end, s.new) for s in self.splices])
 
     def revert(self, text: str) -> str:
         """The text before this edit, given the text after it."""
@@ -163,7 +156,7 @@ class JsoncDocument:
         return tuple(self._edits)
 
     def to_bytes(self) -> bytes:
-        return self._text.encode("utf-8")
+        return encode_utf8(self._text)
 
     @property
     def value(self) -> Any:

@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 from ..errors import PathLike
 from .blanking import blank_comments, replace_chars, trailing_comma_positions
 from .dialect import Dialect
-from .lexical import scanstring
+from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
 
 ScanOnce = Callable[[str, int], tuple[Any, int]]
@@ -105,15 +105,7 @@ class ValueScanner:
         """
         if not before.prepared:
             return
-        pieces: list[str] = []
-        prev = 0
-        old = before.scan_text
-        for start, end, new in splices:
-            pieces.append(old[prev:start])
-            pieces.append(new)
-            prev = end
-        pieces.append(old[prev:])
-        self.scan_text = "".join(pieces)
+        self.scan_text = splice_text(before.scan_text, splices)
         self.prepared = True
         self.commas_tabbed = _shifted(before.commas_tabbed, splices)
         self.commas_restored = _shifted(before.commas_restored, splices)
