@@ -181,7 +181,7 @@ def test_a_huge_integer_is_refused_by_both_scanners_alike() -> None:
     [
         '{"u": "http://x//y", "c": "/* no */", /* yes */ "d": 1 // tail "quoted\n}',
         '["a\\"//b", /* one\n two " */ 1, "\\\\" // end\n]',
-        '[1, /* caf\u00e9 \u65e5 \U0001f600 */ 2] // \u65e5\r\n',
+        "[1, /* caf\u00e9 \u65e5 \U0001f600 */ 2] // \u65e5\r\n",
         "// only a comment\n" * 50 + "[1]",
         '[1, "/*", 2] /* a */ /* b */ // c /* d',
     ],
@@ -199,7 +199,7 @@ def test_dense_blanking_takes_an_unterminated_block_comment_to_the_end() -> None
 
     assert blank_comments('[1, "//" /* open\n') == '[1, "//"        \n'
     with pytest.raises(MalformedConfigError, match="unterminated block comment"):
-        JsoncDocument.parse('[1, // x\n 2 /* open\n', JSONC)
+        JsoncDocument.parse("[1, // x\n 2 /* open\n", JSONC)
 
 
 def test_splice_text_replaces_exactly_the_spans_even_when_their_text_repeats() -> None:
