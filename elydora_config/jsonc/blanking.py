@@ -74,6 +74,24 @@ _BLANK_TABLE = bytes(byte if byte in (10, 13) else 32 for byte in range(256))
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
 
+def blank_for_scanner(text: str, comments: bool, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
+    """``text`` with its comments blanked (if ``comments``) and its trailing-comma candidates (if ``commas``,
+    except the offsets in ``keep``) turned into TABs, and the offsets of those TABs."""
+    dense = comments and _is_dense(text)
+    spans = comment_spans(text) if comments and not dense else []
+    if dense:
+        text = blank_comments(text)
+    found = trailing_comma_candidates(text, spans) if commas else []
+    found = [pos for pos in found if pos not in keep]
+    if dense:
+        return replace_chars(text, found, "\t"), found
+    return blank(text, spans, found), found
+
+
+def _is_dense(text: str) -> bool:
+    return _SPLIT_RE is not None and (text.count("//") + text.count("/*")) * _CANDIDATE_COST >= len(text)
+
+
 def blank_comments(text: str) -> str:
     """``text`` with every comment turned into spaces (line breaks kept), in a handful of C-level passes.
 
@@ -81,9 +99,7 @@ def blank_comments(text: str) -> str:
     (comments and the runs between them), one translation of all comment text at once, one join.  An
     unterminated block comment is blanked to the end (the scanners then report it from the original).
     """
-    candidates = text.count("//") + text.count("/*")
-    if _SPLIT_RE is None or candidates * _CANDIDATE_COST < len(text):
-        # few comments (or Python 3.10, without possessive quantifiers): examine the candidates one by one
+    if _SPLIT_RE is None:  # Python 3.10: no possessive quantifiers; examine the candidates one by one
         return blank(text, comment_spans(text), [])
     pieces = _SPLIT_RE.split(text)
     comments = pieces[2::3]
@@ -96,11 +112,6 @@ def blank_comments(text: str) -> str:
     # pieces[0::3] holds one more piece (the text after the last match, always empty): appended last
     runs = chain.from_iterable(zip(pieces[0::3], pieces[1::3], blanks, strict=False))
     return "".join(chain(runs, pieces[-1:]))
-
-
-def trailing_comma_positions(text: str) -> list[int]:
-    """Offsets of commas followed by whitespace and a closing bracket (``text`` has its comments blanked)."""
-    return [match.start() for match in _TRAILING_COMMA_RE.finditer(text)]
 
 
 def trailing_comma_candidates(text: str, comments: list[tuple[int, int]]) -> list[int]:

@@ -120,7 +120,7 @@ class JsoncDocument:
         start = skip_gap(text, pos, dialect.comments)
         root: Container | None = None
         if start < len(text) and text[start] in "{[":
-            root = walker.walk(start, validate=True, bulk=True)
+            root = walker.walk(start, validate=True, descend=1, bulk=True)
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)

@@ -22,7 +22,7 @@ from json.scanner import make_scanner
 from typing import Any, NoReturn
 
 from ..errors import PathLike
-from .blanking import blank_comments, replace_chars, trailing_comma_positions
+from .blanking import blank_for_scanner, replace_chars
 from .dialect import Dialect
 from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
@@ -92,23 +92,38 @@ class ValueScanner:
         self.prepared = False  # comments blanked and trailing-comma candidates tabbed
         self.commas_tabbed: set[int] = set()
         self.commas_restored: set[int] = set()  # found inside strings: never to be tabbed again
+        # the blanked text of an earlier version and the splices made since (see carry_over)
+        self.inherited: tuple[str, set[int], set[int], list[Sequence[tuple[int, int, str]]]] | None = None
         self.validating: ScanOnce = _VALIDATING_WITH_DUPLICATES if dialect.duplicate_keys else _VALIDATING
         self.skipping: ScanOnce = _SKIPPING
         self.building: ScanOnce = _BUILDING
         self.reference = ReferenceScanner(text, dialect, path)
 
     def carry_over(self, before: ValueScanner, splices: Sequence[tuple[int, int, str]]) -> None:
-        """Take the blanking of ``before`` (the scanner of the text these splices were made on).
+        """Inherit the blanking of ``before`` (the scanner of the text these splices were made on), lazily.
 
         The spliced-in text is new JSON written by us (no comments); the rest keeps its blanked form and
-        its tabbed commas, shifted.  A trailing comma in the new text is found by the remedy as usual.
+        its tabbed commas, shifted.  Nothing is copied until this scanner first needs the blanked text
+        (most edits never do: the re-walk skips the members it did not touch); a trailing comma in the new
+        text is found by the remedy as usual.
         """
-        if not before.prepared:
-            return
-        self.scan_text = splice_text(before.scan_text, splices)
+        if before.prepared:
+            self.inherited = (before.scan_text, before.commas_tabbed, before.commas_restored, [splices])
+        elif before.inherited is not None:
+            base, tabbed, restored, batches = before.inherited
+            self.inherited = (base, tabbed, restored, [*batches, splices])
+
+    def _take_inherited(self) -> bool:
+        if self.inherited is None:
+            return False
+        text, tabbed, restored, batches = self.inherited
+        self.inherited = None
+        for splices in batches:
+            text = splice_text(text, splices)
+            tabbed, restored = _shifted(tabbed, splices), _shifted(restored, splices)
+        self.scan_text, self.commas_tabbed, self.commas_restored = text, tabbed, restored
         self.prepared = True
-        self.commas_tabbed = _shifted(before.commas_tabbed, splices)
-        self.commas_restored = _shifted(before.commas_restored, splices)
+        return True
 
     # -- public ------------------------------------------------------------------------------------
 
@@ -148,6 +163,8 @@ class ValueScanner:
 
     def _remedy(self, where: int) -> bool:
         """Try one way to make the scan text acceptable to the C scanner at error offset ``where``."""
+        if self._take_inherited():
+            return True
         text = self.scan_text
         if where < 0 or where >= len(text):
             return False
@@ -174,10 +191,8 @@ class ValueScanner:
             return False
         # one pass over the whole text: blank every comment, turn trailing-comma candidates into TABs
         self.prepared = True
-        if self.dialect.comments:
-            text = blank_comments(text)
-        commas = trailing_comma_positions(text) if self.dialect.trailing_commas else []
-        commas = [pos for pos in commas if pos not in self.commas_restored]
+        self.scan_text, commas = blank_for_scanner(
+            text, self.dialect.comments, self.dialect.trailing_commas, self.commas_restored
+        )
         self.commas_tabbed.update(commas)
-        self.scan_text = replace_chars(text, commas, "\t")
         return True
