@@ -19,6 +19,9 @@ PathElement = str | int
 JsonPath = Sequence[PathElement]
 
 
+_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters
+
+
 class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
@@ -120,7 +123,11 @@ class JsoncDocument:
         start = skip_gap(text, pos, dialect.comments)
         root: Container | None = None
         if start < len(text) and text[start] in "{[":
-            root = walker.walk(start, validate=True, descend=1, bulk=True)
+            # a big text: locate the second level while validating it (an edit usually goes there, and
+            # locating it later would scan it again); a small one: validate each top-level value in one
+            # C call and leave the walking to the edit
+            descend = 1 if len(text) > _WALK_SECOND_LEVEL_FROM else 0
+            root = walker.walk(start, validate=True, descend=descend, bulk=True)
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)
