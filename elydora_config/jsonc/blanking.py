@@ -77,15 +77,52 @@ _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 def blank_for_scanner(text: str, comments: bool, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
     """``text`` with its comments blanked (if ``comments``) and its trailing-comma candidates (if ``commas``,
     except the offsets in ``keep``) turned into TABs, and the offsets of those TABs."""
-    dense = comments and _is_dense(text)
-    spans = comment_spans(text) if comments and not dense else []
-    if dense:
-        text = blank_comments(text)
-    found = trailing_comma_candidates(text, spans) if commas else []
-    found = [pos for pos in found if pos not in keep]
-    if dense:
-        return replace_chars(text, found, "\t"), found
+    if comments and _is_dense(text):
+        return _blank_dense(text, commas, keep)
+    spans = comment_spans(text) if comments else []
+    found = [pos for pos in trailing_comma_candidates(text, spans) if pos not in keep] if commas else []
     return blank(text, spans, found), found
+
+
+_DENSE_CHUNK = 1 << 18  # characters split at a time: the pieces of one chunk are all that exist at once
+
+
+def _blank_dense(text: str, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
+    """Dense comments: :func:`blank_comments` chunk by chunk, chunks ending after a line break.
+
+    A line break is outside any string of a valid text; a chunk that ends inside a block comment is
+    extended past its end.  (In an invalid text, a string holding a line break, the C scanner stops at that
+    line break before reaching anything blanked wrongly after it.)  A trailing comma whose bracket lies in
+    the next chunk is left to the scanner's remedy.
+    """
+    out: list[str] = []
+    found: list[int] = []
+    pos, n = 0, len(text)
+    while pos < n:
+        end = text.find("\n", pos + _DENSE_CHUNK) + 1 or n
+        while True:
+            blanked, open_comment = _blank_chunk(text[pos:end])
+            if not open_comment or end == n:
+                break
+            close = text.find("*/", end)
+            end = n if close < 0 else (text.find("\n", close) + 1 or n)
+        if commas:
+            here = [at for at in trailing_comma_candidates(blanked, []) if at + pos not in keep]
+            blanked = replace_chars(blanked, here, "\t")
+            found.extend(at + pos for at in here)
+        out.append(blanked)
+        pos = end
+    return "".join(out), found
+
+
+def _blank_chunk(chunk: str) -> tuple[str, bool]:
+    """The chunk blanked, and whether it ends inside an unterminated block comment."""
+    assert _SPLIT_RE is not None
+    pieces = _SPLIT_RE.split(chunk)
+    # the last comment, or the empty one at the end of the text that may follow it
+    tail = pieces[-5::3] if len(pieces) >= 5 else pieces[-2:-1]
+    open_comment = any(c.startswith("/*") and not (len(c) >= 4 and c.endswith("*/")) for c in tail)
+    return _join_blanked(pieces), open_comment
 
 
 def _is_dense(text: str) -> bool:
@@ -101,7 +138,11 @@ def blank_comments(text: str) -> str:
     """
     if _SPLIT_RE is None:  # Python 3.10: no possessive quantifiers; examine the candidates one by one
         return blank(text, comment_spans(text), [])
-    pieces = _SPLIT_RE.split(text)
+    return _join_blanked(_SPLIT_RE.split(text))
+
+
+def _join_blanked(pieces: list[str]) -> str:
+    """Rejoin the pieces of a split, each comment turned into spaces by one translation of them all."""
     comments = pieces[2::3]
     blob = "".join(comments).encode("utf-8", "surrogatepass")
     blanked = blob.translate(_BLANK_TABLE, _CONTINUATION_BYTES).decode("ascii")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from jsonc_testkit import oracle_loads
@@ -230,3 +231,23 @@ def test_to_bytes_of_a_wide_text_is_its_utf8() -> None:
     value = {"k": ["\u65e5\u672c caf\u00e9 \U0001f600" * 10] * 2000}
     doc = JsoncDocument.parse(json.dumps(value, ensure_ascii=False), STRICT_JSON)
     assert doc.to_bytes() == doc.text.encode("utf-8")
+
+
+def test_dense_blanking_by_chunks_carries_block_comments_across_chunk_ends() -> None:
+    from elydora_config.jsonc import blanking
+
+    rnd = random.Random(7)
+    lines = []
+    for i in range(30_000):
+        if rnd.random() < 0.3:
+            lines.append(f'  "k{i}": [1, /* multi\n line {i} "q" */ 2,], // c')
+        else:
+            lines.append(f'  "k{i}": "a//b", // c{i} /*')
+    text = "{\n" + "\n".join(lines) + '\n  "end": 0\n}'
+    assert len(text) > 2 * blanking._DENSE_CHUNK
+    whole = blank(text, comment_spans(text), [])
+    assert blanking._blank_dense(text, False, set())[0] == whole
+    doc = JsoncDocument.parse(text, JSONC)
+    assert doc.value == oracle_loads(text)
+    doc.set(("k29999",), "edited")
+    assert doc.get(("k29999",)) == "edited"
