@@ -2,8 +2,8 @@
 
 A :class:`Container` is an object or array whose members have been located: for each member the offsets
 of its key, its value and its comma.  Only containers someone needed are walked (the parse walks the top
-two levels; an edit walks the containers on its path); member values in between are skipped by the C
-scanner.  Offsets are absolute indexes into the document text; after an edit :func:`shift` moves those
+level, or two for a big text; an edit walks the containers on its path); member values in between are
+skipped by the C scanner.  Offsets are absolute indexes into the document text; after an edit :func:`shift` moves those
 that follow the edited span.
 """
 
