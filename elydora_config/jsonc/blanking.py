@@ -88,7 +88,11 @@ _DENSE_CHUNK = 1 << 18  # characters split at a time: the pieces of one chunk ar
 
 
 def _blank_dense(text: str, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
-    """Dense comments: :func:`blank_comments` chunk by chunk, chunks ending after a line break.
+    """Dense comments, blanked in a handful of C-level passes per chunk of text (chunks end after a line break).
+
+    No Python code runs per comment: one regex split cuts the chunk into "run outside comments, comment"
+    pairs, one translation turns all comment text into spaces at once, one join rebuilds the chunk; an
+    unterminated block comment is blanked to the end (the scanners then report it from the original).
 
     A line break is outside any string of a valid text; a chunk that ends inside a block comment is
     extended past its end.  (In an invalid text, a string holding a line break, the C scanner stops at that
@@ -127,18 +131,6 @@ def _blank_chunk(chunk: str) -> tuple[str, bool]:
 
 def _is_dense(text: str) -> bool:
     return _SPLIT_RE is not None and (text.count("//") + text.count("/*")) * _CANDIDATE_COST >= len(text)
-
-
-def blank_comments(text: str) -> str:
-    """``text`` with every comment turned into spaces (line breaks kept), in a handful of C-level passes.
-
-    The cost does not grow with the number of comments beyond the C work per piece: one regex split
-    (comments and the runs between them), one translation of all comment text at once, one join.  An
-    unterminated block comment is blanked to the end (the scanners then report it from the original).
-    """
-    if _SPLIT_RE is None:  # Python 3.10: no possessive quantifiers; examine the candidates one by one
-        return blank(text, comment_spans(text), [])
-    return _join_blanked(_SPLIT_RE.split(text))
 
 
 def _join_blanked(pieces: list[str]) -> str:
