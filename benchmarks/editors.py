@@ -1,15 +1,23 @@
 """Benchmarks of the JSON/JSONC editor (``python -m benchmarks.editors`` from the project root).
 
-An *edit* is: decode the bytes, parse and validate the whole text, locate the path, splice the new value
-in and validate the result (the edited container is re-walked; the new value is re-scanned).  Every
-ratio compares with ``json.loads`` of the same bytes measured in the same run, interleaved with the edit
-so that machine noise hits both alike.  For a JSONC file the baseline is ``json.loads`` of the same
-document written without its comments (``json.loads`` cannot read comments).
+An *edit* is one ``set``, bytes in and bytes out: decode the UTF-8 bytes, parse and validate the whole text,
+locate the path, splice the new value in, validate the result and encode it (``to_bytes``).  Each shape is
+measured three ways, all in the same run:
 
-The documents are generated: a ``.claude.json``-like shape (a few top-level settings and a big
-``projects`` map whose entries hold prompt histories), pretty-printed with two spaces, non-ASCII text
-included.  The JSONC variant adds line comments, block comments (with quotes and slashes inside) and
-trailing commas at every depth.  The edit sets one value inside a project in the middle of the map.
+* against ``json.loads`` of the same document without its comments (the *comment-free twin*; for plain
+  JSON the same bytes), interleaved round by round so that machine noise hits both alike (goal <= 3x);
+* against VS Code's ``jsonc-parser`` doing the same edit under node (``modify`` + ``applyEdits``, bytes in
+  and out, see ``benchmarks/node/``), when ``node`` and ``npm`` exist (goal: faster, <= 1x).  The package
+  is installed from the lock file into a cache directory outside the repository
+  (``$ELYDORA_BENCH_CACHE``, default ``~/.cache/elydora-benchmarks``);
+* the peak Python allocation of one edit against the size of the input (goal <= 4x; ``json.loads``'s own
+  peak rides along).
+
+The documents are generated: a ``.claude.json``-like shape (a few top-level settings and a big ``projects``
+map whose entries hold prompt histories), pretty-printed with two spaces, non-ASCII text included.  The
+sparse JSONC variant adds line comments, block comments (with quotes and slashes inside) and trailing
+commas at every depth, one change per ~25 lines; the dense one puts two comments on every line.  The edit
+sets one value inside a project in the middle of the map.  The process exits 1 when a figure misses its goal.
 """
 
 from __future__ import annotations
@@ -17,8 +25,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from benchmarks import harness
@@ -27,6 +40,11 @@ from elydora_config.jsonc import JSONC, STRICT_JSON, Dialect, JsoncDocument
 MB = 1 << 20
 WORDS = ["fix", "the", "bug", "in", "parser", "please", "add", "tests", "refactor", "config"]
 WORDS += ["caf\u00e9", "\u65e5\u672c"]  # non-ASCII text, as in real prompt histories
+SPEED_GOAL = 3.0  # edit / json.loads of the comment-free twin
+NODE_GOAL = 1.0  # edit / jsonc-parser
+MEMORY_GOAL = 4.0  # peak allocation of an edit / input bytes
+NODE_DIR = Path(__file__).resolve().parent / "node"
+ROUNDS = 3  # alternations between our process and node per shape
 
 
 def claude_like(target_bytes: int, seed: int = 1) -> dict[str, Any]:
@@ -86,137 +104,177 @@ def with_comments(plain: str, seed: int = 2) -> str:
     return "\n".join(out)
 
 
+def with_dense_comments(plain: str) -> str:
+    """Two comments on every line of pretty-printed JSON: a block comment before the token, a line comment after."""
+    out = []
+    for i, line in enumerate(plain.split("\n")):
+        stripped = line.lstrip()
+        indent = line[: len(line) - len(stripped)]
+        out.append(f'{indent}/* {i % 97} "q" */ {stripped} // n{i} http://x/y')
+    return "\n".join(out)
+
+
 def middle_path(value: dict[str, Any]) -> tuple[str, ...]:
     keys = list(value["projects"])
     return ("projects", keys[len(keys) // 2], "hasTrustDialogAccepted")
 
 
-def edit_once(data: bytes, dialect: Dialect, path: tuple[str, ...]) -> JsoncDocument:
+def edit_once(data: bytes, dialect: Dialect, path: tuple[str, ...]) -> bytes:
     doc = JsoncDocument.parse_bytes(data, dialect)
     doc.set(path, "edited")
-    return doc
+    return doc.to_bytes()
 
 
-def durable_write(path: str, data: bytes) -> None:
-    try:
-        from elydora_config.files import write_atomic
-    except ImportError:  # pragma: no cover - the files module ships with the library
-        tmp = path + ".tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        return
-    write_atomic(path, data)
+# -- jsonc-parser under node -----------------------------------------------------------------------
 
 
-def bench_edit(name: str, data: bytes, baseline: bytes, dialect: Dialect, goal: float, repeat: int) -> None:
-    path = middle_path(json.loads(baseline))
+def _node_modules() -> Path | None:
+    """``node_modules`` holding the locked ``jsonc-parser`` (installed on first use), or None without node."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        return None
+    cache = Path(os.environ.get("ELYDORA_BENCH_CACHE", Path.home() / ".cache" / "elydora-benchmarks")) / "node"
+    lock = (NODE_DIR / "package-lock.json").read_bytes()
+    stamp = cache / "installed-lock.json"
+    if not (stamp.exists() and stamp.read_bytes() == lock and (cache / "node_modules" / "jsonc-parser").is_dir()):
+        cache.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(NODE_DIR / name, cache / name)
+        done = subprocess.run(
+            [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=cache, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            print(f"npm ci failed, jsonc-parser figures skipped: {done.stderr.strip()[-300:]}", flush=True)
+            return None
+        stamp.write_bytes(lock)
+    return cache / "node_modules"
+
+
+def node_time(modules: Path, data: bytes, path: tuple[str, ...], repeat: int) -> float:
+    with tempfile.TemporaryDirectory(prefix="elydora-bench-node-") as tmp:
+        source = Path(tmp) / "input.json"
+        source.write_bytes(data)
+        argv = ["node", str(NODE_DIR / "jsonc_edit.mjs"), str(modules), str(source), json.dumps(path)]
+        done = subprocess.run([*argv, str(repeat), "5"], capture_output=True, text=True, check=True)
+    samples: list[float] = json.loads(done.stdout)
+    return statistics.median(samples)
+
+
+# -- figures ---------------------------------------------------------------------------------------
+
+
+def bench_shape(name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: int, modules: Path | None) -> None:
+    path = middle_path(json.loads(twin))
     result = edit_once(data, dialect, path)
-    assert result.get(path) == "edited" and result.to_bytes() != data
-    times = harness.interleaved_times(
-        {"edit": lambda: edit_once(data, dialect, path), "loads": lambda: json.loads(baseline)}, repeat=repeat
-    )
-    harness.report(
-        harness.Figure(
-            name, times["edit"], "s", "json.loads", times["loads"], goal=goal, extra={"MB": f"{len(data) / MB:.2f}"}
-        )
-    )
-
-
-def bench_small(data: bytes, repeat: int) -> None:
-    path = middle_path(_plain(data))
-    seconds = harness.median_time(lambda: edit_once(data, JSONC, path), repeat=repeat)
-    harness.report(
-        harness.Figure(
-            "20 KB JSONC edit", seconds, "s", goal=0.002, goal_kind="absolute", extra={"KB": f"{len(data) / 1024:.1f}"}
-        )
-    )
-
-
-def _plain(data: bytes) -> dict[str, Any]:
-    value = JsoncDocument.parse_bytes(data, JSONC).value
-    assert isinstance(value, dict)
-    return value
-
-
-def bench_huge(megabytes: int, repeat: int) -> None:
-    value = claude_like(megabytes * MB, seed=7)
-    data = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
-    path = middle_path(value)
-    del value
-    with tempfile.TemporaryDirectory(prefix="elydora-bench-") as tmp:
-        target = os.path.join(tmp, ".claude.json")
-        with open(target, "wb") as fh:
-            fh.write(data)
-
-        def edit_and_write() -> None:
-            doc = edit_once(data, STRICT_JSON, path)
-            durable_write(target, doc.to_bytes())
-
+    assert JsoncDocument.parse_bytes(result, dialect).get(path) == "edited" and result != data
+    size = {"MB": f"{len(data) / MB:.2f}"}
+    # Rounds alternate between this process (edit and json.loads, interleaved) and node, so that a
+    # change in machine load hits both sides of the jsonc-parser ratio; each figure is a median of rounds.
+    rounds: dict[str, list[float]] = {"edit": [], "loads": [], "node": []}
+    for _ in range(ROUNDS):
         times = harness.interleaved_times(
-            {"edit": edit_and_write, "loads": lambda: json.loads(data)}, repeat=repeat, warmup=1
+            {"edit": lambda: edit_once(data, dialect, path), "loads": lambda: json.loads(twin)},
+            repeat=repeat,
+            warmup=1,
         )
-        with open(target, "rb") as fh:
-            assert JsoncDocument.parse_bytes(fh.read(), STRICT_JSON).get(path) == "edited"
+        rounds["edit"].append(times["edit"])
+        rounds["loads"].append(times["loads"])
+        if modules is not None:
+            rounds["node"].append(node_time(modules, data, path, repeat))
+    edit, loads = statistics.median(rounds["edit"]), statistics.median(rounds["loads"])
     harness.report(
         harness.Figure(
-            f"{megabytes} MB .claude.json-like JSON edit + durable write",
-            times["edit"],
+            f"{name}: edit",
+            edit,
             "s",
-            "json.loads",
-            times["loads"],
-            goal=1.0,
-            extra={"MB": f"{len(data) / MB:.1f}"},
+            "json.loads of the comment-free twin",
+            loads,
+            goal=SPEED_GOAL,
+            extra=size,
         )
     )
-    memory(f"{megabytes} MB JSON edit", data, STRICT_JSON, path)
-
-
-def memory(name: str, data: bytes, dialect: Dialect, path: tuple[str, ...], baseline: bytes | None = None) -> None:
-    """Peak Python allocation of one edit (and of ``json.loads``) per MB of input."""
-    mb = len(data) / MB
-    peak = harness.peak_memory(lambda: edit_once(data, dialect, path).to_bytes())
-    loads_peak = harness.peak_memory(lambda: json.loads(baseline if baseline is not None else data))
+    if modules is not None:
+        harness.report(
+            harness.Figure(
+                f"{name}: edit vs jsonc-parser",
+                edit,
+                "s",
+                "jsonc-parser modify+applyEdits (node)",
+                statistics.median(rounds["node"]),
+                goal=NODE_GOAL,
+            )
+        )
+    peak = harness.peak_memory(lambda: edit_once(data, dialect, path))
+    loads_peak = harness.peak_memory(lambda: json.loads(twin))
     harness.report(
         harness.Figure(
-            f"{name}: peak memory per MB of input",
-            peak / MB / mb,
-            "MB/MB",
-            "json.loads",
-            loads_peak / MB / mb,
+            f"{name}: peak memory of an edit",
+            peak / MB,
+            "MiB",
+            "input size",
+            len(data) / MB,
+            goal=MEMORY_GOAL,
+            extra={"json.loads_peak_x": f"{loads_peak / len(twin):.2f}"},
         )
     )
+
+
+def shapes(quick: bool) -> list[tuple[str, Callable[[], tuple[bytes, bytes, Dialect]], int]]:
+    """(name, maker of (data, comment-free twin, dialect), repeat) for every shape, built one at a time."""
+
+    def small() -> tuple[bytes, bytes, Dialect]:
+        plain = json.dumps(claude_like(20 * 1024, seed=3), indent=2, ensure_ascii=False)
+        return with_comments(plain, seed=4).encode("utf-8"), plain.encode("utf-8"), JSONC
+
+    def two_mb(kind: str) -> Callable[[], tuple[bytes, bytes, Dialect]]:
+        def make() -> tuple[bytes, bytes, Dialect]:
+            plain = json.dumps(claude_like(2 * MB), indent=2, ensure_ascii=False)
+            if kind == "plain":
+                return plain.encode("utf-8"), plain.encode("utf-8"), STRICT_JSON
+            text = with_comments(plain) if kind == "sparse" else with_dense_comments(plain)
+            return text.encode("utf-8"), plain.encode("utf-8"), JSONC
+
+        return make
+
+    big = 8 if quick else 64
+
+    def huge() -> tuple[bytes, bytes, Dialect]:
+        data = json.dumps(claude_like(big * MB, seed=7), indent=2, ensure_ascii=False).encode("utf-8")
+        return data, data, STRICT_JSON
+
+    scale = 1 if quick else 2  # repeats per round (three rounds)
+    return [
+        ("20 KB JSONC settings", small, 51 * scale),
+        ("2 MB JSONC, a comment every ~25 lines", two_mb("sparse"), 5 * scale),
+        ("2 MB JSONC, two comments on every line", two_mb("dense"), 5 * scale),
+        ("2 MB plain JSON", two_mb("plain"), 5 * scale),
+        (f"{big} MB plain JSON", huge, 1 if quick else 2),
+    ]
 
 
 def main() -> None:
     quick = "--quick" in sys.argv
     print(f"python {sys.version.split()[0]}, {'quick' if quick else 'full'} run", flush=True)
-    value = claude_like(2 * MB)
-    plain = json.dumps(value, indent=2, ensure_ascii=False)
-    jsonc = with_comments(plain)
-    plain_bytes, jsonc_bytes = plain.encode("utf-8"), jsonc.encode("utf-8")
-    assert JsoncDocument.parse(jsonc, JSONC).value == value
-    repeat = 7 if quick else 21
-    bench_edit("2 MB JSONC edit", jsonc_bytes, plain_bytes, JSONC, 3.0, repeat)
-    bench_edit("2 MB plain JSON edit", plain_bytes, plain_bytes, STRICT_JSON, 1.0, repeat)
-
-    small_value = claude_like(20 * 1024, seed=3)
-    small = with_comments(json.dumps(small_value, indent=2, ensure_ascii=False), seed=4).encode("utf-8")
-    bench_small(small, 51 if quick else 201)
-
-    memory("2 MB JSONC edit", jsonc_bytes, JSONC, middle_path(value), plain_bytes)
-    memory("2 MB plain JSON edit", plain_bytes, STRICT_JSON, middle_path(value))
-    bench_huge(8 if quick else 64, 3 if quick else 5)
-
-    try:
-        from benchmarks import editors_toml
-    except ImportError:
-        print("benchmarks.editors_toml not available: TOML figures skipped", flush=True)
-    else:
-        editors_toml.run()
+    modules = _node_modules()
+    if modules is None:
+        print("node/npm not found: jsonc-parser figures skipped", flush=True)
+    for name, make, repeat in shapes(quick):
+        data, twin, dialect = make()
+        assert JsoncDocument.parse_bytes(data, dialect).value == json.loads(twin)
+        bench_shape(name, data, twin, dialect, repeat, modules)
+        del data, twin
+    if "--json-only" not in sys.argv:
+        try:
+            from benchmarks import editors_toml
+        except ImportError:
+            print("benchmarks.editors_toml not available: TOML figures skipped", flush=True)
+        else:
+            editors_toml.run()
     harness.dump_json()
+    missed = [fig.name for fig in harness.RESULTS if fig.met is False]
+    if missed:
+        print(f"{len(missed)} figure(s) missed their goal: {'; '.join(missed)}", flush=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -12,11 +12,14 @@ from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
 from .fast_scan import ValueScanner
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
-from .lexical import line_indent, skip_gap, starts_line
+from .lexical import encode_utf8, line_indent, skip_gap, splice_text, starts_line
 from .located import Container, Member, Walker, shift
 
 PathElement = str | int
 JsonPath = Sequence[PathElement]
+
+
+_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters
 
 
 class _Missing:
@@ -47,14 +50,7 @@ class Edit:
 
     def apply(self, text: str) -> str:
         """The text after this edit, given the text before it."""
-        pieces: list[str] = []
-        prev = 0
-        for splice in self.splices:
-            pieces.append(text[prev : splice.start])
-            pieces.append(splice.new)
-            prev = splice.end
-        pieces.append(text[prev:])
-        return "".join(pieces)
+        return splice_text(text, [(s.start, s.end, s.new) for s in self.splices])
 
     def revert(self, text: str) -> str:
         """The text before this edit, given the text after it."""
@@ -143,7 +139,11 @@ class JsoncDocument:
         start = skip_gap(text, pos, dialect.comments)
         root: Container | None = None
         if start < len(text) and text[start] in "{[":
-            root = walker.walk(start, validate=True, descend=1, bulk=True)
+            # a big text: locate the second level while validating it (an edit usually goes there, and
+            # locating it later would scan it again); a small one: validate each top-level value in one
+            # C call and leave the walking to the edit
+            descend = 1 if len(text) > _WALK_SECOND_LEVEL_FROM else 0
+            root = walker.walk(start, validate=True, descend=descend, bulk=True)
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)
@@ -181,7 +181,7 @@ class JsoncDocument:
 
     def to_bytes(self) -> bytes:
         """The current text as UTF-8."""
-        return self._text.encode("utf-8")
+        return encode_utf8(self._text)
 
     @property
     def value(self) -> Any:
@@ -376,6 +376,7 @@ class JsoncDocument:
             if not touched:
                 known[member.value_start + moved] = (member.value_end + moved, member.node)
         scanner = ValueScanner(new_text, self._dialect, self._path)
+        scanner.carry_over(self._scanner, plan)
         walker = Walker(new_text, self._dialect, scanner, self._path)
         try:
             rebuilt = walker.walk(container.start, validate=True, known=known)

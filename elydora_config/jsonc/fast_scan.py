@@ -7,6 +7,8 @@ over the whole text (see :mod:`.blanking`) and tries again; anything still refus
 :class:`.ReferenceScanner`, which either raises the precise error or (deep nesting, huge integers) scans
 the value itself.
 
+A wide container is validated in one call from its opening bracket (see :mod:`.located`).
+
 Duplicate keys: the validating C scanner calls :func:`_check_pairs` on each object's ``(key, value)`` pairs;
 objects with fewer than two members cost one length test, the others one ``dict(pairs)`` in C.  The hook
 returns ``None`` (validation needs no values), which also spares building the discarded dicts.
@@ -15,14 +17,14 @@ returns ``None`` (validation needs no values), which also spares building the di
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from json.scanner import make_scanner
 from typing import Any, NoReturn
 
 from ..errors import PathLike
-from .blanking import blank, comment_spans, replace_chars, trailing_comma_candidates
+from .blanking import blank_for_scanner, replace_chars
 from .dialect import Dialect
-from .lexical import scanstring
+from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
 
 ScanOnce = Callable[[str, int], tuple[Any, int]]
@@ -55,6 +57,30 @@ def _decoder(hook: Callable[[list[tuple[str, Any]]], Any] | None) -> ScanOnce:
     return make_scanner(decoder)  # type: ignore[arg-type]
 
 
+# The scanners keep no state between calls (the C scanner clears its key memo after each), so one of each
+# serves every document.
+_VALIDATING = _decoder(_check_pairs)
+_VALIDATING_WITH_DUPLICATES = _decoder(len)
+_SKIPPING = _VALIDATING_WITH_DUPLICATES  # ``len`` as the hook: no dict per object, only the scan
+_BUILDING = _decoder(None)
+
+
+def _moved(pos: int, splices: Sequence[tuple[int, int, str]]) -> int | None:
+    """Where ``pos`` lands after ``splices`` (sorted, offsets on the old text); ``None`` if one replaced it."""
+    delta = 0
+    for start, end, new in splices:
+        if pos < start:
+            break
+        if pos < end:
+            return None
+        delta += len(new) - (end - start)
+    return pos + delta
+
+
+def _shifted(positions: set[int], splices: Sequence[tuple[int, int, str]]) -> set[int]:
+    return {moved for moved in (_moved(pos, splices) for pos in positions) if moved is not None}
+
+
 class ValueScanner:
     """Value scanning over one version of a document's text (offsets are shared with the original)."""
 
@@ -66,12 +92,38 @@ class ValueScanner:
         self.prepared = False  # comments blanked and trailing-comma candidates tabbed
         self.commas_tabbed: set[int] = set()
         self.commas_restored: set[int] = set()  # found inside strings: never to be tabbed again
-        self.validating: ScanOnce = _decoder(len if dialect.duplicate_keys else _check_pairs)
-        self.outer_pairs: list[tuple[str, Any]] = []
-        self.validating_keep: ScanOnce = _decoder(self._check_and_keep)
-        self.skipping: ScanOnce = _decoder(len)
-        self.building: ScanOnce = _decoder(None)
+        # the blanked text of an earlier version and the splices made since (see carry_over)
+        self.inherited: tuple[str, set[int], set[int], list[Sequence[tuple[int, int, str]]]] | None = None
+        self.validating: ScanOnce = _VALIDATING_WITH_DUPLICATES if dialect.duplicate_keys else _VALIDATING
+        self.skipping: ScanOnce = _SKIPPING
+        self.building: ScanOnce = _BUILDING
         self.reference = ReferenceScanner(text, dialect, path)
+
+    def carry_over(self, before: ValueScanner, splices: Sequence[tuple[int, int, str]]) -> None:
+        """Inherit the blanking of ``before`` (the scanner of the text these splices were made on), lazily.
+
+        The spliced-in text is new JSON written by us (no comments); the rest keeps its blanked form and
+        its tabbed commas, shifted.  Nothing is copied until this scanner first needs the blanked text
+        (most edits never do: the re-walk skips the members it did not touch); a trailing comma in the new
+        text is found by the remedy as usual.
+        """
+        if before.prepared:
+            self.inherited = (before.scan_text, before.commas_tabbed, before.commas_restored, [splices])
+        elif before.inherited is not None:
+            base, tabbed, restored, batches = before.inherited
+            self.inherited = (base, tabbed, restored, [*batches, splices])
+
+    def _take_inherited(self) -> bool:
+        if self.inherited is None:
+            return False
+        text, tabbed, restored, batches = self.inherited
+        self.inherited = None
+        for splices in batches:
+            text = splice_text(text, splices)
+            tabbed, restored = _shifted(tabbed, splices), _shifted(restored, splices)
+        self.scan_text, self.commas_tabbed, self.commas_restored = text, tabbed, restored
+        self.prepared = True
+        return True
 
     # -- public ------------------------------------------------------------------------------------
 
@@ -82,36 +134,6 @@ class ValueScanner:
             return scan(self.scan_text, pos)[1]
         except (StopIteration, ValueError, RecursionError) as exc:
             return self.recover(pos, exc, scan)[1]
-
-    def bulk_end(self, pos: int, opener: str, keys: set[str]) -> int | None:
-        """Validate the rest of a container in one C call; ``pos`` is the start of a member (not the first).
-
-        The members from ``pos`` on are scanned as if they formed a container of their own (a copy of
-        the text from ``pos`` behind ``opener``); for an object, their keys must not repeat ``keys``.
-        Returns the container's end offset, or ``None`` when the caller should walk member by member.
-        """
-        for _ in range(3):
-            copy = opener + self.scan_text[pos:]
-            try:
-                end = self.validating_keep(copy, 0)[1]
-            except (StopIteration, ValueError, RecursionError) as exc:
-                where = _error_offset(exc)
-                if where < 0 or not self._remedy(pos + where - 1):
-                    return None
-                continue
-            if (
-                opener == "{"
-                and not self.dialect.duplicate_keys
-                and not keys.isdisjoint(key for key, _ in self.outer_pairs)
-            ):
-                return None
-            return pos + end - 1
-        return None
-
-    def _check_and_keep(self, pairs: list[tuple[str, Any]]) -> None:
-        if not self.dialect.duplicate_keys:
-            _check_pairs(pairs)
-        self.outer_pairs = pairs  # the last object completed is the outermost one
 
     def key(self, pos: int) -> tuple[str, int]:
         """The string at ``pos`` (an opening quote) and its end; ``ValueError`` if it is malformed."""
@@ -142,6 +164,8 @@ class ValueScanner:
 
     def _remedy(self, where: int) -> bool:
         """Try one way to make the scan text acceptable to the C scanner at error offset ``where``."""
+        if self._take_inherited():
+            return True
         text = self.scan_text
         if where < 0 or where >= len(text):
             return False
@@ -168,9 +192,8 @@ class ValueScanner:
             return False
         # one pass over the whole text: blank every comment, turn trailing-comma candidates into TABs
         self.prepared = True
-        spans = comment_spans(text) if self.dialect.comments else []
-        commas = trailing_comma_candidates(text, spans) if self.dialect.trailing_commas else []
-        commas = [pos for pos in commas if pos not in self.commas_restored]
+        self.scan_text, commas = blank_for_scanner(
+            text, self.dialect.comments, self.dialect.trailing_commas, self.commas_restored
+        )
         self.commas_tabbed.update(commas)
-        self.scan_text = blank(text, spans, commas)
         return True

@@ -6,8 +6,9 @@ whitespace (space, tab, LF, CR) and, in JSONC, ``//`` line comments and ``/* */`
 
 from __future__ import annotations
 
+import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from json import decoder as _json_decoder
 
 scanstring: Callable[[str, int, bool], tuple[str, int]] = _json_decoder.scanstring  # type: ignore[attr-defined]
@@ -119,3 +120,50 @@ def tail_end(text: str, value_end: int, comma: int | None) -> tuple[int, bool]:
                 return last, False
             continue
         return last, False
+
+
+_UNIQUE_CONTEXT = (64, 4096, 262144)
+
+
+def splice_text(text: str, splices: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with the (sorted, non-overlapping) splices made, allocating only the result.
+
+    Slicing the untouched head and tail and joining them would copy the file twice; instead the region
+    from the first splice to the last, widened backwards until it is the first occurrence of its text, is
+    replaced with ``str.replace(..., 1)``, which builds the result in one allocation.
+    """
+    if not splices:
+        return text
+    first, last = splices[0][0], splices[-1][1]
+    for context in _UNIQUE_CONTEXT:
+        begin = max(first - context, 0)
+        region = text[begin:last]
+        if begin == 0 or text.find(region) == begin:
+            break
+    else:
+        begin = 0
+        region = text[:last]
+    pieces = []
+    prev = begin
+    for start, end, new in splices:
+        pieces.append(text[prev:start])
+        pieces.append(new)
+        prev = end
+    return text.replace(region, "".join(pieces), 1)
+
+
+_ENCODE_CHUNK = 1 << 16
+
+
+def encode_utf8(text: str) -> bytes:
+    """``text.encode("utf-8")`` without its transient buffer of up to four bytes per character.
+
+    The encoder sizes its buffer for the widest case before shrinking it; encoding chunk by chunk into a
+    ``BytesIO`` (whose buffer ``getvalue`` hands over without a copy) keeps the peak near the result's size.
+    """
+    if len(text) <= _ENCODE_CHUNK or text.isascii():
+        return text.encode("utf-8")
+    out = io.BytesIO()
+    for start in range(0, len(text), _ENCODE_CHUNK):
+        out.write(text[start : start + _ENCODE_CHUNK].encode("utf-8"))
+    return out.getvalue()

@@ -2,8 +2,8 @@
 
 A :class:`Container` is an object or array whose members have been located: for each member the offsets
 of its key, its value and its comma.  Only containers someone needed are walked (the parse walks the top
-two levels; an edit walks the containers on its path); member values in between are skipped by the C
-scanner.  Offsets are absolute indexes into the document text; after an edit :func:`shift` moves those
+level, or two for a big text; an edit walks the containers on its path); member values in between are
+skipped by the C scanner.  Offsets are absolute indexes into the document text; after an edit :func:`shift` moves those
 that follow the edited span.
 """
 
@@ -160,9 +160,8 @@ class Walker:
             if pos < n and text[pos] == closer:
                 return Container(start, pos + 1, is_object, members)
             if bulk and len(members) == _BULK_PROBE and pos - start < _BULK_PROBE * _BULK_MEMBER_SIZE:
-                end = self.scanner.bulk_end(pos, "{" if is_object else "[", seen)
-                if end is not None:
-                    return Container(start, end, is_object, members, complete=False)
+                # validate the whole container in one C call (the members walked so far again, no copy)
+                return Container(start, self.scanner.end(start, validate), is_object, members, complete=False)
 
 
 def shift(container: Container, threshold: int, delta: int, skip: Container | None = None) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import sys
 
 import pytest
 from jsonc_testkit import oracle_loads
@@ -13,6 +15,8 @@ from elydora_config.jsonc.blanking import blank, comment_spans, trailing_comma_c
 from elydora_config.jsonc.diagnostics import line_and_column
 from elydora_config.jsonc.fast_scan import ValueScanner
 from elydora_config.jsonc.reference_scanner import ReferenceScanner
+
+_NEEDS_POSSESSIVE = pytest.mark.skipif(sys.version_info < (3, 11), reason="the dense path needs Python 3.11 regexes")
 
 
 def test_comment_spans_skip_strings_that_look_like_comments() -> None:
@@ -174,3 +178,82 @@ def test_a_huge_integer_is_refused_by_both_scanners_alike() -> None:
     text = "[" + "9" * 5000 + "]"
     with pytest.raises(MalformedConfigError, match="too many digits"):
         JsoncDocument.parse(text, STRICT_JSON)
+
+
+@_NEEDS_POSSESSIVE
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"u": "http://x//y", "c": "/* no */", /* yes */ "d": 1 // tail "quoted\n}',
+        '["a\\"//b", /* one\n two " */ 1, "\\\\" // end\n]',
+        "[1, /* caf\u00e9 \u65e5 \U0001f600 */ 2] // \u65e5\r\n",
+        "// only a comment\n" * 50 + "[1]",
+        '[1, "/*", 2] /* a */ /* b */ // c /* d',
+    ],
+)
+def test_dense_blanking_agrees_with_the_candidate_by_candidate_one(text: str) -> None:
+    from elydora_config.jsonc.blanking import _blank_dense
+
+    expected = blank(text, comment_spans(text), [])
+    assert _blank_dense(text, False, set())[0] == expected
+    assert len(_blank_dense(text * 3, False, set())[0]) == len(text) * 3
+
+
+@_NEEDS_POSSESSIVE
+def test_dense_blanking_takes_an_unterminated_block_comment_to_the_end() -> None:
+    from elydora_config.jsonc.blanking import _blank_dense
+
+    assert _blank_dense('[1, "//" /* open\n', False, set())[0] == '[1, "//"        \n'
+    with pytest.raises(MalformedConfigError, match="unterminated block comment"):
+        JsoncDocument.parse("[1, // x\n 2 /* open\n", JSONC)
+
+
+def test_splice_text_replaces_exactly_the_spans_even_when_their_text_repeats() -> None:
+    from elydora_config.jsonc.lexical import splice_text
+
+    text = '{"a": 1, "a2": 1, "b": [1, 1, 1]}' * 3
+    spans = [(len(text) - 3, len(text) - 2, "9"), (len(text) - 2, len(text) - 2, ", 7")]
+    expected = text[: len(text) - 3] + "9" + ", 7" + text[len(text) - 2 :]
+    assert splice_text(text, spans) == expected
+    assert splice_text("x" * 100_000, [(99_000, 99_001, "y")]) == "x" * 99_000 + "y" + "x" * 999
+
+
+def test_an_edit_keeps_the_blanked_scan_text_in_step_with_the_new_text() -> None:
+    text = "{\n" + "\n".join(f'  "k{i}": [1, /* c */ {i},], // n' for i in range(300)) + "\n}"
+    doc = JsoncDocument.parse(text, JSONC)
+    doc.set(("k150",), [1, 2])
+    doc.insert(("k10",), 0, 0)
+    doc.remove(("k299",))
+    assert doc.get(("k150",)) == [1, 2] and doc.get(("k10",)) == [0, 1, 10]
+    assert doc.value == oracle_loads(doc.text)
+    carried = doc._scanner  # white box: the scanner the edits handed on
+    fresh = ValueScanner(doc.text, JSONC)
+    assert fresh.end(0) == len(doc.text) and fresh.prepared and carried.prepared
+    assert carried.scan_text == fresh.scan_text and carried.commas_tabbed == fresh.commas_tabbed
+
+
+def test_to_bytes_of_a_wide_text_is_its_utf8() -> None:
+    value = {"k": ["\u65e5\u672c caf\u00e9 \U0001f600" * 10] * 2000}
+    doc = JsoncDocument.parse(json.dumps(value, ensure_ascii=False), STRICT_JSON)
+    assert doc.to_bytes() == doc.text.encode("utf-8")
+
+
+@_NEEDS_POSSESSIVE
+def test_dense_blanking_by_chunks_carries_block_comments_across_chunk_ends() -> None:
+    from elydora_config.jsonc import blanking
+
+    rnd = random.Random(7)
+    lines = []
+    for i in range(30_000):
+        if rnd.random() < 0.3:
+            lines.append(f'  "k{i}": [1, /* multi\n line {i} "q" */ 2,], // c')
+        else:
+            lines.append(f'  "k{i}": "a//b", // c{i} /*')
+    text = "{\n" + "\n".join(lines) + '\n  "end": 0\n}'
+    assert len(text) > 2 * blanking._DENSE_CHUNK
+    whole = blank(text, comment_spans(text), [])
+    assert blanking._blank_dense(text, False, set())[0] == whole
+    doc = JsoncDocument.parse(text, JSONC)
+    assert doc.value == oracle_loads(text)
+    doc.set(("k29999",), "edited")
+    assert doc.get(("k29999",)) == "edited"
