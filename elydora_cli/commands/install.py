@@ -33,8 +33,8 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, verb: str) -> int:
+    from ..installer import operations
     from ..main import describe_error, exit_code_for
-    from ..providers import operations
 
     ctx = context_from(args)
     providers = selected_providers(args)
@@ -66,7 +66,7 @@ def _run(args: argparse.Namespace, verb: str) -> int:
 
 def _accepting_hook_commands(providers: list[str]) -> list[str]:
     """``--all`` with ``--hook-command``: the providers a supervisor can be configured for (others noted)."""
-    from ..providers.registry import load
+    from ..providers import load
 
     kept = []
     for pid in providers:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..main import UsageError
-from ..providers.context import DEFAULT_TIMEOUT_SECONDS, Context
+from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
 
 MAX_TIMEOUT_SECONDS = 3600
 
@@ -90,7 +90,7 @@ def context_from(args: argparse.Namespace) -> Context:
 
 def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -> list[str]:
     """The provider ids named on the command line (``--all``: every implemented one)."""
-    from ..providers.registry import implemented_ids, load
+    from ..providers import implemented_ids, load
 
     if getattr(args, "all", False):
         if args.providers:

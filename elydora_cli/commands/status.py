@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
 def _one(pid: str, ctx: Any) -> dict[str, Any]:
     from elydora_config.errors import ConfigError
 
-    from ..providers import operations
+    from ..installer import operations
 
     try:
         st = operations.status(pid, ctx)

@@ -33,7 +33,7 @@ def _line(check: Any, widths: tuple[int, int], sources: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..verify import verify
+    from ..installer.verify import verify
 
     ctx = options.context_from(args)
     checks = verify(options.selected_providers(args), ctx)

@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from .base import Finding, Format, Sources, Target
-from .cmdforms import posix_quote
-from .common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
-from .context import RUNTIME_FLAGS, Context
-from .documents import Documents
-from .hookmap import HookMap
-from .jsregex import Pattern, require_compilable
-from .ownership import AUDIT, GUARD, Ref, runtime_argv
-from .schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
+from ..plug.cmdforms import posix_quote
+from ..plug.common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
+from ..plug.context import RUNTIME_FLAGS, Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.jsregex import Pattern, require_compilable
+from ..plug.ownership import AUDIT, GUARD, Ref, runtime_argv
+from ..plug.schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
 
 FACTS = catalog.provider("augment")
 MAX_BYTES = 512 * 1024

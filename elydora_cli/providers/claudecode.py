@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from .base import Finding, Format, Sources, Target
-from .common import (
+from ..plug.common import (
     STATUS_MESSAGES,
     add_hooks,
     catalog_events,
@@ -17,11 +16,12 @@ from .common import (
     remove_hooks,
     validated,
 )
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .schema import (
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.schema import (
     BOOL,
     HTTP_URL,
     NONEMPTY_STR,

@@ -23,11 +23,11 @@ from typing import Any
 from elydora_config.errors import ConfigError, MalformedConfigError
 
 from .. import catalog, identity
-from .base import Finding, Format, Sources, Target
-from .common import RefusedError, catalog_events, refuse_if
-from .context import RUNTIME_FLAGS, Context
-from .documents import Documents
-from .ownership import Ref, script_path
+from ..plug.common import RefusedError, catalog_events, refuse_if
+from ..plug.context import RUNTIME_FLAGS, Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.ownership import Ref, script_path
 
 FACTS = catalog.provider("cline")
 EVENTS = catalog_events(FACTS)

@@ -9,15 +9,23 @@ from typing import Any
 from elydora_config.errors import UnsafePathError
 
 from .. import catalog
-from . import hookmap
-from .base import Finding, Format, Sources, Target
-from .cmdforms import encoded_powershell
-from .common import STATUS_MESSAGES, add_hooks, catalog_events, check_hooks, remove_hooks, shell_command, validated
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, refs_in, runtime_argv
-from .schema import ANY, ANY_HANDLER, MapSchema
+from ..plug import hookmap
+from ..plug.cmdforms import encoded_powershell
+from ..plug.common import (
+    STATUS_MESSAGES,
+    add_hooks,
+    catalog_events,
+    check_hooks,
+    remove_hooks,
+    shell_command,
+    validated,
+)
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, refs_in, runtime_argv
+from ..plug.schema import ANY, ANY_HANDLER, MapSchema
 
 FACTS = catalog.provider("codex")
 DESCRIPTION = "Elydora audit and freeze enforcement"

@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import catalog
-from . import hookfile
-from .base import Sources
-from .cmdforms import powershell_call
-from .common import catalog_events, shell_command
-from .context import Context
-from .hookfile import HookFile
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import ANY_HANDLER, NONNEG_INT, MapSchema
+from ..plug import hookfile
+from ..plug.cmdforms import powershell_call
+from ..plug.common import catalog_events, shell_command
+from ..plug.context import Context
+from ..plug.contract import Sources
+from ..plug.hookfile import HookFile
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import ANY_HANDLER, NONNEG_INT, MapSchema
 
 FACTS = catalog.provider("cursor")
 

@@ -20,19 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from . import hookmap
-from .base import Document, Finding, Format, Sources, Target
-from .cmdforms import powershell_call
-from .common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
-from .context import Context
-from .documents import Documents
-from .hookfile import handlers
-from .hookmap import HookMap
-from .jsregex import group_patterns, require_compilable
-from .layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
+from ..plug import hookmap
+from ..plug.cmdforms import powershell_call
+from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
+from ..plug.context import Context
+from ..plug.contract import Document, Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookfile import handlers
+from ..plug.hookmap import HookMap
+from ..plug.jsregex import group_patterns, require_compilable
+from ..plug.layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
 
 FACTS = catalog.provider("droid")
 HOOKS_JSON, NESTED, LOCAL, SETTINGS = "hooks.json", "hooks/hooks.json", "settings.local.json", "settings.json"

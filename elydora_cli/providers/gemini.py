@@ -6,15 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from . import common
-from .base import Finding, Format, Sources, Target
-from .cmdforms import encoded_powershell
-from .common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, refs_in, runtime_argv
-from .schema import (
+from ..plug import common
+from ..plug.cmdforms import encoded_powershell
+from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, refs_in, runtime_argv
+from ..plug.schema import (
     BOOL,
     NONEMPTY_STR,
     NONNEG_NUMBER,

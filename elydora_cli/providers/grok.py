@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import catalog
-from . import hookfile
-from .base import Sources
-from .cmdforms import encoded_powershell
-from .common import RefusedError, catalog_events, shell_command
-from .context import Context
-from .hookfile import HookFile
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import NONEMPTY_STR, NONNEG_INT, STR, STR_MAP, HandlerSchema, MapSchema, nullable
+from ..plug import hookfile
+from ..plug.cmdforms import encoded_powershell
+from ..plug.common import RefusedError, catalog_events, shell_command
+from ..plug.context import Context
+from ..plug.contract import Sources
+from ..plug.hookfile import HookFile
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import NONEMPTY_STR, NONNEG_INT, STR, STR_MAP, HandlerSchema, MapSchema, nullable
 
 FACTS = catalog.provider("grok")
 SCHEMA = MapSchema(

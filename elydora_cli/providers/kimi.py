@@ -13,13 +13,13 @@ from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
 from ..main import UsageError
-from .base import Finding, Format, Sources, Target
-from .cmdforms import encoded_powershell
-from .common import catalog_events, shell_command
-from .context import Context
-from .documents import Documents
-from .hookmap import timeout_finding
-from .ownership import Ref, refs_in, runtime_argv, supervisor_refs
+from ..plug.cmdforms import encoded_powershell
+from ..plug.common import catalog_events, shell_command
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import timeout_finding
+from ..plug.ownership import Ref, refs_in, runtime_argv, supervisor_refs
 
 FACTS = catalog.provider("kimi")
 EVENTS = catalog_events(FACTS)

@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from . import common, layers
-from .base import Finding, Format, Sources, Target
-from .cmdforms import posix_command, powershell_call
-from .common import RefusedError, add_hooks, catalog_events, check_hooks, remove_hooks, single_target
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, HandlerSchema, MapSchema
+from ..plug import common, layers
+from ..plug.cmdforms import posix_command, powershell_call
+from ..plug.common import RefusedError, add_hooks, catalog_events, check_hooks, remove_hooks, single_target
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, HandlerSchema, MapSchema
 
 FACTS = catalog.provider("letta")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")

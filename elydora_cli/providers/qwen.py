@@ -16,25 +16,28 @@ from typing import Any
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 from .. import catalog
-from . import dotenv, schema
-from .base import Finding, Format, Sources, Target
-from .cmdforms import powershell_call
-from .common import (
-    add_hooks,
-    catalog_events,
-    check_hooks,
-    refuse_if,
-    remove_hooks,
-    shell_command,
+from ..plug import dotenv, schema
+from ..plug.cmdforms import powershell_call
+from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents, parse
+from ..plug.hookmap import HookMap
+from ..plug.jsregex import group_patterns, require_compilable
+from ..plug.layers import Layer, Setting, first_explicit, last_explicit, layer, system_file
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import (
+    BOOL,
+    NONEMPTY_STR,
+    NONNEG_NUMBER,
+    STR,
+    STR_LIST,
+    STR_MAP,
+    HandlerSchema,
+    MapSchema,
+    one_of,
 )
-from .context import Context
-from .documents import Documents, parse
-from .hookmap import HookMap
-from .jsregex import group_patterns, require_compilable
-from .layers import Layer, Setting, first_explicit, last_explicit, layer, system_file
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, STR_LIST, STR_MAP, HandlerSchema, MapSchema, one_of
 
 FACTS = catalog.provider("qwen")
 DIALECT = Format.JSONC_NO_TRAILING_COMMAS

@@ -47,7 +47,7 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
         raise ValueError("the interpreter path must be absolute")
     common = {"AGENT_DIR": directory, "PYTHON": python}
     guard = _render(
-        "guard_template.py",
+        "guard.py",
         facts,
         agent_id,
         python,
@@ -63,7 +63,7 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
         ),
     )
     hook = _render(
-        "hook_template.py",
+        "hook.py",
         facts,
         agent_id,
         python,
@@ -98,7 +98,7 @@ def _launcher(
         "FAILURE_EXIT": mode.failure_exit_code,
         "FAILURE_STDOUT": mode.failure_stdout,
     }
-    return _render("launcher_template.py", facts, agent_id, python, params)
+    return _render("launcher.py", facts, agent_id, python, params)
 
 
 def _deny(facts: catalog.Provider, status: catalog.BlockStatus) -> tuple[bytes, bytes]:
@@ -106,7 +106,7 @@ def _deny(facts: catalog.Provider, status: catalog.BlockStatus) -> tuple[bytes, 
 
 
 def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, params: dict[str, Any]) -> bytes:
-    source = resources.files(__package__).joinpath(template).read_text(encoding="utf-8")
+    source = resources.files(f"{__package__}.templates").joinpath(template).read_text(encoding="utf-8")
     seen: set[str] = set()
 
     def replace(match: re.Match[str]) -> str:

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from elydora_cli import identity
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import Ref
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
 CONFIGS = SHARED / "configs"
@@ -138,7 +138,7 @@ def payload(provider: str, event: str) -> bytes:
 def installed_commands(provider: str, ctx: Context) -> list[tuple[str, str, list[str]]]:
     """(event, role, argv) of every entry of ours in the installed config, read back the way ``elydora verify``
     reads it and run the way the agent runs it (``elydora_cli.providers.entries``)."""
-    from elydora_cli.providers import operations
+    from elydora_cli.installer import operations
 
     return [(entry.event, entry.role, entry.argv) for entry in operations.installed_entries(provider, ctx)]
 
@@ -186,8 +186,8 @@ def expect_switch(provider: str, ctx: Context, refused_by: Path | None, *roots: 
     refused naming ``refused_by`` and writes nothing below ``roots``."""
     import pytest
 
-    from elydora_cli.providers import operations
-    from elydora_cli.providers.common import RefusedError
+    from elydora_cli.installer import operations
+    from elydora_cli.plug.common import RefusedError
 
     before = files_under(*roots)
     if refused_by is None:

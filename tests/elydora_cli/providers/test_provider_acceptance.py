@@ -28,7 +28,8 @@ from provider_cases import (
 )
 
 from elydora_cli import catalog
-from elydora_cli.providers import operations, registry
+from elydora_cli import providers as registry
+from elydora_cli.installer import operations
 
 
 def only_insertions(before: str, after: str) -> bool:

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from provider_cases import make_context
 
-from elydora_cli.providers import augment, operations
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.jsregex import NodeUnavailableError
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.installer import operations
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.jsregex import NodeUnavailableError
+from elydora_cli.plug.ownership import Ref
+from elydora_cli.providers import augment
 from elydora_config.errors import FileTooLargeError, MalformedConfigError
 
 PY = sys.executable

@@ -12,7 +12,7 @@ import sys
 import pytest
 from provider_cases import make_context
 
-from elydora_cli.providers import operations
+from elydora_cli.installer import operations
 from elydora_config.errors import ConcurrentModificationError, UnsafePathError
 
 

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from provider_cases import CONFIGS, change_before_commit, expect_switch, files_under, make_context, parse_any
 
-from elydora_cli.providers import droid, jsregex, operations
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.installer import operations
+from elydora_cli.plug import jsregex
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import Ref
+from elydora_cli.providers import droid
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 HOOKS_JSON, NESTED = ".factory/hooks.json", ".factory/hooks/hooks.json"

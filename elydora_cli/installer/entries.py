@@ -21,12 +21,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import hookmap
-from .context import Context
-from .documents import Documents
-from .hookfile import handlers
-from .hookmap import HookMap
-from .ownership import Ref
+from ..plug import hookmap
+from ..plug.context import Context
+from ..plug.documents import Documents
+from ..plug.hookfile import handlers
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref
 
 Found = tuple[Path, str, Ref, Any]
 """``(file, event, ref, handler)`` of one entry of ours."""

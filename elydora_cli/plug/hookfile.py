@@ -26,9 +26,9 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from . import hookmap
-from .base import Finding, Format, Target
 from .common import check_hooks, refuse_if, validated
 from .context import Context
+from .contract import Finding, Format, Target
 from .documents import Documents
 from .hookmap import HookMap
 from .ownership import Ref

@@ -10,9 +10,9 @@ from elydora_config.errors import ConfigError
 
 from .. import catalog
 from . import hookmap
-from .base import Finding
 from .cmdforms import posix_command, powershell_call
 from .context import Context
+from .contract import Finding
 from .documents import Documents
 from .hookmap import HookMap
 from .ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv, script_path

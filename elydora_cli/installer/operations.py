@@ -23,14 +23,14 @@ from elydora_config.log import get_logger
 
 from .. import identity
 from ..main import UsageError
+from ..plug.context import Context
+from ..plug.contract import Finding, Format
+from ..plug.documents import Documents, parse
+from ..plug.ownership import command_words
+from ..providers import load
 from . import entries
-from .base import Finding, Format
-from .context import Context
-from .documents import Documents, parse
 from .manifest import MANIFEST_NAME, Manifest
-from .ownership import command_words
-from .registry import load
-from .runtime_files import (
+from .staging import (
     PYCACHE,
     runtime_files,
     stage_identity,

@@ -8,7 +8,7 @@ from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 
-from .base import Document, Format, Target
+from .contract import Document, Format, Target
 from .hookmap import EditLog
 
 

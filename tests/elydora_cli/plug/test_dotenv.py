@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elydora_cli.providers.dotenv import owned_or_first, parse
+from elydora_cli.plug.dotenv import owned_or_first, parse
 
 NODE_DOTENV_17 = [
     ("export QWEN_HOME = /srv/qwen # where\n", {"QWEN_HOME": "/srv/qwen"}),

@@ -28,10 +28,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from . import catalog, identity
-from .providers import operations
-from .providers.context import Context
-from .providers.entries import Entry
+from .. import catalog, identity
+from ..plug.context import Context
+from . import operations
+from .entries import Entry
 
 VERIFY_ENV = "ELYDORA_VERIFY_STATE"
 SPOOL = "spool.jsonl"
@@ -78,7 +78,7 @@ class Probe:
 
 @cache
 def _samples() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("verify_payloads.json").read_text(encoding="utf-8")
+    text = resources.files("elydora_cli").joinpath("verify_payloads.json").read_text(encoding="utf-8")
     payloads: dict[str, Any] = json.loads(text)["payloads"]
     return payloads
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Document, Finding
 from .context import Context
+from .contract import Document, Finding
 from .ownership import AUDIT, DEFAULT_SCRIPTS, GUARD, HandlerFactory, Ref, owner
 
 Path_ = tuple[str | int, ...]
