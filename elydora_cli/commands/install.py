@@ -70,7 +70,7 @@ def _accepting_hook_commands(providers: list[str]) -> list[str]:
 
     kept = []
     for pid in providers:
-        refused = getattr(load(pid), "HOOK_COMMAND_REFUSED", None)
+        refused = load(pid).HOOK_COMMAND_REFUSED
         if refused:
             sys.stderr.write(f"note: {pid}: skipped, --hook-command does not apply ({refused})\n")
         else:

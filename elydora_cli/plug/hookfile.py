@@ -152,7 +152,7 @@ def prune(
     return bool(removed)
 
 
-def install(docs: Documents, ctx: Context, hf: HookFile) -> None:
+def install(docs: Documents, ctx: Context, hf: HookFile, agent_id: str) -> None:
     files = _validate_all(docs, hf, ctx)
     main, value = files[0]
     reason = hf.disabled(docs, ctx, main, value or {}) if hf.disabled else None
@@ -162,7 +162,7 @@ def install(docs: Documents, ctx: Context, hf: HookFile) -> None:
             _stamp(docs, path, hf)
     doc = docs.ensure(main)
     prune(docs, main, hf, ctx, None, adopt=True)
-    hookmap.add(doc, hf.hooks, ctx, ctx.agent_id_for(hf.provider), docs.log(main))
+    hookmap.add(doc, hf.hooks, ctx, agent_id, docs.log(main))
     _stamp(docs, main, hf)
 
 
@@ -184,7 +184,7 @@ def check(docs: Documents, ctx: Context, hf: HookFile, agent_id: str) -> list[Fi
     return findings
 
 
-Install = Callable[[Documents, Context], None]
+Install = Callable[[Documents, Context, str], None]
 Uninstall = Callable[[Documents, Context, set[str] | None], None]
 Checker = Callable[[Documents, Context, str], list[Finding]]
 
@@ -192,8 +192,8 @@ Checker = Callable[[Documents, Context, str], list[Finding]]
 def plug(hf: HookFile) -> tuple[Install, Uninstall, Checker]:
     """The provider functions ``install``, ``uninstall`` and ``check`` of an agent whose hooks live in ``hf``."""
 
-    def install_(docs: Documents, ctx: Context) -> None:
-        install(docs, ctx, hf)
+    def install_(docs: Documents, ctx: Context, agent_id: str) -> None:
+        install(docs, ctx, hf, agent_id)
 
     def uninstall_(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
         uninstall(docs, ctx, hf, agent_ids)

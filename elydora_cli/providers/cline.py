@@ -23,6 +23,7 @@ from typing import Any
 from elydora_config.errors import ConfigError, MalformedConfigError
 
 from .. import catalog, identity
+from ..plug import defaults
 from ..plug.common import RefusedError, catalog_events, refuse_if
 from ..plug.context import RUNTIME_FLAGS, Context
 from ..plug.contract import Finding, Format, Sources, Target
@@ -193,8 +194,7 @@ def _files(docs: Documents) -> list[tuple[Path, str, str | None]]:
     return [(path, EVENTS[path.stem], docs.originals.get(path)) for path in docs.targets]
 
 
-def install(docs: Documents, ctx: Context) -> None:
-    agent_id = ctx.agent_id_for(FACTS.id)
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     files = _files(docs)
     for path, _, text in files:
         refuse_if(
@@ -259,17 +259,18 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     ]
 
 
-def installed_entries(docs: Documents, ctx: Context) -> list[tuple[Path, str, Ref, Any]]:
-    """``(file, event, ref, hook file)`` of every hook file of ours as this operation read it (a file whose
-    marker is broken is left to ``check``, which reports it)."""
-    found: list[tuple[Path, str, Ref, Any]] = []
+def installed_entries(docs: Documents, ctx: Context) -> list[defaults.Found]:
+    """Every hook file of ours as this operation read it, the file's path as the handler (a file whose marker
+    is broken is left to ``check``, which reports it); Cline sets no timeout."""
+    found: list[defaults.Found] = []
     for path, _, text in _files(docs):
         try:
             marker = marker_of(text, path) if text is not None else None
         except MalformedConfigError:
             continue
         if marker is not None and marker.python is not None:
-            found.append((path, path.stem, Ref(marker.agent_id, marker.kind, marker.python), str(path)))
+            ref = Ref(marker.agent_id, marker.kind, marker.python)
+            found.append(defaults.Found(path, path.stem, ref, str(path), None))
     return found
 
 
@@ -277,5 +278,8 @@ def agent_argv(hook_file: str) -> list[str]:
     """Cline runs the hook file as a program; ``node <file>`` is what its ``#!/usr/bin/env node`` line runs."""
     return ["node", hook_file]
 
+
+ROLES = EVENTS
+extra_runtime = defaults.no_extra_runtime
 
 NOTES = ("While the agent is frozen, Cline cancels the whole task, not just the tool call.",)

@@ -15,7 +15,7 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
-from ..plug import hookfile
+from ..plug import defaults, hookfile
 from ..plug.cmdforms import posix_command, powershell_call
 from ..plug.common import catalog_events
 from ..plug.context import Context
@@ -178,5 +178,10 @@ def agent_argv(handler: dict[str, Any]) -> list[str]:
     """How Copilot runs a handler on Linux and macOS."""
     return ["bash", "-c", handler["bash"]]
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
+installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 
 NOTES = ("Restart running GitHub Copilot CLI sessions so they load the new hooks.",)

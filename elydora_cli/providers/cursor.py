@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import catalog
-from ..plug import hookfile
+from ..plug import defaults, hookfile
 from ..plug.cmdforms import powershell_call
 from ..plug.common import catalog_events, shell_command
 from ..plug.context import Context
@@ -59,5 +59,9 @@ def sources(ctx: Context) -> Sources:
 
 
 install, uninstall, check = hookfile.plug(FILE)
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Restart Cursor and running cursor-agent sessions so they load the new hooks.",)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from ..plug import hookmap
+from ..plug import defaults, hookmap
 from ..plug.cmdforms import powershell_call
 from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
 from ..plug.context import Context
@@ -240,7 +240,7 @@ def _unwrap(docs: Documents, name: str, ctx: Context, agent_ids: set[str] | None
         doc.remove((WRAPPER,))
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     validate(docs)
     active = active_source(docs)
     _refuse_if_blocked(docs, ctx, active)
@@ -249,7 +249,7 @@ def install(docs: Documents, ctx: Context) -> None:
         _unwrap(docs, name, ctx, None)
         path, hm = _hookmap(docs, name)
         if name in placed:
-            add_hooks(docs, path, dataclasses.replace(hm, events=placed[name]), ctx, ctx.agent_id_for(FACTS.id))
+            add_hooks(docs, path, dataclasses.replace(hm, events=placed[name]), ctx, agent_id)
         else:
             remove_hooks(docs, path, hm, ctx, None)
 
@@ -302,5 +302,11 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     findings = [f for path, hm in hook_maps(docs) for f in check_hooks(docs, path, hm, ctx, agent_id)]
     return findings + _unloaded(docs, ctx, agent_id)
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
+installed_entries = defaults.entries_in(hook_maps)
+agent_argv = defaults.default_argv
 
 NOTES = ("Review the hooks with /hooks inside Factory Droid; restart running sessions so they load them.",)

@@ -13,6 +13,7 @@ from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
 from ..main import UsageError
+from ..plug import defaults
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import catalog_events, shell_command
 from ..plug.context import Context
@@ -127,10 +128,9 @@ def _remove(docs: Documents, path: Path, ctx: Context, agent_ids: set[str] | Non
         docs.delete(path)
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     if ctx.timeout_seconds > MAX_TIMEOUT:
         raise UsageError(f"Kimi Code accepts hook timeouts up to {MAX_TIMEOUT} s")
-    agent_id = ctx.agent_id_for(FACTS.id)
     for path in docs.targets:
         doc = docs.ensure(path)
         _remove(docs, path, ctx, None)
@@ -186,18 +186,19 @@ def _expected(ctx: Context, agent_id: str, ref: Ref, event: str, timeout: int | 
     return make_handler(Ref(agent_id, EVENTS[event], ref.python, seconds), ctx, event)
 
 
-def installed_entries(docs: Documents, ctx: Context) -> list[tuple[Path, str, Ref, Any]]:
-    """``(file, event, ref, table)`` of every table of ours in every selected file (see ``entries``)."""
+def installed_entries(docs: Documents, ctx: Context) -> list[defaults.Found]:
+    """Every table of ours in every selected file (see ``installer/entries``); Kimi's timeouts are seconds."""
     return [
-        (path, event, ref, table)
+        defaults.Found(path, event, ref, table, defaults.seconds(table.get("timeout"), "s"))
         for path in docs.targets
         if (doc := docs.doc(path)) is not None
         for event, ref, table in installed(doc.value, ctx)
     ]
 
 
-def agent_argv(handler: dict[str, Any]) -> list[str]:
-    return ["/bin/sh", "-c", handler["command"]]
-
+ROLES = EVENTS
+agent_argv = defaults.default_argv
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
 
 NOTES = ("Restart Kimi Code sessions so they load the new hooks.",)

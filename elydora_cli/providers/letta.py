@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from ..plug import common, layers
+from ..plug import common, defaults, layers
 from ..plug.cmdforms import posix_command, powershell_call
 from ..plug.common import RefusedError, add_hooks, catalog_events, check_hooks, remove_hooks, single_target
 from ..plug.context import Context
@@ -101,7 +101,7 @@ def disabled_by(docs: Documents) -> layers.Setting | None:
     return next((s for s in layers.explicit(project, SWITCH) if s.value is True), None)
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path = single_target(docs, SCHEMA)
     setting = disabled_by(docs)
     if setting is not None:
@@ -109,7 +109,7 @@ def install(docs: Documents, ctx: Context) -> None:
         raise RefusedError(
             setting.path, f"Letta Code hooks are disabled: {setting.describe()}; remove it{override} to install"
         )
-    add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+    add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -122,5 +122,9 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     findings = [Finding(f"Letta Code hooks are disabled: {setting.describe()}", setting.path)] if setting else []
     return findings + check_hooks(docs, path, HOOKS, ctx, agent_id)
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Open /hooks in Letta Code to see the Elydora hooks; restart running sessions so they load them.",)

@@ -16,7 +16,7 @@ from typing import Any
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 from .. import catalog
-from ..plug import dotenv, schema
+from ..plug import defaults, dotenv, schema
 from ..plug.cmdforms import powershell_call
 from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
 from ..plug.context import Context
@@ -313,11 +313,11 @@ def _prepared(docs: Documents, ctx: Context) -> tuple[Places, Setting | None]:
     return where, disabled(docs, ctx, where, settings)
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     where, off = _prepared(docs, ctx)
     if off is not None:
         refuse_if(True, off.path, f"Qwen Code hooks are disabled ({off.describe()}); enable them to install")
-    add_hooks(docs, where.settings, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+    add_hooks(docs, where.settings, HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -339,5 +339,10 @@ def agent_argv(handler: Mapping[str, Any]) -> list[str]:
         return ["powershell", "-NoProfile", "-Command", handler["command"]]
     return ["bash", "-c", handler["command"]]
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
+installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 
 NOTES = ("Check the hooks with /hooks inside Qwen Code, then restart running sessions so they load them.",)
