@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from . import __version__, exitcodes
+from .exitcodes import UsageError, describe_error, exit_code_for
 
 COMMANDS: dict[str, str] = {
     "install": "install",
@@ -27,10 +28,6 @@ COMMANDS: dict[str, str] = {
 }
 """Command name -> the module in ``elydora_cli/commands`` that registers it."""
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
-
-
-class UsageError(Exception):
-    """A bad flag or argument combination detected after parsing."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,29 +56,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(f"elydora_cli.commands.{name}")
         module.register(sub)
     return parser
-
-
-def exit_code_for(exc: BaseException) -> int:
-    from elydora_config import errors
-
-    if isinstance(exc, (errors.ConcurrentModificationError, errors.LockTimeoutError)):
-        return exitcodes.CONFLICT
-    if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
-        return exitcodes.RECOVERY
-    if isinstance(exc, UsageError):
-        return exitcodes.USAGE
-    return exitcodes.UNHEALTHY
-
-
-def describe_error(exc: BaseException) -> str:
-    from elydora_config.errors import ConfigError
-
-    if isinstance(exc, ConfigError):
-        return exc.message
-    if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        return f"{where}{exc.strerror or exc}"
-    return f"{type(exc).__name__}: {exc}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from ..main import UsageError
+from ..exitcodes import UsageError
 
 SECRET_FLAGS = ("--token", "--private-key")
 

@@ -80,8 +80,8 @@ def _verify(args: argparse.Namespace, directory: str) -> int:
 def _tail(args: argparse.Namespace, directory: str) -> int:
     import json
 
+    from ..exitcodes import UsageError
     from ..identity import LEDGER
-    from ..main import UsageError
     from ..runtime import ledger
 
     if args.lines < 0:

@@ -33,8 +33,8 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, verb: str) -> int:
+    from ..exitcodes import describe_error, exit_code_for
     from ..installer import operations
-    from ..main import describe_error, exit_code_for
 
     ctx = context_from(args)
     providers = selected_providers(args)

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..main import UsageError
+from ..exitcodes import UsageError
 from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
 
 MAX_TIMEOUT_SECONDS = 3600

@@ -21,7 +21,7 @@ from elydora_config import Transaction
 from elydora_config.log import get_logger
 
 from .. import identity
-from ..main import UsageError
+from ..exitcodes import UsageError
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Provider
 from ..plug.documents import Documents, parse

@@ -12,7 +12,7 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
-from ..main import UsageError
+from ..exitcodes import UsageError
 from ..plug import defaults
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import catalog_events, shell_command
