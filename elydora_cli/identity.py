@@ -23,8 +23,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
-from elydora_config.journal import TRANSACTIONS_DIR
-from elydora_config.paths import check_safe_name
 
 # Re-exported: the runtime and the installer name the state files through this module.
 from .statefiles import *  # noqa: F403
@@ -37,6 +35,7 @@ from .statefiles import (
     STATE_DIR_NAME,
     STATUS,
     STATUSES,
+    check_agent_id,
 )
 
 _CONFIG_KEYS = CONFIG_KEYS
@@ -44,16 +43,6 @@ _CONFIG_KEYS = CONFIG_KEYS
 
 class IdentityError(ConfigError):
     """An agent's identity files are missing, malformed, or do not belong together."""
-
-
-def check_agent_id(agent_id: str) -> str:
-    """The agent id when it is a safe directory name everywhere (runtime.md rules), else UnsafePathError."""
-    check_safe_name(agent_id, what="agent id")
-    if agent_id.startswith(" "):
-        raise UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
-    if agent_id.startswith(".") or agent_id.lower() == TRANSACTIONS_DIR:
-        raise UnsafePathError(None, f"agent id {agent_id!r} is reserved for the state directory's own files")
-    return agent_id
 
 
 def state_dir(state_root: PathLike) -> str:

@@ -27,6 +27,7 @@ from ..plug.contract import Finding, Format, Provider
 from ..plug.documents import Documents, parse
 from ..plug.ownership import command_words
 from ..providers import load
+from ..statefiles import GUARD_SCRIPT
 from . import entries
 from .manifest import MANIFEST_NAME, Manifest
 from .staging import (
@@ -282,7 +283,7 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     agent_dir = ctx.agent_dir(agent_id)
     op = _prepare(None, provider, ctx, provider_id)
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
-    installed = agent_id in manifests or (agent_dir / "guard.py").exists()
+    installed = agent_id in manifests or (agent_dir / GUARD_SCRIPT).exists()
     manifest = manifests.get(agent_id)
     mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
     if installed and mismatch:  # every entry and runtime check would fail for this one reason

@@ -30,10 +30,10 @@ from typing import Any
 
 from .. import catalog, identity
 from ..plug.context import Context
+from ..statefiles import VERIFY_ENV
 from . import operations
 from .entries import Entry
 
-VERIFY_ENV = "ELYDORA_VERIFY_STATE"
 SPOOL = "spool.jsonl"
 SESSION = "elydora-verify"
 WORKERS = 8

@@ -67,7 +67,7 @@ def test_restated_runtime_facts_match_the_runtime() -> None:
     assert agentstate.CACHE_TTL == guard_template.CACHE_TTL
     assert agentstate.STATUSES == guard_template.STATUSES == identity.STATUSES
     assert agentstate.CONFIG_KEYS == guard_template.CONFIG_KEYS
-    assert agentstate.STATE_DIR_NAME == identity.STATE_DIR_NAME
+    assert agentstate.agent_directory("/r", "a") == f"/r/{identity.STATE_DIR_NAME}/a"
     assert (agentstate.CONFIG, agentstate.STATUS, agentstate.STATUS_CACHE) == (
         identity.CONFIG,
         identity.STATUS,
