@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from provider_cases import (
+from elydora_testkit.provider_cases import (
     CONFIGS,
     Case,
     expected_value,

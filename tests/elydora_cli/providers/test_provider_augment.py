@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import make_context
+from elydora_testkit.provider_cases import make_context
 
 from elydora_cli.installer import operations
 from elydora_cli.plug.context import Context

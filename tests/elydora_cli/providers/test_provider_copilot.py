@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from provider_cases import change_before_commit, files_under, make_context, payload, run_as_agent
+from elydora_testkit.provider_cases import change_before_commit, files_under, make_context, payload, run_as_agent
 
 from elydora_cli.installer import operations
 from elydora_cli.plug.common import RefusedError

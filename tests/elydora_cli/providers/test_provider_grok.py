@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from provider_cases import files_under, make_context, payload, run_as_agent, set_status, shell_argv
+from elydora_testkit.provider_cases import files_under, make_context, payload, run_as_agent, set_status, shell_argv
 
 from elydora_cli.installer import operations
 from elydora_cli.plug.common import RefusedError

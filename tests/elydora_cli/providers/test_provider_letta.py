@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import make_context, payload, run_as_agent, shell_argv
+from elydora_testkit.provider_cases import make_context, payload, run_as_agent, shell_argv
 
 from elydora_cli.installer import operations
 from elydora_cli.plug.common import RefusedError

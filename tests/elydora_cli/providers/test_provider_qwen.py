@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import change_before_commit, expect_switch, files_under, make_context, parse_any
+from elydora_testkit.provider_cases import change_before_commit, expect_switch, files_under, make_context, parse_any
 
 from elydora_cli.installer import operations
 from elydora_cli.plug import jsregex

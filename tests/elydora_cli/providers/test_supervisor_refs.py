@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from provider_cases import make_context
+from elydora_testkit.provider_cases import make_context
 
 from elydora_cli.plug import hookmap
 from elydora_cli.plug.context import Context

@@ -11,7 +11,7 @@ settings.json pair keeps ``hooks``: Droid reads settings files' hooks under that
 import json
 from typing import Any
 
-from provider_cases import REF_MARK, Case
+from elydora_testkit.provider_cases import REF_MARK, Case
 
 
 def bare_map(reference: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Reference before/after pairs of gemini (see provider_cases.Case)."""
 
-from provider_cases import Case
+from elydora_testkit.provider_cases import Case
 
 CASES = [
     Case("gemini", "gemini-before.jsonc", "gemini-after.jsonc"),

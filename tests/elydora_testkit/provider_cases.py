@@ -22,7 +22,7 @@ from elydora_cli import identity
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.ownership import Ref
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 CONFIGS = SHARED / "configs"
 PAYLOADS = SHARED / "payloads"
 REF_MARK = "/HOME/.elydora/AGENT/"
@@ -148,7 +148,7 @@ def load_cases() -> list[Case]:
     import importlib.util
 
     found: list[Case] = []
-    for path in sorted((Path(__file__).parent / "cases").glob("*_cases.py")):
+    for path in sorted((Path(__file__).parents[1] / "elydora_cli" / "providers" / "cases").glob("*_cases.py")):
         spec = importlib.util.spec_from_file_location(f"cases_{path.stem}", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
