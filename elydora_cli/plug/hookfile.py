@@ -111,7 +111,7 @@ def _validate_all(docs: Documents, hf: HookFile, ctx: Context) -> list[tuple[Pat
 def _stamp(docs: Documents, path: Path, hf: HookFile) -> None:
     doc = docs.doc(path)
     for key, expected in hf.stamp.items():
-        if doc is not None and key not in doc.value:
+        if doc is not None and not doc.has((key,)):
             doc.set((key,), expected)
 
 
@@ -142,8 +142,10 @@ def prune(
         doc, hf.hooks, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=docs.created.get(path), log=log
     )
     removed = log.removed[already:]
+    if adopt and docs.was_created_by_us(path):  # already ours to delete later: nothing to decide
+        return bool(removed)
     unrecorded = any(item["value"] not in docs.recorded for item in removed)
-    if bare(doc.value, hf.hooks, hf.stamp) and (docs.was_created_by_us(path) or unrecorded):
+    if (docs.was_created_by_us(path) or unrecorded) and bare(doc.value, hf.hooks, hf.stamp):
         if adopt:
             docs.created_files.add(path)
             return bool(removed)

@@ -50,19 +50,10 @@ class EditLog:
 
 
 def _get(doc: Document, path: Path_) -> Any:
-    value: Any = doc.value
-    for key in path:
-        if isinstance(value, dict) and isinstance(key, str):
-            if key not in value:
-                return None
-            value = value[key]
-        elif isinstance(value, list) and isinstance(key, int):
-            if not 0 <= key < len(value):
-                return None
-            value = value[key]
-        else:
-            return None
-    return value
+    """The part at ``path`` (``None`` when absent or the path does not fit), decoding only that part."""
+    if any(isinstance(key, int) and key < 0 for key in path):
+        return None
+    return doc.get(path, None)
 
 
 def ours(hm: HookMap, handler: Any, ctx: Context, recorded: list[Any] | None = None) -> Ref | None:

@@ -122,9 +122,9 @@ def _remove(docs: Documents, path: Path, ctx: Context, agent_ids: set[str] | Non
         if ref and (agent_ids is None or ref.agent_id in agent_ids):
             doc.remove(("hooks", index))
             log.removed.append({"at": ["hooks", index], "value": hooks[index]})
-    if doc.value.get("hooks") == [] and ["hooks"] in docs.created.get(path, [["hooks"]]) and hooks:
+    if hooks and doc.get(("hooks",), None) == [] and ["hooks"] in docs.created.get(path, [["hooks"]]):
         doc.remove(("hooks",))
-    if doc.value == {} and docs.was_created_by_us(path):
+    if docs.was_created_by_us(path) and doc.value == {}:
         docs.delete(path)
 
 
@@ -136,11 +136,11 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
         _remove(docs, path, ctx, None)
         doc = docs.ensure(path)
         log = docs.log(path)
-        if "hooks" not in doc.value:
+        if not doc.has(("hooks",)):
             log.created.append(["hooks"])
         for event, role in EVENTS.items():
             table = make_handler(Ref(agent_id, role, ctx.python, ctx.timeout_seconds), ctx, event)
-            log.inserted.append({"at": ["hooks", len(doc.value.get("hooks", []))], "value": table})
+            log.inserted.append({"at": ["hooks", len(doc.get(("hooks",), []))], "value": table})
             doc.append_table(("hooks",), table)  # type: ignore[attr-defined]
 
 
