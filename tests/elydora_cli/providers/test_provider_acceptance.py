@@ -8,7 +8,6 @@ the agent runs them with its sample payload, allow when the agent is active and 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -128,5 +127,5 @@ def test_status_reports_healthy_then_unhealthy(tmp_path):
     (ctx.agent_dir("claudecode") / "guard.py").unlink()
     broken = operations.status("claudecode", ctx)
     assert broken.installed and not broken.healthy
-    assert any("missing" in f.render() for f in broken.findings)
-    assert json.dumps([f.render() for f in broken.findings])
+    missing = [f.render() for f in broken.findings if "missing" in f.render()]
+    assert missing == [f"{ctx.agent_dir('claudecode') / 'guard.py'}: runtime file is missing"]

@@ -151,8 +151,12 @@ def test_a_matcher_javascript_rejects_is_refused(ctx: Context) -> None:
 
 @needs_node
 def test_javascript_only_syntax_is_accepted(ctx: Context) -> None:
-    write(settings(ctx), {"hooks": {"PostToolUse": [{"matcher": "(?<tool>launch-process)", "hooks": []}]}})
+    user_group = {"matcher": "(?<tool>launch-process)", "hooks": []}
+    write(settings(ctx), {"hooks": {"PostToolUse": [user_group]}})
     operations.install("augment", ctx)
+    groups = json.loads(settings(ctx).read_text())["hooks"]["PostToolUse"]
+    assert groups[0] == user_group and len(groups) == 2  # the user's group kept, ours appended
+    assert operations.status("augment", ctx).healthy
 
 
 def test_node_is_needed_only_for_user_matchers(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
