@@ -150,6 +150,11 @@ def _allowed_url(url: str, ctx: Context) -> bool:
     return bool(_HTTPS.fullmatch(url)) or (ctx.env_value(LOCALHOST_SWITCH) == "1" and bool(_LOOPBACK.fullmatch(url)))
 
 
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
+installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
+
 FILE = HookFile(
     FACTS.id,
     HOOKS,
@@ -178,10 +183,5 @@ def agent_argv(handler: dict[str, Any]) -> list[str]:
     """How Copilot runs a handler on Linux and macOS."""
     return ["bash", "-c", handler["bash"]]
 
-
-ROLES = HOOKS.events
-HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
-extra_runtime = defaults.no_extra_runtime
-installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 
 NOTES = ("Restart running GitHub Copilot CLI sessions so they load the new hooks.",)

@@ -27,17 +27,7 @@ from ..plug.jsregex import group_patterns, require_compilable
 from ..plug.layers import Layer, Setting, first_explicit, last_explicit, layer, system_file
 from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import OldShape, exactly, recogniser
-from ..plug.schema import (
-    BOOL,
-    NONEMPTY_STR,
-    NONNEG_NUMBER,
-    STR,
-    STR_LIST,
-    STR_MAP,
-    HandlerSchema,
-    MapSchema,
-    one_of,
-)
+from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, STR_LIST, STR_MAP, HandlerSchema, MapSchema, one_of
 
 FACTS = catalog.provider("qwen")
 DIALECT = Format.JSONC_NO_TRAILING_COMMAS
