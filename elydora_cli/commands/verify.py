@@ -1,6 +1,6 @@
 """``elydora verify``: run each agent's installed hooks as the agent would; exit 1 when any check fails.
 
-See :mod:`elydora_cli.verify` and ``docs/verify.md``.
+See :mod:`elydora_cli.installer.verify` and ``docs/verify.md``.
 """
 
 from __future__ import annotations

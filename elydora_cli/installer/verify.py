@@ -1,7 +1,7 @@
 """``elydora verify``: run every installed hook entry the way its agent would, and check the answers.
 
 For each provider: ``status`` first (its problems are failures too), then every entry of ours read back from
-the agent's config (:mod:`.providers.entries`) is run with the agent's own argv (its shell, exec form or
+the agent's config (:mod:`.entries`) is run with the agent's own argv (its shell, exec form or
 ``node`` file), working directory (the project), timeout and stdin (a sample payload of that agent and
 event from ``verify_payloads.json``, else a minimal event). Guard entries are probed twice, with the agent
 active (allow: exit 0 and the agent's success output) and frozen (the agent's block protocol); audit entries

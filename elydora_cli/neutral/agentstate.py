@@ -34,7 +34,7 @@ from ..statefiles import (
 from ..statefiles import CONFIG_KEYS as _CONFIG_KEYS
 from .contract import ContractError
 
-# The guard's cache lifetime (``runtime/guard_template.py`` restates it: generated scripts stand alone).
+# The guard's cache lifetime (``runtime/templates/guard.py`` restates it: generated scripts stand alone).
 FILE_LIMIT = CONFIG_LIMIT
 CACHE_TTL = 60.0
 CONFIG_KEYS = frozenset(_CONFIG_KEYS)

@@ -1,6 +1,6 @@
 """Render the guard and audit scripts of one agent from the templates in this package.
 
-The templates (``guard_template.py``, ``hook_template.py``, ``launcher_template.py``) are ordinary,
+The templates (``templates/guard.py``, ``templates/hook.py``, ``templates/launcher.py``) are ordinary,
 linted modules whose parameter lines end in ``# @param``; rendering replaces each such line with the Python
 literal of the agent's value (state directory, interpreter, the provider's deny, success and failure
 outputs), so a generated script needs neither the catalog nor this package at run time.

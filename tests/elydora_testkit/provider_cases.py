@@ -137,7 +137,7 @@ def payload(provider: str, event: str) -> bytes:
 
 def installed_commands(provider: str, ctx: Context) -> list[tuple[str, str, list[str]]]:
     """(event, role, argv) of every entry of ours in the installed config, read back the way ``elydora verify``
-    reads it and run the way the agent runs it (``elydora_cli.providers.entries``)."""
+    reads it and run the way the agent runs it (``elydora_cli.installer.entries``)."""
     from elydora_cli.installer import operations
 
     return [(entry.event, entry.role, entry.argv) for entry in operations.installed_entries(provider, ctx)]
