@@ -102,10 +102,9 @@ def single_target(docs: Documents, schema: MapSchema) -> Path:
 
 def add_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_id: str) -> None:
     """Replace every agent's old entries with ours (install twice = install once)."""
-    doc = docs.ensure(path)
-    log = docs.log(path)
-    hookmap.remove(doc, hm, ctx, recorded=docs.recorded, created=docs.created.get(path), log=log)
-    hookmap.add(doc, hm, ctx, agent_id, log)
+    edit = docs.edit(path, docs.ensure(path))
+    hookmap.remove(edit, hm, ctx)
+    hookmap.add(edit, hm, ctx, agent_id)
 
 
 def remove_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -113,9 +112,7 @@ def remove_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_i
     doc = docs.doc(path)
     if doc is None:
         return
-    hookmap.remove(
-        doc, hm, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=docs.created.get(path), log=docs.log(path)
-    )
+    hookmap.remove(docs.edit(path, doc), hm, ctx, agent_ids)
     if docs.was_created_by_us(path) and doc.value == docs.fresh_value(path):
         docs.delete(path)
 

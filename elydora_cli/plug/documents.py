@@ -11,7 +11,7 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from .contract import Document, Format, Target
-from .hookmap import EditLog
+from .hookmap import EditLog, FileEdit
 
 _UNSET: Any = object()
 
@@ -170,6 +170,10 @@ class Documents:
 
     def log(self, path: Path) -> EditLog:
         return self.logs.setdefault(path, EditLog())
+
+    def edit(self, path: Path, doc: Document) -> FileEdit:
+        """The edit handle of ``doc`` (the document at ``path``) for the shapes: log, records, created containers."""
+        return FileEdit(doc, self.log(path), self.recorded, self.created.get(path))
 
     def was_created_by_us(self, path: Path) -> bool:
         return path in self.created_files

@@ -138,9 +138,7 @@ def prune(
         return False
     log = docs.log(path)
     already = len(log.removed)
-    hookmap.remove(
-        doc, hf.hooks, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=docs.created.get(path), log=log
-    )
+    hookmap.remove(docs.edit(path, doc), hf.hooks, ctx, agent_ids)
     removed = log.removed[already:]
     if adopt and docs.was_created_by_us(path):  # already ours to delete later: nothing to decide
         return bool(removed)
@@ -164,7 +162,7 @@ def install(docs: Documents, ctx: Context, hf: HookFile, agent_id: str) -> None:
             _stamp(docs, path, hf)
     doc = docs.ensure(main)
     prune(docs, main, hf, ctx, None, adopt=True)
-    hookmap.add(doc, hf.hooks, ctx, agent_id, docs.log(main))
+    hookmap.add(docs.edit(main, doc), hf.hooks, ctx, agent_id)
     _stamp(docs, main, hf)
 
 

@@ -234,8 +234,7 @@ def _unwrap(docs: Documents, name: str, ctx: Context, agent_ids: set[str] | None
         return
     log = docs.log(path)
     before = len(log.removed)
-    made = docs.created.get(path)
-    hookmap.remove(doc, HOOKS, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=made, log=log)
+    hookmap.remove(docs.edit(path, doc), HOOKS, ctx, agent_ids)
     if len(log.removed) > before and doc.value.get(WRAPPER) == {}:
         doc.remove((WRAPPER,))
 
