@@ -21,8 +21,14 @@ from typing import Any
 
 from .. import catalog
 from ..plug import defaults, hookmap
-from ..plug.cmdforms import powershell_call
-from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
+from ..plug.common import (
+    add_hooks,
+    catalog_events,
+    check_hooks,
+    command_handler,
+    refuse_if,
+    remove_hooks,
+)
 from ..plug.context import Context
 from ..plug.contract import Document, Finding, Format, Sources, Target
 from ..plug.documents import Documents
@@ -30,7 +36,6 @@ from ..plug.hookfile import handlers
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import group_patterns, require_compilable
 from ..plug.layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
-from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import OldShape, exactly, recogniser
 from ..plug.schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
 
@@ -70,9 +75,7 @@ REFERENCE = OldShape(
 )
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    command = powershell_call(runtime_argv(ref, ctx)) if ctx.windows else shell_command(ref, ctx)
-    return {"type": "command", "command": command, "timeout": ref.timeout}
+make_handler = command_handler()
 
 
 HOOKS = HookMap(

@@ -7,17 +7,13 @@ extra keys) are the user's and never touched.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import catalog
 from ..plug import defaults, hookfile
-from ..plug.cmdforms import encoded_powershell
-from ..plug.common import RefusedError, catalog_events, shell_command
+from ..plug.common import RefusedError, catalog_events, command_handler, encoded_command
 from ..plug.context import Context
 from ..plug.contract import Sources
 from ..plug.hookfile import HookFile
 from ..plug.hookmap import HookMap
-from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import OldShape, exactly, recogniser
 from ..plug.schema import NONEMPTY_STR, NONNEG_INT, STR, STR_MAP, HandlerSchema, MapSchema, nullable
 
@@ -35,9 +31,7 @@ SCHEMA = MapSchema(
 )
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    command = encoded_powershell(runtime_argv(ref, ctx), ctx.env) if ctx.windows else shell_command(ref, ctx)
-    return {"type": "command", "command": command, "timeout": ref.timeout}
+make_handler = command_handler(encoded_command)
 
 
 OLDER_SHAPE = OldShape(  # earlier installers: no interpreter flags, in each quoting they used

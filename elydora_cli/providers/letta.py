@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from .. import catalog
 from ..plug import common, defaults, layers
-from ..plug.cmdforms import posix_command, powershell_call
-from ..plug.common import RefusedError, add_hooks, catalog_events, check_hooks, remove_hooks, single_target
+from ..plug.common import (
+    RefusedError,
+    add_hooks,
+    catalog_events,
+    check_hooks,
+    command_handler,
+    remove_hooks,
+    single_target,
+)
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.ownership import Ref, runtime_argv
 from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, HandlerSchema, MapSchema
 
 FACTS = catalog.provider("letta")
@@ -52,10 +57,7 @@ SCHEMA = MapSchema(
 )
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    argv = runtime_argv(ref, ctx)
-    command = powershell_call(argv) if ctx.windows else posix_command(argv)
-    return {"type": "command", "command": command, "timeout": ref.timeout}
+make_handler = command_handler()
 
 
 HOOKS = HookMap(
