@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from benchmarks.harness import Figure, dump_json, median_time, report
-from elydora_cli.providers.dotenv import parse
+from elydora_cli.plug.dotenv import parse
 from elydora_config.errors import MalformedConfigError
 from elydora_config.nesting import check_nesting
 

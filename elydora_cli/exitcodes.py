@@ -1,4 +1,13 @@
-"""The CLI's exit codes (documented in the README)."""
+"""The CLI's exit codes (documented in the README), the usage error and the mapping of errors to codes.
+
+Kept here, below the entry point, so that commands and the installer raise :class:`UsageError` without
+importing ``main``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 OK = 0
 UNHEALTHY = 1  # unhealthy status, refused operation, or an error in a file
@@ -7,3 +16,46 @@ CONFLICT = 3  # a concurrent change was detected or the state lock is held
 RECOVERY = 4  # an interrupted transaction needs `elydora recover`
 INTERRUPTED = 130
 PIPE_CLOSED = 141  # the reader of stdout went away (`elydora ... | head`): 128 + SIGPIPE, as a shell shows git's
+
+
+class UsageError(Exception):
+    """A bad flag or argument combination detected after parsing."""
+
+
+def exit_code_for(exc: BaseException) -> int:
+    from elydora_config import errors
+
+    if isinstance(exc, (errors.ConcurrentModificationError, errors.LockTimeoutError)):
+        return CONFLICT
+    if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
+        return RECOVERY
+    if isinstance(exc, UsageError):  # the commands turn an unknown provider id they were given into one
+        return USAGE
+    return UNHEALTHY
+
+
+def describe_error(exc: BaseException) -> str:
+    from elydora_config.errors import ConfigError
+
+    if isinstance(exc, ConfigError):
+        from .optins import hint_for
+
+        return exc.message + hint_for(exc)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def failure(provider: str | None, exc: BaseException) -> dict[str, Any]:
+    """One failure as every ``--json`` output lists it: provider, file and message."""
+    path = getattr(exc, "path", None) or getattr(exc, "filename", None)
+    return {"provider": provider, "file": None if path is None else str(path), "message": describe_error(exc)}
+
+
+def suggestion(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for a near miss of ``choices``, else an empty string."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from elydora_config import files
+from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
-from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
 
 if TYPE_CHECKING:  # cryptography is imported by the functions that handle keys: status and hooks never load it
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -28,31 +27,31 @@ if TYPE_CHECKING:  # cryptography is imported by the functions that handle keys:
 # Re-exported: the runtime and the installer name the state files through this module.
 from .statefiles import *  # noqa: F403
 from .statefiles import (
+    CHAIN_STATE,
     CONFIG,
     CONFIG_KEYS,
     CONFIG_LIMIT,
+    LEDGER,
+    OUTBOX,
     PRIVATE_KEY,
     SECRET_LIMIT,
+    SPOOL,
     STATE_DIR_NAME,
     STATUS,
     STATUSES,
+    check_agent_id,
 )
 
+if TYPE_CHECKING:
+    from elydora_config import Transaction
+
 _CONFIG_KEYS = CONFIG_KEYS
+LEFTOVER_STATE = (PRIVATE_KEY, STATUS, LEDGER, SPOOL, CHAIN_STATE, OUTBOX)
+"""Files of an identity or its records: in a directory without ``config.json`` they belong to nobody we can name."""
 
 
 class IdentityError(ConfigError):
     """An agent's identity files are missing, malformed, or do not belong together."""
-
-
-def check_agent_id(agent_id: str) -> str:
-    """The agent id when it is a safe directory name everywhere (runtime.md rules), else UnsafePathError."""
-    check_safe_name(agent_id, what="agent id")
-    if agent_id.startswith(" "):
-        raise UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
-    if agent_id.startswith(".") or agent_id.lower() == TRANSACTIONS_DIR:
-        raise UnsafePathError(None, f"agent id {agent_id!r} is reserved for the state directory's own files")
-    return agent_id
 
 
 def state_dir(state_root: PathLike) -> str:
@@ -237,3 +236,22 @@ def read_local_status(directory: PathLike) -> str:
     if status not in STATUSES:
         raise IdentityError(path, "has no valid status")
     return str(status)
+
+
+def refuse_leftover_state(directory: PathLike) -> None:
+    """A directory holding another identity's key, status or records but no config.json would mix two chains."""
+    present = sorted(name for name in LEFTOVER_STATE if os.path.lexists(os.path.join(directory, name)))
+    if present:
+        raise IdentityError(
+            directory, f"holds state of an earlier agent ({', '.join(present)}) but no config.json; remove it first"
+        )
+
+
+def stage_new_identity(tx: Transaction, directory: PathLike, config: AgentConfig, key: Ed25519PrivateKey) -> None:
+    """Stage a new identity in ``tx``: ``private.key``, ``config.json`` and, for a local agent, ``status.json``
+    (active). The one way identities are created (``agent create`` and ``install``); leftovers are refused."""
+    refuse_leftover_state(directory)
+    tx.write(os.path.join(directory, PRIVATE_KEY), (keys.encode_private_key(key) + "\n").encode("ascii"), mode=0o600)
+    tx.write(os.path.join(directory, CONFIG), config.to_bytes(), mode=0o600)
+    if config.is_local:
+        tx.write(os.path.join(directory, STATUS), status_bytes("active", None), mode=0o600)

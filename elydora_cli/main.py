@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import __version__, exitcodes
+from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion
 
 COMMANDS: dict[str, str] = {
     "install": "install",
@@ -35,18 +36,6 @@ COMMANDS: dict[str, str] = {
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 GLOBAL_VALUE_FLAGS = ("--root", "--state-root")
 """Global flags that take a value (``_modules_for`` skips their values when it looks for the command)."""
-
-
-class UsageError(Exception):
-    """A bad flag or argument combination detected after parsing."""
-
-
-def suggestion(word: str, choices: Sequence[str]) -> str:
-    """`` (did you mean 'x'?)`` for a near miss of ``choices``, else an empty string."""
-    import difflib
-
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -151,37 +140,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(f"elydora_cli.commands.{name}")
         module.register(sub)
     return parser
-
-
-def exit_code_for(exc: BaseException) -> int:
-    from elydora_config import errors
-
-    if isinstance(exc, (errors.ConcurrentModificationError, errors.LockTimeoutError)):
-        return exitcodes.CONFLICT
-    if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
-        return exitcodes.RECOVERY
-    if isinstance(exc, UsageError):  # the commands turn an unknown provider id they were given into one
-        return exitcodes.USAGE
-    return exitcodes.UNHEALTHY
-
-
-def describe_error(exc: BaseException) -> str:
-    from elydora_config.errors import ConfigError
-
-    if isinstance(exc, ConfigError):
-        from .optins import hint_for
-
-        return exc.message + hint_for(exc)
-    if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        return f"{where}{exc.strerror or exc}"
-    return f"{type(exc).__name__}: {exc}"
-
-
-def failure(provider: str | None, exc: BaseException) -> dict[str, Any]:
-    """One failure as every ``--json`` output lists it: provider, file and message."""
-    path = getattr(exc, "path", None) or getattr(exc, "filename", None)
-    return {"provider": provider, "file": None if path is None else str(path), "message": describe_error(exc)}
 
 
 def _report(args: argparse.Namespace, exc: BaseException) -> None:

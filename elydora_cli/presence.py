@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path, PurePosixPath
 
 from . import catalog
-from .providers.context import Context
+from .plug.context import Context
 
 
 def config_dir(provider: str, ctx: Context) -> Path:

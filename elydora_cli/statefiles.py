@@ -1,6 +1,7 @@
-"""Names and limits of the files in an agent's state directory ``<state root>/.elydora/<agent id>/``.
+"""Names and limits of the files in an agent's state directory ``<state root>/.elydora/<agent id>/``, and the
+rule for agent ids (:func:`check_agent_id`, the one home of it: installer, agent commands and hook paths).
 
-Kept free of imports so that the hook paths (``elydora hook``, the neutral contract) can use them without
+Kept free of heavy imports so that the hook paths (``elydora hook``, the neutral contract) can use them without
 loading the key library. The generated runtime scripts restate the few they need (they must run without this
 package); tests pin those copies equal to these.
 """
@@ -33,8 +34,45 @@ CONFIG_KEYS = ("org_id", "agent_id", "kid", "base_url", "agent_name", "token")
 LOCAL_ORG = "local"
 CONFIG_LIMIT = 512 << 10
 SECRET_LIMIT = 64 << 10
+GUARD_SCRIPT = "guard.py"
+AUDIT_SCRIPT = "hook.py"
+"""The generated runtime's entry points an agent's hook entries run (launchers of the two modules below)."""
+GUARD_MODULE = "_elydora_guard"
+AUDIT_MODULE = "_elydora_audit"
+RUNTIME_FLAGS = ("-I", "-S")
+"""Interpreter flags of every hook command: isolated mode and no ``site`` import (saves ~25 ms a call)."""
+VERIFY_ENV = "ELYDORA_VERIFY_STATE"
+"""Set by ``elydora verify`` for a probe: the scratch directory whose status decides and whose spool records."""
+
+
+def check_agent_id(agent_id: str) -> str:
+    """The agent id when it is a safe directory name everywhere (runtime.md rules), else UnsafePathError.
+
+    Names the journal folder could take (``transactions`` in any case, any dot name) are reserved: an agent
+    there would read the journal as its state.
+    """
+    from elydora_config.errors import UnsafePathError
+    from elydora_config.journal import TRANSACTIONS_DIR
+    from elydora_config.paths import check_safe_name
+
+    check_safe_name(agent_id, what="agent id")
+    if agent_id.startswith(" "):
+        raise UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
+    if agent_id.startswith(".") or agent_id.lower() == TRANSACTIONS_DIR:
+        raise UnsafePathError(None, f"agent id {agent_id!r} is reserved for the state directory's own files")
+    return agent_id
+
+
+def agent_dir_path(state_root: str, agent_id: str) -> str:
+    """``<state root>/.elydora/<agent id>`` (absolute) for a safe agent id."""
+    import os
+
+    return os.path.join(os.path.abspath(state_root), STATE_DIR_NAME, check_agent_id(agent_id))
+
 
 __all__ = [
+    "AUDIT_MODULE",
+    "AUDIT_SCRIPT",
     "CHAIN_STATE",
     "CONFIG",
     "CONFIG_KEYS",
@@ -44,6 +82,8 @@ __all__ = [
     "ERROR_LOG",
     "FAR_STALE",
     "FLUSH_LOCK",
+    "GUARD_MODULE",
+    "GUARD_SCRIPT",
     "LEDGER",
     "LOCAL_ORG",
     "OUTBOX",
@@ -53,6 +93,7 @@ __all__ = [
     "REJECTED",
     "REJECTED_RECORDS",
     "RETIRED_SPOOL",
+    "RUNTIME_FLAGS",
     "SECRET_LIMIT",
     "SERVER_JWKS",
     "SPOOL",
@@ -60,4 +101,7 @@ __all__ = [
     "STATUS",
     "STATUSES",
     "STATUS_CACHE",
+    "VERIFY_ENV",
+    "agent_dir_path",
+    "check_agent_id",
 ]

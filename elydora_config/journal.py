@@ -163,6 +163,8 @@ def artifact_name(txid: str, index: int) -> str:
 
 
 def new_copy_name(txid: str, index: int) -> str:
+    """The file name, in the transactions directory, of the private copy of target ``index``'s new bytes
+    (what recovery saves as "ours" when another program changed the target after a crash)."""
     return f"{txid}.{index}.new"
 
 

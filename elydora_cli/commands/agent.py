@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from ..main import UsageError
+from ..exitcodes import UsageError
 
 SECRET_FLAGS = ("--token", "--private-key")
 
@@ -182,29 +182,12 @@ def _write_identity(root: str, provider_id: str, agent_id: str, server: dict[str
     with Transaction(state) as tx:
         if tx.read(config_path, max_bytes=identity.CONFIG_LIMIT) is not None:
             raise identity.IdentityError(config_path, "already exists; choose another --agent-id")
-        _refuse_leftover_state(directory)
         if not os.path.isdir(directory):
             tx.mkdir(directory, 0o700)
-        key_line = (keys.encode_private_key(key) + "\n").encode("ascii")
-        tx.write(os.path.join(directory, identity.PRIVATE_KEY), key_line, mode=0o600)
-        tx.write(config_path, config.to_bytes(), mode=0o600)
-        if server is None:
-            tx.write(os.path.join(directory, identity.STATUS), identity.status_bytes("active", None), mode=0o600)
+        identity.stage_new_identity(tx, directory, config, key)
         for name, (data, mode) in generate(provider_id, directory, sys.executable).items():
             tx.write(os.path.join(directory, name), data, mode=mode)
     return directory
-
-
-def _refuse_leftover_state(directory: str) -> None:
-    """A directory holding another identity's key or records would mix two chains: refuse it."""
-    from .. import identity
-
-    kept = (identity.PRIVATE_KEY, identity.LEDGER, identity.SPOOL, identity.CHAIN_STATE, identity.OUTBOX)
-    present = sorted(name for name in kept if os.path.lexists(os.path.join(directory, name)))
-    if present:
-        raise identity.IdentityError(
-            directory, f"holds state of an earlier agent ({', '.join(present)}) but no config.json; remove it first"
-        )
 
 
 def _check_binding(args: argparse.Namespace, agent_id: str, server: dict[str, Any]) -> Any:

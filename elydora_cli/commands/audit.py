@@ -130,8 +130,8 @@ def _server_keys(directory: str) -> Any:
 def _tail(args: argparse.Namespace, directory: str) -> int:
     import json
 
+    from ..exitcodes import UsageError
     from ..identity import LEDGER
-    from ..main import UsageError
     from ..runtime import ledger
 
     if args.lines < 0:

@@ -36,8 +36,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import catalog
     from ..demo import sandbox, tour
-    from ..main import UsageError
-    from ..providers.registry import implemented_ids
+    from ..exitcodes import UsageError
+    from ..providers import implemented_ids
 
     directory, names = args.dir, list(args.agents)
     if directory is not None and _is_provider(directory):  # `elydora demo claude`: no DIR given

@@ -46,8 +46,8 @@ def _sample(args: argparse.Namespace) -> int:
     import os
 
     from .. import catalog
-    from ..main import UsageError, suggestion
-    from ..verify import payload
+    from ..exitcodes import UsageError, suggestion
+    from ..installer.verify import payload
 
     try:
         facts = catalog.provider(catalog.canonical_id(args.provider))

@@ -50,8 +50,8 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, verb: str) -> int:
-    from ..main import exit_code_for, failure
-    from ..providers import operations
+    from ..exitcodes import exit_code_for, failure
+    from ..installer import operations
 
     ctx = context_from(args)
     providers = selected_providers(args)
@@ -106,11 +106,11 @@ def _present(providers: list[str], ctx: Any) -> tuple[list[str], list[dict[str, 
 
 def _accepting_hook_commands(providers: list[str]) -> tuple[list[str], list[dict[str, str]]]:
     """``--all`` with ``--hook-command``: the providers a supervisor can be configured for (others skipped)."""
-    from ..providers.registry import load
+    from ..providers import load
 
     kept, skipped = [], []
     for pid in providers:
-        refused = getattr(load(pid), "HOOK_COMMAND_REFUSED", None)
+        refused = load(pid).HOOK_COMMAND_REFUSED
         if refused:
             skipped.append({"provider": pid, "reason": f"--hook-command does not apply ({refused})"})
         else:

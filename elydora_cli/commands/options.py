@@ -13,9 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-from ..main import UsageError
+from ..exitcodes import UsageError
 from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks
-from ..providers.context import DEFAULT_TIMEOUT_SECONDS, Context
+from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
 
 MAX_TIMEOUT_SECONDS = 3600
 
@@ -155,7 +155,7 @@ def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context
     from elydora_config.errors import ConfigError
     from elydora_config.files import read_physical
 
-    from ..providers.manifest import MANIFEST_NAME, Manifest
+    from ..installer.manifest import MANIFEST_NAME, Manifest
 
     path = ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME
     try:
@@ -176,7 +176,7 @@ def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context
 def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -> list[str]:
     """The provider ids named on the command line (aliases resolved); ``--all``: every implemented one."""
     from .. import catalog
-    from ..providers.registry import implemented_ids, load
+    from ..providers import implemented_ids, load
 
     every = bool(getattr(args, "all", False) or getattr(args, "every", False))
     if every:

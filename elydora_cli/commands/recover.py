@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
 
 def _scan_dirs(ctx: Any) -> list[Path]:
     """Directories where a killed write may have left a temp file: the state tree and every agent file's folder."""
-    from ..providers import registry
+    from .. import providers as registry
 
     dirs = {ctx.elydora_dir}
     if ctx.elydora_dir.is_dir():

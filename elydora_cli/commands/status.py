@@ -26,12 +26,12 @@ def register(sub: Any) -> None:
 def _one(pid: str, ctx: Any) -> dict[str, Any]:
     from elydora_config.errors import ConfigError
 
-    from ..providers import operations
+    from ..installer import operations
 
     try:
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
-        from ..main import failure
+        from ..exitcodes import failure
 
         message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
         row = {"provider": pid, "state": "error", "healthy": False, "problems": [message]}

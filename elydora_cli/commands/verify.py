@@ -1,6 +1,6 @@
 """``elydora verify``: run each agent's installed hooks as the agent would; exit 1 when any check fails.
 
-See :mod:`elydora_cli.verify` and ``docs/verify.md``.
+See :mod:`elydora_cli.installer.verify` and ``docs/verify.md``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _installed(providers: list[str], ctx: Any) -> list[str]:
     """``verify --all``: the agents with an install (a broken one included: its status says why)."""
     from elydora_config.errors import ConfigError
 
-    from ..providers import operations
+    from ..installer import operations
 
     kept = []
     for pid in providers:
@@ -59,7 +59,7 @@ def _installed(providers: list[str], ctx: Any) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..verify import verify
+    from ..installer.verify import verify
 
     ctx = options.context_from(args)
     providers = options.selected_providers(args)

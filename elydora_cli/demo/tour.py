@@ -2,7 +2,7 @@
 
 1. ``elydora install --every`` into the sandbox home (one transaction per agent);
 2. every installed guard entry is run as the agent runs it (its argv, cwd, timeout and a native payload
-   shipped in the package, :mod:`elydora_cli.verify`) against the agent's real sandbox state: allowed;
+   shipped in the package, :mod:`elydora_cli.installer.verify`) against the agent's real sandbox state: allowed;
 3. every audit entry likewise, then ``audit tail`` shows the newest signed record and ``audit verify``
    checks every signature and the chain: recorded;
 4. ``agent freeze``, the guard again: the agent's block protocol; ``agent unfreeze``, the guard again:
@@ -26,8 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from .. import verify
-from ..providers.context import Context
+from ..installer import verify
+from ..plug.context import Context
 from .sandbox import Sandbox, differences, snapshot
 
 KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TERM", "USER", "LOGNAME")

@@ -21,26 +21,24 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from elydora_config.paths import check_safe_name
-
 from ..statefiles import (
     CONFIG,
     CONFIG_LIMIT,
     QUERY_GRACE,
     REFRESH_LOCK,
-    STATE_DIR_NAME,
     STATUS,
     STATUS_CACHE,
     STATUSES,
+    VERIFY_ENV,
+    agent_dir_path,
 )
 from ..statefiles import CONFIG_KEYS as _CONFIG_KEYS
 from .contract import ContractError
 
-# The guard's cache lifetime (``runtime/guard_template.py`` restates it: generated scripts stand alone).
+# The guard's cache lifetime (``runtime/templates/guard.py`` restates it: generated scripts stand alone).
 FILE_LIMIT = CONFIG_LIMIT
 CACHE_TTL = 60.0
 CONFIG_KEYS = frozenset(_CONFIG_KEYS)
-VERIFY_ENV = "ELYDORA_VERIFY_STATE"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -77,11 +75,9 @@ def parse_flat_object(text: str) -> dict[str, object]:
 
 
 def agent_directory(state_root: str, agent_id: str) -> str:
-    """``<state root>/.elydora/<agent id>`` for a safe agent id (the rules of ``identity.check_agent_id``)."""
-    check_safe_name(agent_id, what="agent id")
-    if agent_id.startswith(" "):
-        raise AgentStateError(f"unsafe agent id {agent_id!r}: it starts with a space")
-    return os.path.join(os.path.abspath(state_root), STATE_DIR_NAME, agent_id)
+    """``<state root>/.elydora/<agent id>`` for a safe agent id (:func:`~elydora_cli.statefiles.check_agent_id`:
+    the reserved names are refused here as everywhere)."""
+    return agent_dir_path(state_root, agent_id)
 
 
 class AgentDir:

@@ -1,7 +1,7 @@
 """Recording a hook event in the agent's spool, exactly as the generated audit hook does.
 
 The event (its JSON text, surrounding whitespace removed) becomes one spool record
-``\\n<receipt epoch ms> <event>\\n`` (the format of ``runtime/hook_template.py``), appended in a single
+``\\n<receipt epoch ms> <event>\\n`` (the format of ``runtime/templates/hook.py``), appended in a single
 ``O_APPEND`` write to the owner-only ``spool.jsonl`` while holding a shared ``flock``, after checking that
 the path still names the file that was opened (the flusher may retire it meanwhile). Then the detached
 flusher is started unless one is running; it signs, chains and delivers the record.
@@ -37,7 +37,7 @@ def spool_body(data: bytes) -> bytes:
 
 
 def spool_line(body: bytes, received_ms: int) -> bytes:
-    """``\\n<ms> <event>\\n`` with the event's line breaks turned into spaces (``hook_template.spool_line``;
+    """``\\n<ms> <event>\\n`` with the event's line breaks turned into spaces (``templates/hook.spool_line``;
     restated because importing ``elydora_cli.runtime`` loads the key library; a test pins the equality)."""
     return b"\n%d " % received_ms + body.replace(b"\n", b" ").replace(b"\r", b" ") + b"\n"
 

@@ -11,15 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from .base import Finding, Format, Sources, Target
-from .cmdforms import posix_quote
-from .common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
-from .context import RUNTIME_FLAGS, Context
-from .documents import Documents
-from .hookmap import HookMap
-from .jsregex import Pattern, require_compilable
-from .ownership import AUDIT, GUARD, Ref, runtime_argv
-from .schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
+from ..plug import defaults
+from ..plug.cmdforms import posix_quote
+from ..plug.common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
+from ..plug.context import RUNTIME_FLAGS, Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.jsregex import Pattern, require_compilable
+from ..plug.ownership import AUDIT, GUARD, Ref, runtime_argv
+from ..plug.schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
 
 FACTS = catalog.provider("augment")
 MAX_BYTES = 512 * 1024
@@ -101,12 +102,12 @@ def user_matchers(path: Path, value: Any) -> list[Pattern]:
     return found
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     """Install needs Node.js only when the file holds matchers of the user's (Auggie compiles them)."""
     path = single_target(docs, SCHEMA)
     doc = docs.doc(path)
     require_compilable(user_matchers(path, doc.value if doc is not None else None))
-    add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+    add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
@@ -116,5 +117,10 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
     remove_hooks(docs, single_target(docs, SCHEMA), HOOKS, ctx, agent_ids)
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
+agent_argv = defaults.default_argv
 
 NOTES = ("Restart Auggie so it loads the new hooks; check with `auggie tools list`.",)

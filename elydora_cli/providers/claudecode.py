@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from .base import Finding, Format, Sources, Target
-from .common import (
+from ..plug import defaults
+from ..plug.common import (
     STATUS_MESSAGES,
     add_hooks,
     catalog_events,
@@ -17,11 +17,12 @@ from .common import (
     remove_hooks,
     validated,
 )
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .schema import (
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.schema import (
     BOOL,
     HTTP_URL,
     NONEMPTY_STR,
@@ -132,14 +133,14 @@ def _settings(docs: Documents) -> tuple[Path, Any]:
     return path, value
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path, value = _settings(docs)
     refuse_if(
         isinstance(value, dict) and value.get("disableAllHooks") is True,
         path,
         "Claude Code hooks are disabled by disableAllHooks: true; remove it to install",
     )
-    add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+    add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -153,5 +154,9 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
         return [Finding("hooks are disabled by disableAllHooks: true", path)]
     return check_hooks(docs, path, HOOKS, ctx, agent_id)
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Check the hooks with /hooks inside Claude Code (or `claude doctor`); managed policy can still disable them.",)

@@ -9,15 +9,23 @@ from typing import Any
 from elydora_config.errors import UnsafePathError
 
 from .. import catalog
-from . import hookmap
-from .base import Finding, Format, Sources, Target
-from .cmdforms import encoded_powershell
-from .common import STATUS_MESSAGES, add_hooks, catalog_events, check_hooks, remove_hooks, shell_command, validated
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, refs_in, runtime_argv
-from .schema import ANY, ANY_HANDLER, MapSchema
+from ..plug import defaults, hookmap
+from ..plug.cmdforms import encoded_powershell
+from ..plug.common import (
+    STATUS_MESSAGES,
+    add_hooks,
+    catalog_events,
+    check_hooks,
+    remove_hooks,
+    shell_command,
+    validated,
+)
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, refs_in, runtime_argv
+from ..plug.schema import ANY, ANY_HANDLER, MapSchema
 
 FACTS = catalog.provider("codex")
 DESCRIPTION = "Elydora audit and freeze enforcement"
@@ -66,8 +74,8 @@ def _path(docs: Documents) -> Path:
     return path
 
 
-def install(docs: Documents, ctx: Context) -> None:
-    add_hooks(docs, _path(docs), HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
+    add_hooks(docs, _path(docs), HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -108,5 +116,9 @@ def _untrusted(docs: Documents, path: Path, ctx: Context, agent_id: str) -> list
     return [Finding(f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(missing)}); "
                     "open /hooks in Codex and choose to trust them", config_path, severity="pending")]
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Codex runs new or changed hooks only after you approve them: open /hooks in Codex and trust both.",)

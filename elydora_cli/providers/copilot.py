@@ -15,19 +15,19 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
-from . import hookfile
-from .base import Format, Sources
-from .cmdforms import posix_command, powershell_call
-from .common import catalog_events
-from .context import Context
-from .documents import Documents, parse
-from .hookfile import HookFile
-from .hookmap import HookMap
-from .jsregex import Pattern, require_compilable
-from .layers import Layer, last_explicit
-from .ownership import Ref, runtime_argv
-from .pairforms import SAME, OldShape, exactly, recogniser
-from .schema import BOOL, NONEMPTY_STR, NONEMPTY_STR_LIST, POS_NUMBER, STR, Check, HandlerSchema, MapSchema
+from ..plug import defaults, hookfile
+from ..plug.cmdforms import posix_command, powershell_call
+from ..plug.common import catalog_events
+from ..plug.context import Context
+from ..plug.contract import Format, Sources
+from ..plug.documents import Documents, parse
+from ..plug.hookfile import HookFile
+from ..plug.hookmap import HookMap
+from ..plug.jsregex import Pattern, require_compilable
+from ..plug.layers import Layer, last_explicit
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.pairforms import SAME, OldShape, exactly, recogniser
+from ..plug.schema import BOOL, NONEMPTY_STR, NONEMPTY_STR_LIST, POS_NUMBER, STR, Check, HandlerSchema, MapSchema
 
 FACTS = catalog.provider("copilot")
 EVENTS = [
@@ -149,6 +149,11 @@ def _rules(path: Path, value: dict[str, Any], ctx: Context) -> None:
 def _allowed_url(url: str, ctx: Context) -> bool:
     return bool(_HTTPS.fullmatch(url)) or (ctx.env_value(LOCALHOST_SWITCH) == "1" and bool(_LOOPBACK.fullmatch(url)))
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
+installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 
 FILE = HookFile(
     FACTS.id,

@@ -7,26 +7,20 @@ installer is migrated and gets ``"version": 1``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import catalog
-from . import hookfile
-from .base import Sources
-from .cmdforms import powershell_call
-from .common import catalog_events, shell_command
-from .context import Context
-from .hookfile import HookFile
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import ANY_HANDLER, NONNEG_INT, MapSchema
+from ..plug import defaults, hookfile
+from ..plug.common import catalog_events, command_handler
+from ..plug.context import Context
+from ..plug.contract import Sources
+from ..plug.hookfile import HookFile
+from ..plug.hookmap import HookMap
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import ANY_HANDLER, NONNEG_INT, MapSchema
 
 FACTS = catalog.provider("cursor")
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    command = powershell_call(runtime_argv(ref, ctx)) if ctx.windows else shell_command(ref, ctx)
-    return {"command": command, "timeout": ref.timeout, "failClosed": True}
+make_handler = command_handler(typed=False, failClosed=True)
 
 
 HOOKS = HookMap(
@@ -59,5 +53,9 @@ def sources(ctx: Context) -> Sources:
 
 
 install, uninstall, check = hookfile.plug(FILE)
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Restart Cursor and running cursor-agent sessions so they load the new hooks.",)

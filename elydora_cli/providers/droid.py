@@ -20,19 +20,24 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from . import hookmap
-from .base import Document, Finding, Format, Sources, Target
-from .cmdforms import powershell_call
-from .common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
-from .context import Context
-from .documents import Documents
-from .hookfile import handlers
-from .hookmap import HookMap
-from .jsregex import group_patterns, require_compilable
-from .layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
+from ..plug import defaults, hookmap
+from ..plug.common import (
+    add_hooks,
+    catalog_events,
+    check_hooks,
+    command_handler,
+    refuse_if,
+    remove_hooks,
+)
+from ..plug.context import Context
+from ..plug.contract import Document, Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookfile import handlers
+from ..plug.hookmap import HookMap
+from ..plug.jsregex import group_patterns, require_compilable
+from ..plug.layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
 
 FACTS = catalog.provider("droid")
 HOOKS_JSON, NESTED, LOCAL, SETTINGS = "hooks.json", "hooks/hooks.json", "settings.local.json", "settings.json"
@@ -70,9 +75,7 @@ REFERENCE = OldShape(
 )
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    command = powershell_call(runtime_argv(ref, ctx)) if ctx.windows else shell_command(ref, ctx)
-    return {"type": "command", "command": command, "timeout": ref.timeout}
+make_handler = command_handler()
 
 
 HOOKS = HookMap(
@@ -234,13 +237,12 @@ def _unwrap(docs: Documents, name: str, ctx: Context, agent_ids: set[str] | None
         return
     log = docs.log(path)
     before = len(log.removed)
-    made = docs.created.get(path)
-    hookmap.remove(doc, HOOKS, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=made, log=log)
+    hookmap.remove(docs.edit(path, doc), HOOKS, ctx, agent_ids)
     if len(log.removed) > before and doc.value.get(WRAPPER) == {}:
         doc.remove((WRAPPER,))
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     validate(docs)
     active = active_source(docs)
     _refuse_if_blocked(docs, ctx, active)
@@ -249,7 +251,7 @@ def install(docs: Documents, ctx: Context) -> None:
         _unwrap(docs, name, ctx, None)
         path, hm = _hookmap(docs, name)
         if name in placed:
-            add_hooks(docs, path, dataclasses.replace(hm, events=placed[name]), ctx, ctx.agent_id_for(FACTS.id))
+            add_hooks(docs, path, dataclasses.replace(hm, events=placed[name]), ctx, agent_id)
         else:
             remove_hooks(docs, path, hm, ctx, None)
 
@@ -302,5 +304,11 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     findings = [f for path, hm in hook_maps(docs) for f in check_hooks(docs, path, hm, ctx, agent_id)]
     return findings + _unloaded(docs, ctx, agent_id)
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
+installed_entries = defaults.entries_in(hook_maps)
+agent_argv = defaults.default_argv
 
 NOTES = ("Review the hooks with /hooks inside Factory Droid; restart running sessions so they load them.",)

@@ -6,15 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from . import common
-from .base import Finding, Format, Sources, Target
-from .cmdforms import encoded_powershell
-from .common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, refs_in, runtime_argv
-from .schema import (
+from ..plug import common, defaults
+from ..plug.cmdforms import encoded_powershell
+from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, refs_in, runtime_argv
+from ..plug.schema import (
     BOOL,
     NONEMPTY_STR,
     NONNEG_NUMBER,
@@ -106,11 +106,11 @@ def _disabled(value: Any, ctx: Context, *, by_command: bool) -> str | None:
     return None
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path, value = _settings(docs)
     reason = _disabled(value, ctx, by_command=True)
     refuse_if(reason is not None, path, f"{reason}; enable hooks to install")
-    add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+    add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
@@ -125,5 +125,9 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
     path, _ = _settings(docs)
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Check the hooks with /hooks list inside Gemini CLI.",)

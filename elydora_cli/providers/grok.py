@@ -7,19 +7,15 @@ extra keys) are the user's and never touched.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import catalog
-from . import hookfile
-from .base import Sources
-from .cmdforms import encoded_powershell
-from .common import RefusedError, catalog_events, shell_command
-from .context import Context
-from .hookfile import HookFile
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import NONEMPTY_STR, NONNEG_INT, STR, STR_MAP, HandlerSchema, MapSchema, nullable
+from ..plug import defaults, hookfile
+from ..plug.common import RefusedError, catalog_events, command_handler, encoded_command
+from ..plug.context import Context
+from ..plug.contract import Sources
+from ..plug.hookfile import HookFile
+from ..plug.hookmap import HookMap
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import NONEMPTY_STR, NONNEG_INT, STR, STR_MAP, HandlerSchema, MapSchema, nullable
 
 FACTS = catalog.provider("grok")
 SCHEMA = MapSchema(
@@ -35,9 +31,7 @@ SCHEMA = MapSchema(
 )
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    command = encoded_powershell(runtime_argv(ref, ctx), ctx.env) if ctx.windows else shell_command(ref, ctx)
-    return {"type": "command", "command": command, "timeout": ref.timeout}
+make_handler = command_handler(encoded_command)
 
 
 OLDER_SHAPE = OldShape(  # earlier installers: no interpreter flags, in each quoting they used
@@ -59,5 +53,9 @@ def sources(ctx: Context) -> Sources:
 
 
 install, uninstall, check = hookfile.plug(FILE)
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Check the hooks with `grok inspect --json` or /hooks inside Grok Build.",)

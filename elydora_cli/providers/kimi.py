@@ -12,14 +12,15 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
-from ..main import UsageError
-from .base import Finding, Format, Sources, Target
-from .cmdforms import encoded_powershell
-from .common import catalog_events, shell_command
-from .context import Context
-from .documents import Documents
-from .hookmap import timeout_finding
-from .ownership import Ref, refs_in, runtime_argv, supervisor_refs
+from ..exitcodes import UsageError
+from ..plug import defaults
+from ..plug.cmdforms import encoded_powershell
+from ..plug.common import catalog_events, shell_command
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import timeout_finding
+from ..plug.ownership import Ref, refs_in, runtime_argv, supervisor_refs
 
 FACTS = catalog.provider("kimi")
 EVENTS = catalog_events(FACTS)
@@ -121,26 +122,25 @@ def _remove(docs: Documents, path: Path, ctx: Context, agent_ids: set[str] | Non
         if ref and (agent_ids is None or ref.agent_id in agent_ids):
             doc.remove(("hooks", index))
             log.removed.append({"at": ["hooks", index], "value": hooks[index]})
-    if doc.value.get("hooks") == [] and ["hooks"] in docs.created.get(path, [["hooks"]]) and hooks:
+    if hooks and doc.get(("hooks",), None) == [] and ["hooks"] in docs.created.get(path, [["hooks"]]):
         doc.remove(("hooks",))
-    if doc.value == {} and docs.was_created_by_us(path):
+    if docs.was_created_by_us(path) and doc.value == {}:
         docs.delete(path)
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     if ctx.timeout_seconds > MAX_TIMEOUT:
         raise UsageError(f"Kimi Code accepts hook timeouts up to {MAX_TIMEOUT} s")
-    agent_id = ctx.agent_id_for(FACTS.id)
     for path in docs.targets:
         doc = docs.ensure(path)
         _remove(docs, path, ctx, None)
         doc = docs.ensure(path)
         log = docs.log(path)
-        if "hooks" not in doc.value:
+        if not doc.has(("hooks",)):
             log.created.append(["hooks"])
         for event, role in EVENTS.items():
             table = make_handler(Ref(agent_id, role, ctx.python, ctx.timeout_seconds), ctx, event)
-            log.inserted.append({"at": ["hooks", len(doc.value.get("hooks", []))], "value": table})
+            log.inserted.append({"at": ["hooks", len(doc.get(("hooks",), []))], "value": table})
             doc.append_table(("hooks",), table)  # type: ignore[attr-defined]
 
 
@@ -186,18 +186,19 @@ def _expected(ctx: Context, agent_id: str, ref: Ref, event: str, timeout: int | 
     return make_handler(Ref(agent_id, EVENTS[event], ref.python, seconds), ctx, event)
 
 
-def installed_entries(docs: Documents, ctx: Context) -> list[tuple[Path, str, Ref, Any]]:
-    """``(file, event, ref, table)`` of every table of ours in every selected file (see ``entries``)."""
+def installed_entries(docs: Documents, ctx: Context) -> list[defaults.Found]:
+    """Every table of ours in every selected file (see ``installer/entries``); Kimi's timeouts are seconds."""
     return [
-        (path, event, ref, table)
+        defaults.Found(path, event, ref, table, defaults.seconds(table.get("timeout"), "s"))
         for path in docs.targets
         if (doc := docs.doc(path)) is not None
         for event, ref, table in installed(doc.value, ctx)
     ]
 
 
-def agent_argv(handler: dict[str, Any]) -> list[str]:
-    return ["/bin/sh", "-c", handler["command"]]
-
+ROLES = EVENTS
+agent_argv = defaults.default_argv
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
 
 NOTES = ("Restart Kimi Code sessions so they load the new hooks.",)

@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from .. import catalog
-from . import common, layers
-from .base import Finding, Format, Sources, Target
-from .cmdforms import posix_command, powershell_call
-from .common import RefusedError, add_hooks, catalog_events, check_hooks, remove_hooks, single_target
-from .context import Context
-from .documents import Documents
-from .hookmap import HookMap
-from .ownership import Ref, runtime_argv
-from .schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, HandlerSchema, MapSchema
+from ..plug import common, defaults, layers
+from ..plug.common import (
+    RefusedError,
+    add_hooks,
+    catalog_events,
+    check_hooks,
+    command_handler,
+    remove_hooks,
+    single_target,
+)
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents
+from ..plug.hookmap import HookMap
+from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, HandlerSchema, MapSchema
 
 FACTS = catalog.provider("letta")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
@@ -52,10 +57,7 @@ SCHEMA = MapSchema(
 )
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    argv = runtime_argv(ref, ctx)
-    command = powershell_call(argv) if ctx.windows else posix_command(argv)
-    return {"type": "command", "command": command, "timeout": ref.timeout}
+make_handler = command_handler()
 
 
 HOOKS = HookMap(
@@ -101,7 +103,7 @@ def disabled_by(docs: Documents) -> layers.Setting | None:
     return next((s for s in layers.explicit(project, SWITCH) if s.value is True), None)
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path = single_target(docs, SCHEMA)
     setting = disabled_by(docs)
     if setting is not None:
@@ -109,7 +111,7 @@ def install(docs: Documents, ctx: Context) -> None:
         raise RefusedError(
             setting.path, f"Letta Code hooks are disabled: {setting.describe()}; remove it{override} to install"
         )
-    add_hooks(docs, path, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+    add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -122,5 +124,9 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     findings = [Finding(f"Letta Code hooks are disabled: {setting.describe()}", setting.path)] if setting else []
     return findings + check_hooks(docs, path, HOOKS, ctx, agent_id)
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Open /hooks in Letta Code to see the Elydora hooks; restart running sessions so they load them.",)

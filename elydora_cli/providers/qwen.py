@@ -16,25 +16,18 @@ from typing import Any
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 from .. import catalog
-from . import dotenv, schema
-from .base import Finding, Format, Sources, Target
-from .cmdforms import powershell_call
-from .common import (
-    add_hooks,
-    catalog_events,
-    check_hooks,
-    refuse_if,
-    remove_hooks,
-    shell_command,
-)
-from .context import Context
-from .documents import Documents, parse
-from .hookmap import HookMap
-from .jsregex import group_patterns, require_compilable
-from .layers import Layer, Setting, first_explicit, last_explicit, layer, system_file
-from .ownership import Ref, runtime_argv
-from .pairforms import OldShape, exactly, recogniser
-from .schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, STR_LIST, STR_MAP, HandlerSchema, MapSchema, one_of
+from ..plug import defaults, dotenv, schema
+from ..plug.cmdforms import powershell_call
+from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.documents import Documents, parse
+from ..plug.hookmap import HookMap
+from ..plug.jsregex import group_patterns, require_compilable
+from ..plug.layers import Layer, Setting, first_explicit, last_explicit, layer, system_file
+from ..plug.ownership import Ref, runtime_argv
+from ..plug.pairforms import OldShape, exactly, recogniser
+from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, STR_LIST, STR_MAP, HandlerSchema, MapSchema, one_of
 
 FACTS = catalog.provider("qwen")
 DIALECT = Format.JSONC_NO_TRAILING_COMMAS
@@ -310,11 +303,11 @@ def _prepared(docs: Documents, ctx: Context) -> tuple[Places, Setting | None]:
     return where, disabled(docs, ctx, where, settings)
 
 
-def install(docs: Documents, ctx: Context) -> None:
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     where, off = _prepared(docs, ctx)
     if off is not None:
         refuse_if(True, off.path, f"Qwen Code hooks are disabled ({off.describe()}); enable them to install")
-    add_hooks(docs, where.settings, HOOKS, ctx, ctx.agent_id_for(FACTS.id))
+    add_hooks(docs, where.settings, HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -336,5 +329,10 @@ def agent_argv(handler: Mapping[str, Any]) -> list[str]:
         return ["powershell", "-NoProfile", "-Command", handler["command"]]
     return ["bash", "-c", handler["command"]]
 
+
+ROLES = HOOKS.events
+HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
+installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 
 NOTES = ("Check the hooks with /hooks inside Qwen Code, then restart running sessions so they load them.",)

@@ -23,7 +23,7 @@ from e2e_agents import AGENTS, DENIAL_WITH_REASON, NOT_RUNNABLE, STDERR_TO_MODEL
 from e2e_harness import COMMAND, PROOF_FILE, Driver, Run, Sandbox, contains, read_log, record_version
 
 from elydora_cli import catalog
-from elydora_cli.providers import registry
+from elydora_cli import providers as registry
 
 pytestmark = pytest.mark.e2e
 

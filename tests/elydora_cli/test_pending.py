@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from elydora_cli import identity, pending
+from elydora_cli.installer.verify import payload
 from elydora_cli.main import main
-from elydora_cli.verify import payload
 
 RUNS = 25
 

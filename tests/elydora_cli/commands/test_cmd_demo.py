@@ -10,7 +10,7 @@ import pytest
 from elydora_cli import verify
 from elydora_cli.demo import sandbox, tour
 from elydora_cli.main import main
-from elydora_cli.providers.registry import implemented_ids
+from elydora_cli.providers import implemented_ids
 
 ROW = re.compile(r"^(\w+) +\| (\S+) +\| (\S+) +\| (\S+) +\| (\S+)$")
 

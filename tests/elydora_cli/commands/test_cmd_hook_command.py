@@ -15,7 +15,7 @@ import pytest
 
 from elydora_cli.main import main
 from elydora_cli.neutral.hookcommand import quote_word
-from elydora_cli.providers.cmdforms import posix_command
+from elydora_cli.plug.cmdforms import posix_command
 
 BEFORE = {
     "claudecode": (

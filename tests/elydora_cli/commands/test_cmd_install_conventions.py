@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from elydora_cli.main import main
-from elydora_cli.providers.registry import implemented_ids
+from elydora_cli.providers import implemented_ids
 
 
 def cli(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> tuple[int, str, str]:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from elydora_cli import catalog, identity
+from elydora_cli import providers as registry
 from elydora_cli.main import main
-from elydora_cli.providers import registry
 
 LINE = re.compile(r"^(\S+) +(\S+) +(\S+) +(OK|FAIL .*)$")
 
@@ -195,9 +195,9 @@ COPILOT_DENY = (
 def test_copilots_block_protocol_is_judged(
     tmp_path: Path, kind: str, code: int, stdout: bytes, problem: str | None
 ) -> None:
-    from elydora_cli import verify
-    from elydora_cli.providers.entries import Entry
-    from elydora_cli.providers.ownership import Ref
+    from elydora_cli.installer import verify
+    from elydora_cli.installer.entries import Entry
+    from elydora_cli.plug.ownership import Ref
 
     entry = Entry(tmp_path, "preToolUse", "guard", Ref("copilot", "guard", "python3", 10), {}, ["true"], 10)
     probe = verify.Probe("copilot", entry, kind, b"{}", 10.0, None)

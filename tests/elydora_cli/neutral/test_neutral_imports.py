@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 from elydora_cli import identity
 from elydora_cli.neutral import agentstate, audit
-from elydora_cli.runtime import guard_template, hook_template
+from elydora_cli.runtime.templates import guard as guard_template
+from elydora_cli.runtime.templates import hook as hook_template
 
 EDITORS = ("elydora_config.jsonc", "elydora_config.toml", "tomlkit", "tomllib", "tomli")
-SLOW = ("cryptography", "elydora_cli.identity", "elydora_cli.runtime", "elydora_cli.providers.registry")
+SLOW = ("cryptography", "elydora_cli.identity", "elydora_cli.runtime", "elydora_cli.providers")
 
 
 def _imported(*argv: str, stdin: bytes = b"") -> tuple[int, bytes, set[str]]:
@@ -66,7 +67,7 @@ def test_restated_runtime_facts_match_the_runtime() -> None:
     assert agentstate.CACHE_TTL == guard_template.CACHE_TTL
     assert agentstate.STATUSES == guard_template.STATUSES == identity.STATUSES
     assert agentstate.CONFIG_KEYS == guard_template.CONFIG_KEYS
-    assert agentstate.STATE_DIR_NAME == identity.STATE_DIR_NAME
+    assert agentstate.agent_directory("/r", "a") == f"/r/{identity.STATE_DIR_NAME}/a"
     assert (agentstate.CONFIG, agentstate.STATUS, agentstate.STATUS_CACHE) == (
         identity.CONFIG,
         identity.STATUS,

@@ -8,12 +8,10 @@ the agent runs them with its sample payload, allow when the agent is active and 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from locations import CONFIGS
-from provider_cases import (
+from elydora_testkit.provider_cases import (
     Case,
     expected_value,
     installed_commands,
@@ -26,9 +24,11 @@ from provider_cases import (
     set_status,
     target_path,
 )
+from locations import CONFIGS
 
 from elydora_cli import catalog
-from elydora_cli.providers import operations, registry
+from elydora_cli import providers as registry
+from elydora_cli.installer import operations
 
 
 def only_insertions(before: str, after: str) -> bool:
@@ -126,5 +126,5 @@ def test_status_reports_healthy_then_unhealthy(tmp_path):
     (ctx.agent_dir("claudecode") / "guard.py").unlink()
     broken = operations.status("claudecode", ctx)
     assert broken.installed and not broken.healthy
-    assert any("missing" in f.render() for f in broken.findings)
-    assert json.dumps([f.render() for f in broken.findings])
+    missing = [f.render() for f in broken.findings if "missing" in f.render()]
+    assert missing == [f"{ctx.agent_dir('claudecode') / 'guard.py'}: runtime file is missing"]

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import make_context
+from elydora_testkit.provider_cases import make_context
 
-from elydora_cli.providers import augment, operations
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.jsregex import NodeUnavailableError
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.installer import operations
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.jsregex import NodeUnavailableError
+from elydora_cli.plug.ownership import Ref
+from elydora_cli.providers import augment
 from elydora_config.errors import FileTooLargeError, MalformedConfigError
 
 PY = sys.executable
@@ -150,8 +151,12 @@ def test_a_matcher_javascript_rejects_is_refused(ctx: Context) -> None:
 
 @needs_node
 def test_javascript_only_syntax_is_accepted(ctx: Context) -> None:
-    write(settings(ctx), {"hooks": {"PostToolUse": [{"matcher": "(?<tool>launch-process)", "hooks": []}]}})
+    user_group = {"matcher": "(?<tool>launch-process)", "hooks": []}
+    write(settings(ctx), {"hooks": {"PostToolUse": [user_group]}})
     operations.install("augment", ctx)
+    groups = json.loads(settings(ctx).read_text())["hooks"]["PostToolUse"]
+    assert groups[0] == user_group and len(groups) == 2  # the user's group kept, ours appended
+    assert operations.status("augment", ctx).healthy
 
 
 def test_node_is_needed_only_for_user_matchers(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:

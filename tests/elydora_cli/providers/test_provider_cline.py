@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from provider_cases import make_context, payload, run_as_agent, set_status
+from elydora_testkit.provider_cases import make_context, payload, run_as_agent, set_status
 
-from elydora_cli.providers import cline, operations
-from elydora_cli.providers.common import RefusedError
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.documents import Documents
+from elydora_cli.installer import operations
+from elydora_cli.plug.common import RefusedError
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.documents import Documents
+from elydora_cli.providers import cline
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError, UnsafePathError
 
 PY = sys.executable

@@ -10,9 +10,9 @@ import json
 import sys
 
 import pytest
-from provider_cases import make_context
+from elydora_testkit.provider_cases import make_context
 
-from elydora_cli.providers import operations
+from elydora_cli.installer import operations
 from elydora_config.errors import ConcurrentModificationError, UnsafePathError
 
 
@@ -55,7 +55,7 @@ def test_status_awaits_trust_until_codex_records_it(tmp_path):
 
 
 def test_trust_file_changing_during_install_aborts(tmp_path, monkeypatch):
-    from provider_cases import change_before_commit
+    from elydora_testkit.provider_cases import change_before_commit
 
     ctx = make_context(tmp_path)
     config = ctx.home / ".codex" / "config.toml"

@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from provider_cases import change_before_commit, files_under, make_context, payload, run_as_agent
+from elydora_testkit.provider_cases import change_before_commit, files_under, make_context, payload, run_as_agent
 
-from elydora_cli.providers import copilot, operations
-from elydora_cli.providers.common import RefusedError
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.jsregex import NodeUnavailableError
+from elydora_cli.installer import operations
+from elydora_cli.plug.common import RefusedError
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.jsregex import NodeUnavailableError
+from elydora_cli.providers import copilot
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError, UnsafePathError
 
 PY = "/opt/py/bin/python3"

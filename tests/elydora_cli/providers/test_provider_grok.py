@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from provider_cases import files_under, make_context, payload, run_as_agent, set_status, shell_argv
+from elydora_testkit.provider_cases import files_under, make_context, payload, run_as_agent, set_status, shell_argv
 
-from elydora_cli.providers import grok, operations
-from elydora_cli.providers.common import RefusedError
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.installer import operations
+from elydora_cli.plug.common import RefusedError
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import Ref
+from elydora_cli.providers import grok
 from elydora_config.errors import MalformedConfigError
 
 

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import make_context, payload, run_as_agent, shell_argv
+from elydora_testkit.provider_cases import make_context, payload, run_as_agent, shell_argv
 
-from elydora_cli.providers import letta, operations
-from elydora_cli.providers.common import RefusedError
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.installer import operations
+from elydora_cli.plug.common import RefusedError
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import Ref
+from elydora_cli.providers import letta
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 PY = sys.executable

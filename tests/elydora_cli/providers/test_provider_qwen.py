@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_cases import change_before_commit, expect_switch, files_under, make_context, parse_any
+from elydora_testkit.provider_cases import change_before_commit, expect_switch, files_under, make_context, parse_any
 
-from elydora_cli.providers import jsregex, operations, qwen
-from elydora_cli.providers.common import RefusedError
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.installer import operations
+from elydora_cli.plug import jsregex
+from elydora_cli.plug.common import RefusedError
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import Ref
+from elydora_cli.providers import qwen
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 USER = ".qwen/settings.json"

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from provider_cases import make_context
+from elydora_testkit.provider_cases import make_context
 
-from elydora_cli.providers import claudecode, codex, hookmap
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import AUDIT, GUARD, Ref, runtime_argv, supervisor_refs
+from elydora_cli.plug import hookmap
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import AUDIT, GUARD, Ref, runtime_argv, supervisor_refs
+from elydora_cli.providers import claudecode, codex
 from elydora_config.jsonc import STRICT_JSON, JsoncDocument
 
 COMMAND = "env SUP_HOME='/s h' /opt/sup hook --flag"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from elydora_cli import catalog
 from elydora_cli.runtime import GUARD_NAME, HOOK_NAME, generate, runtime_argv
-from elydora_cli.runtime.guard_template import parse_flat_object
+from elydora_cli.runtime.templates.guard import parse_flat_object
 from elydora_config.errors import UnsafePathError
 
 

@@ -220,7 +220,8 @@ def test_flush_errors_are_one_line_naming_the_file(tmp_path: Path, server: FakeE
 
 
 def test_guard_copies_of_the_health_constants_are_pinned() -> None:
-    from elydora_cli.runtime import guard_template, hook_template
+    from elydora_cli.runtime.templates import guard as guard_template
+    from elydora_cli.runtime.templates import hook as hook_template
 
     assert guard_template.FAR_STALE == health.FAR_STALE and guard_template.QUERY_GRACE == health.QUERY_GRACE
     assert guard_template.DELIVERY_STOPPED == identity.DELIVERY_STOPPED

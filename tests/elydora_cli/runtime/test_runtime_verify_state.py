@@ -17,9 +17,11 @@ from fake_elydora_server import FakeElydora
 from runtime_helpers import PYTHON, AgentHandle, make_agent
 
 from elydora_cli import catalog, identity
-from elydora_cli import verify as verify_module
+from elydora_cli.installer import verify as verify_module
 from elydora_cli.neutral import agentstate
-from elydora_cli.runtime import guard_template, hook_template, runtime_argv
+from elydora_cli.runtime import runtime_argv
+from elydora_cli.runtime.templates import guard as guard_template
+from elydora_cli.runtime.templates import hook as hook_template
 
 ENV = "ELYDORA_VERIFY_STATE"
 EVENT = b'{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "true"}}'

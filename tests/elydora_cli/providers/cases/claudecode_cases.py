@@ -1,6 +1,6 @@
 """Before/after pairs (fixtures/configs) of claudecode (see provider_cases.Case)."""
 
-from provider_cases import Case
+from elydora_testkit.provider_cases import Case
 
 CASES = [
     Case("claudecode", "claudecode-before.json", "claudecode-after.json"),

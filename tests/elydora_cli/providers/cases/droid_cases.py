@@ -12,7 +12,7 @@ files' hooks under that key.
 import json
 from typing import Any
 
-from provider_cases import REF_MARK, Case
+from elydora_testkit.provider_cases import REF_MARK, Case
 
 
 def bare_map(reference: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Before/after pairs (fixtures/configs) of gemini (see provider_cases.Case)."""
 
-from provider_cases import Case
+from elydora_testkit.provider_cases import Case
 
 CASES = [
     Case("gemini", "gemini-before.jsonc", "gemini-after.jsonc"),

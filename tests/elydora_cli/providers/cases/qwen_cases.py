@@ -1,6 +1,6 @@
 """Before/after pairs (fixtures/configs) of qwen (see provider_cases.Case)."""
 
-from provider_cases import Case
+from elydora_testkit.provider_cases import Case
 
 CASES = [
     Case("qwen", "qwen-before.jsonc", "qwen-after.jsonc"),

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..statefiles import AUDIT_SCRIPT, GUARD_SCRIPT
 from .cmdforms import looks_like_python, parse_encoded_powershell, parse_posix, parse_powershell_call
 from .context import RUNTIME_FLAGS, Context
 
 GUARD, AUDIT = "guard", "audit"
-DEFAULT_SCRIPTS: Mapping[str, str] = {"guard.py": GUARD, "hook.py": AUDIT}
+DEFAULT_SCRIPTS: Mapping[str, str] = {GUARD_SCRIPT: GUARD, AUDIT_SCRIPT: AUDIT}
 
 
 @dataclass(frozen=True)

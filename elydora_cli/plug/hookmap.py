@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Document, Finding
 from .context import Context
+from .contract import Document, Finding
 from .ownership import AUDIT, DEFAULT_SCRIPTS, GUARD, HandlerFactory, Ref, owner
 
 Path_ = tuple[str | int, ...]
@@ -49,20 +49,22 @@ class EditLog:
     removed: list[dict[str, Any]] = field(default_factory=list)
 
 
+@dataclass
+class FileEdit:
+    """One file an operation edits: its document, the log of this operation, and what earlier installs recorded
+    (handler values, and the containers they created, which are removed again when they end up empty)."""
+
+    doc: Document
+    log: EditLog = field(default_factory=EditLog)
+    recorded: list[Any] = field(default_factory=list)
+    created: list[list[str | int]] | None = None
+
+
 def _get(doc: Document, path: Path_) -> Any:
-    value: Any = doc.value
-    for key in path:
-        if isinstance(value, dict) and isinstance(key, str):
-            if key not in value:
-                return None
-            value = value[key]
-        elif isinstance(value, list) and isinstance(key, int):
-            if not 0 <= key < len(value):
-                return None
-            value = value[key]
-        else:
-            return None
-    return value
+    """The part at ``path`` (``None`` when absent or the path does not fit), decoding only that part."""
+    if any(isinstance(key, int) and key < 0 for key in path):
+        return None
+    return doc.get(path, None)
 
 
 def ours(hm: HookMap, handler: Any, ctx: Context, recorded: list[Any] | None = None) -> Ref | None:
@@ -75,23 +77,15 @@ def timeout_in(ctx: Context, unit: str) -> int:
     return ctx.timeout_seconds * 1000 if unit == "ms" else ctx.timeout_seconds
 
 
-def remove(
-    doc: Document,
-    hm: HookMap,
-    ctx: Context,
-    *,
-    agent_ids: set[str] | None = None,
-    recorded: list[Any] | None = None,
-    created: list[list[str | int]] | None = None,
-    log: EditLog | None = None,
-) -> None:
+def remove(edit: FileEdit, hm: HookMap, ctx: Context, agent_ids: set[str] | None = None) -> None:
     """Remove our handlers (of ``agent_ids``, or every agent) and the containers that only held them."""
+    doc = edit.doc
     container = _get(doc, hm.container)
     if not isinstance(container, dict):
         return
-    made = [tuple(p) for p in created or []]
+    made = [tuple(p) for p in edit.created or []]
     for event in list(container):
-        _remove_from_event(doc, hm, ctx, (*hm.container, event), agent_ids, recorded, log)
+        _remove_from_event(edit, hm, ctx, (*hm.container, event), agent_ids)
         groups = _get(doc, (*hm.container, event))
         if groups == [] and (not made or (*hm.container, event) in made) and container.get(event) != []:
             doc.remove((*hm.container, event))
@@ -99,21 +93,14 @@ def remove(
         doc.remove(hm.container)
 
 
-def _remove_from_event(
-    doc: Document,
-    hm: HookMap,
-    ctx: Context,
-    at: Path_,
-    agent_ids: set[str] | None,
-    recorded: list[Any] | None,
-    log: EditLog | None,
-) -> None:
+def _remove_from_event(edit: FileEdit, hm: HookMap, ctx: Context, at: Path_, agent_ids: set[str] | None) -> None:
+    doc = edit.doc
     groups = _get(doc, at)
     if not isinstance(groups, list):
         return
     for gi in reversed(range(len(groups))):
         if not hm.grouped:
-            _remove_if_ours(doc, hm, ctx, (*at, gi), groups[gi], agent_ids, recorded, log)
+            _remove_if_ours(edit, hm, ctx, (*at, gi), groups[gi], agent_ids)
             continue
         group = groups[gi]
         handlers = group.get("hooks") if isinstance(group, dict) else None
@@ -121,7 +108,7 @@ def _remove_from_event(
             continue
         removed_any = False
         for hi in reversed(range(len(handlers))):
-            removed_any |= _remove_if_ours(doc, hm, ctx, (*at, gi, "hooks", hi), handlers[hi], agent_ids, recorded, log)
+            removed_any |= _remove_if_ours(edit, hm, ctx, (*at, gi, "hooks", hi), handlers[hi], agent_ids)
         if removed_any and _get(doc, (*at, gi, "hooks")) == [] and _droppable(hm, group):
             doc.remove((*at, gi))
 
@@ -135,26 +122,19 @@ def _droppable(hm: HookMap, group: dict[str, Any]) -> bool:
 
 
 def _remove_if_ours(
-    doc: Document,
-    hm: HookMap,
-    ctx: Context,
-    at: Path_,
-    handler: Any,
-    agent_ids: set[str] | None,
-    recorded: list[Any] | None,
-    log: EditLog | None,
+    edit: FileEdit, hm: HookMap, ctx: Context, at: Path_, handler: Any, agent_ids: set[str] | None
 ) -> bool:
-    ref = ours(hm, handler, ctx, recorded)
+    ref = ours(hm, handler, ctx, edit.recorded)
     if ref is None or (agent_ids is not None and ref.agent_id not in agent_ids):
         return False
-    doc.remove(at)
-    if log is not None:
-        log.removed.append({"at": list(at), "value": handler})
+    edit.doc.remove(at)
+    edit.log.removed.append({"at": list(at), "value": handler})
     return True
 
 
-def add(doc: Document, hm: HookMap, ctx: Context, agent_id: str, log: EditLog) -> None:
+def add(edit: FileEdit, hm: HookMap, ctx: Context, agent_id: str) -> None:
     """Append our handler for every event (new groups at the end, new event keys after existing ones)."""
+    doc, log = edit.doc, edit.log
     if not isinstance(_get(doc, hm.container), dict):
         doc.set(hm.container, {})
         log.created.append(list(hm.container))
@@ -228,4 +208,7 @@ def timeout_finding(event: str, installed: Any, unit: str, ctx: Context) -> Find
     return Finding(f"{event}: installed with a timeout of {value} s, expected {ctx.timeout_seconds} s; {advice}")
 
 
-__all__ = ["AUDIT", "GUARD", "EditLog", "HookMap", "add", "check", "remove", "seconds", "timeout_finding", "timeout_in"]
+__all__ = [
+    "AUDIT", "GUARD", "EditLog", "FileEdit", "HookMap", "add", "check", "remove", "seconds", "timeout_finding",
+    "timeout_in",
+]  # fmt: skip

@@ -13,7 +13,7 @@ from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 
-from .hookmap import EditLog
+from ..plug.hookmap import EditLog
 
 MANIFEST_NAME = "install-manifest.json"
 FORMAT = 1

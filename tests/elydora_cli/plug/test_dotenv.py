@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elydora_cli.providers.dotenv import owned_or_first, parse
+from elydora_cli.plug.dotenv import owned_or_first, parse
 
 NODE_DOTENV_17 = [
     ("export QWEN_HOME = /srv/qwen # where\n", {"QWEN_HOME": "/srv/qwen"}),
@@ -52,7 +52,7 @@ def test_32k_blank_lines_are_each_scanned_once() -> None:
     """A match attempt that starts on a blank line ends on that line: before, its leading space ran over every
     blank line after it (and then backtracked), so 32k blank lines before a comment cost ~30 s. The results are
     those of the longer matches (``python -m benchmarks.parsers_bounded`` measures the per-line cost)."""
-    from elydora_cli.providers.dotenv import _LINE
+    from elydora_cli.plug.dotenv import _LINE
 
     blank = "  \n\t\n \u2028\n"
     assert _LINE.match(blank + "K=v\n") is None

@@ -10,12 +10,12 @@ from elydora_config.errors import ConfigError
 
 from .. import catalog
 from . import hookmap
-from .base import Finding
-from .cmdforms import posix_command, powershell_call
+from .cmdforms import encoded_powershell, posix_command, powershell_call
 from .context import Context
+from .contract import Finding
 from .documents import Documents
 from .hookmap import HookMap
-from .ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv, script_path
+from .ownership import AUDIT, GUARD, HandlerFactory, Ref, refs_in, runtime_argv, script_path
 from .schema import MapSchema, validate_hookmap
 
 
@@ -41,6 +41,33 @@ def refuse_if(condition: bool, path: Path, reason: str) -> None:
 def shell_command(ref: Ref, ctx: Context) -> str:
     """The POSIX shell form of our runtime command for ``ref``."""
     return posix_command(runtime_argv(ref, ctx))
+
+
+WindowsForm = Callable[[list[str], Context], str]
+"""How an agent's Windows entries spell the runtime argv (the POSIX form is the same for every agent)."""
+
+
+def call_operator(argv: list[str], ctx: Context) -> str:
+    """``& '<python>' ... ; exit $LASTEXITCODE`` (PowerShell's call operator)."""
+    return powershell_call(argv)
+
+
+def encoded_command(argv: list[str], ctx: Context) -> str:
+    """``powershell.exe ... -EncodedCommand <base64>``."""
+    return encoded_powershell(argv, ctx.env)
+
+
+def command_handler(windows: WindowsForm = call_operator, *, typed: bool = True, **constants: Any) -> HandlerFactory:
+    """The handler of the agents whose entries are ``{"type": "command", "command", "timeout"}`` and differ only in
+    their Windows form, a missing ``type`` (``typed=False``) or constant keys after the timeout."""
+
+    def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
+        argv = runtime_argv(ref, ctx)
+        command = windows(argv, ctx) if ctx.windows else posix_command(argv)
+        head = {"type": "command"} if typed else {}
+        return {**head, "command": command, "timeout": ref.timeout, **constants}
+
+    return make_handler
 
 
 def legacy_command_only(
@@ -102,10 +129,9 @@ def single_target(docs: Documents, schema: MapSchema) -> Path:
 
 def add_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_id: str) -> None:
     """Replace every agent's old entries with ours (install twice = install once)."""
-    doc = docs.ensure(path)
-    log = docs.log(path)
-    hookmap.remove(doc, hm, ctx, recorded=docs.recorded, created=docs.created.get(path), log=log)
-    hookmap.add(doc, hm, ctx, agent_id, log)
+    edit = docs.edit(path, docs.ensure(path))
+    hookmap.remove(edit, hm, ctx)
+    hookmap.add(edit, hm, ctx, agent_id)
 
 
 def remove_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -113,9 +139,7 @@ def remove_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_i
     doc = docs.doc(path)
     if doc is None:
         return
-    hookmap.remove(
-        doc, hm, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=docs.created.get(path), log=docs.log(path)
-    )
+    hookmap.remove(docs.edit(path, doc), hm, ctx, agent_ids)
     if docs.was_created_by_us(path) and doc.value == docs.fresh_value(path):
         docs.delete(path)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,12 +11,90 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 from elydora_config.nesting import check_nesting
 
-from .base import Document, Format, Target
-from .hookmap import EditLog
+from .contract import Document, Format, Target
+from .hookmap import EditLog, FileEdit
+
+_UNSET: Any = object()
 
 
-def parse(text: str, fmt: Format, path: Path) -> Document:
+class Tracked:
+    """A parsed document whose whole value is decoded at most once between two edits.
+
+    The shapes read parts through :meth:`get`; whole-file readers (validation, the final comparison) share
+    one decode, and the value decoded before the first edit is kept as :attr:`original` (the file as read).
+    The value returned is shared: callers read it, they never change it.
+    """
+
+    def __init__(self, doc: Document) -> None:
+        self._doc = doc
+        self._value: Any = _UNSET
+        self._edited = False
+        self.original: Any = _UNSET
+
+    @property
+    def value(self) -> Any:
+        if self._value is _UNSET:
+            self._value = self._doc.value
+            if not self._edited:
+                self.original = self._value
+        return self._value
+
+    @property
+    def text(self) -> str:
+        return self._doc.text
+
+    def get(self, path: Sequence[str | int], default: Any = _UNSET, /) -> Any:
+        if default is _UNSET:
+            return self._doc.get(path)
+        return self._doc.get(path, default)
+
+    def has(self, path: Sequence[str | int], /) -> bool:
+        return self._doc.has(path)
+
+    def _edit(self) -> None:
+        self._value = _UNSET
+        self._edited = True
+
+    def set(self, path: Sequence[str | int], value: Any) -> object:
+        self._edit()
+        return self._doc.set(path, value)
+
+    def insert(self, path: Sequence[str | int], index: int, value: Any) -> object:
+        self._edit()
+        return self._doc.insert(path, index, value)
+
+    def remove(self, path: Sequence[str | int]) -> object:
+        self._edit()
+        return self._doc.remove(path)
+
+    def __getattr__(self, name: str) -> Any:
+        """Any other method of the editor (TOML's ``append_table``...): counted as an edit when called."""
+        attribute = getattr(self._doc, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._edit()
+            return attribute(*args, **kwargs)
+
+        return call
+
+
+def parse(text: str, fmt: Format, path: Path) -> Tracked:
     """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column)."""
+    doc = Tracked(_parse(text, fmt, path))
+    if fmt is not Format.TOML and not isinstance(doc.value, dict):  # this decode is the one validation reuses
+        raise MalformedConfigError(path, "the top level must be a JSON object")
+    return doc
+
+
+@functools.lru_cache(maxsize=64)
+def _fresh_value(text: str, fmt: Format) -> Any:
+    """The data of a template text (``Target.new_text``): decoded once per process, not a file of the user's."""
+    return _parse(text, fmt, None).value
+
+
+def _parse(text: str, fmt: Format, path: Path | None) -> Document:
     if fmt is Format.TOML:
         from elydora_config.toml import TomlDocument
 
@@ -49,6 +129,7 @@ class Documents:
     created_files: set[Path] = field(default_factory=set)
     texts: dict[Path, str] = field(default_factory=dict)
     """New content of plain-text targets (``Format.TEXT``: script files an agent loads)."""
+    _original_values: dict[Path, Any] = field(default_factory=dict)
 
     def doc(self, path: Path) -> Document | None:
         return None if path in self.deleted else self.docs.get(path)
@@ -68,7 +149,19 @@ class Documents:
     def fresh_value(self, path: Path) -> Any:
         """The data of a file we would create from scratch (before our entries are added)."""
         target = self.targets[path]
-        return parse(target.new_text, target.fmt, path).value
+        return _fresh_value(target.new_text, target.fmt)
+
+    def original_value(self, path: Path) -> Any:
+        """The data of a target as it was read (``None``: absent), decoded at most once per operation."""
+        original = self.originals.get(path)
+        if original is None:
+            return None
+        doc = self.docs.get(path)
+        if isinstance(doc, Tracked) and doc.original is not _UNSET:
+            return doc.original
+        if path not in self._original_values:
+            self._original_values[path] = _parse(original, self.targets[path].fmt, path).value
+        return self._original_values[path]
 
     def delete(self, path: Path) -> None:
         self.deleted.add(path)
@@ -83,6 +176,10 @@ class Documents:
     def log(self, path: Path) -> EditLog:
         return self.logs.setdefault(path, EditLog())
 
+    def edit(self, path: Path, doc: Document) -> FileEdit:
+        """The edit handle of ``doc`` (the document at ``path``) for the shapes: log, records, created containers."""
+        return FileEdit(doc, self.log(path), self.recorded, self.created.get(path))
+
     def was_created_by_us(self, path: Path) -> bool:
         return path in self.created_files
 
@@ -96,17 +193,17 @@ class Documents:
         if doc is None:
             return self.originals.get(path)
         original = self.originals.get(path)
-        if original is not None and _same_data(original, doc, self.targets[path], path):
+        if original is not None and _same_data(original, doc, self, path):
             return original
         return doc.text
 
 
-def _same_data(original: str, doc: Document, target: Target, path: Path) -> bool:
+def _same_data(original: str, doc: Document, docs: Documents, path: Path) -> bool:
     """Keep the original bytes when an edit round came back to the same data (install twice = once)."""
     if original == doc.text:
         return True
     try:
-        before = parse(original, target.fmt, path).value
+        before = docs.original_value(path)
     except MalformedConfigError:
         return False
     return bool(before == doc.value) and _same_types(before, doc.value)

@@ -14,20 +14,20 @@ import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from elydora_config.log import get_logger
 
 from .. import identity
-from ..main import UsageError
-from .base import Finding, Format
-from .context import Context
-from .documents import Documents, parse
+from ..exitcodes import UsageError
+from ..plug.context import Context
+from ..plug.contract import Finding, Format, Provider
+from ..plug.documents import Documents, parse
+from ..plug.ownership import command_words
+from ..providers import load
+from ..statefiles import GUARD_SCRIPT
 from .manifest import MANIFEST_NAME, Manifest
-from .ownership import command_words
-from .registry import load
-from .runtime_files import (
+from .staging import (
     PYCACHE,
     runtime_files,
     stage_identity,
@@ -61,9 +61,9 @@ def _transaction(ctx: Context) -> Transaction:
     )
 
 
-def load_documents(tx: Transaction | None, module: ModuleType, ctx: Context) -> Documents:
+def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> Documents:
     """Read and parse every target and read-only source (all parsed before anything is written)."""
-    src = module.sources(ctx)
+    src = provider.sources(ctx)
     targets = {t.path: t for t in src.targets}
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
@@ -121,13 +121,28 @@ def _read_manifest(path: Path) -> Manifest:
     return manifest
 
 
-def _scoped(module: ModuleType, ctx: Context, provider_id: str, manifests: dict[str, Manifest]) -> Context:
+def _scoped(provider: Provider, ctx: Context, provider_id: str, manifests: dict[str, Manifest]) -> Context:
     """``ctx`` for one provider: its id, and the supervisor commands its earlier installs recorded (their
     entries are recognised as ours). A provider that takes no hook command ignores ``--hook-command``."""
     known = tuple(dict.fromkeys(m.hook_command for m in manifests.values() if m.hook_command))
-    refused = getattr(module, "HOOK_COMMAND_REFUSED", None)
-    hook_command = None if refused else ctx.hook_command
+    hook_command = None if provider.HOOK_COMMAND_REFUSED else ctx.hook_command
     return ctx.with_options(provider=provider_id, known_hook_commands=known, hook_command=hook_command)
+
+
+@dataclass
+class _Prepared:
+    """The prelude every operation shares: the parsed files, the manifests, the scoped context."""
+
+    docs: Documents
+    manifests: dict[str, Manifest]
+    ctx: Context
+
+
+def _prepare(tx: Transaction | None, provider: Provider, ctx: Context, provider_id: str) -> _Prepared:
+    docs = load_documents(tx, provider, ctx)
+    manifests = _manifests(tx, ctx, provider_id)
+    _attach_manifests(docs, manifests)
+    return _Prepared(docs, manifests, _scoped(provider, ctx, provider_id, manifests))
 
 
 def _attach_manifests(docs: Documents, manifests: dict[str, Manifest]) -> None:
@@ -206,19 +221,17 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool) -> Outcome:
 
 
 def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
-    module = load(provider_id)
-    refused = getattr(module, "HOOK_COMMAND_REFUSED", None)
+    provider = load(provider_id)
+    refused = provider.HOOK_COMMAND_REFUSED
     if ctx.hook_command and refused:
         raise UsageError(f"{provider_id}: --hook-command does not apply: {refused}; install it without one")
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     agent_dir = ctx.agent_dir(agent_id)
     outcome = Outcome(provider_id, agent_id)
     tx = _transaction(ctx)
-    docs = load_documents(tx, module, ctx)
-    manifests = _manifests(tx, ctx, provider_id)
-    ctx = _scoped(module, ctx, provider_id, manifests)
-    _attach_manifests(docs, manifests)
-    module.install(docs, ctx)
+    op = _prepare(tx, provider, ctx, provider_id)
+    docs, manifests, ctx = op.docs, op.manifests, op.ctx
+    provider.install(docs, ctx, agent_id)
     tx.mkdir(agent_dir, 0o700)
     stage_identity(tx, agent_dir, provider_id, agent_id)
     if ctx.hook_command:
@@ -226,7 +239,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
         stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
     else:
         runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
-    runtime += _stage_extra_runtime(tx, module, ctx, agent_dir, agent_id)
+    runtime += _stage_extra_runtime(tx, provider, ctx, agent_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs)
     previous = manifests.get(agent_id)
     manifest = Manifest(
@@ -238,31 +251,26 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
-    outcome.notes = list(getattr(module, "NOTES", ()))
+    outcome.notes = list(provider.NOTES)
     return _finish(tx, outcome, dry_run)
 
 
 def _stage_extra_runtime(
-    tx: Transaction, module: ModuleType, ctx: Context, agent_dir: Path, agent_id: str
+    tx: Transaction, provider: Provider, ctx: Context, agent_dir: Path, agent_id: str
 ) -> list[str]:
-    extra = getattr(module, "extra_runtime", None)
-    if extra is None:
-        return []
-    files: dict[str, tuple[bytes, int]] = extra(ctx, agent_id)
+    files = provider.extra_runtime(ctx, agent_id)
     for name, (data, mode) in files.items():
         tx.write(agent_dir / name, data, mode=mode)
     return sorted(files)
 
 
 def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
-    module = load(provider_id)
+    provider = load(provider_id)
     tx = _transaction(ctx)
-    docs = load_documents(tx, module, ctx)
-    manifests = _manifests(tx, ctx, provider_id)
-    ctx = _scoped(module, ctx, provider_id, manifests)
-    _attach_manifests(docs, manifests)
+    op = _prepare(tx, provider, ctx, provider_id)
+    docs, manifests, ctx = op.docs, op.manifests, op.ctx
     agent_ids = {identity.check_agent_id(ctx.agent_id)} if ctx.agent_id else None
-    module.uninstall(docs, ctx, agent_ids)
+    provider.uninstall(docs, ctx, agent_ids)
     outcome = Outcome(provider_id, ctx.agent_id or "*")
     outcome.changed = _stage_documents(tx, docs)
     targets = agent_ids or set(manifests) | {provider_id}
@@ -270,7 +278,7 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
         agent_dir = ctx.agent_dir(agent_id)
         manifest = manifests.get(agent_id)
         names = set(manifest.runtime if manifest else []) | set(runtime_files(provider_id, agent_dir, ctx.python))
-        names |= set(getattr(module, "extra_runtime", lambda *_: {})(ctx, agent_id))  # also without a manifest
+        names |= set(provider.extra_runtime(ctx, agent_id))  # also without a manifest
         for name in sorted(names | {MANIFEST_NAME}):
             if (agent_dir / name).exists():
                 tx.remove(agent_dir / name)
@@ -303,36 +311,31 @@ class ProviderStatus:
 
 
 def status(provider_id: str, ctx: Context) -> ProviderStatus:
-    module = load(provider_id)
+    provider = load(provider_id)
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     agent_dir = ctx.agent_dir(agent_id)
-    docs = load_documents(None, module, ctx)
-    manifests = _manifests(None, ctx, provider_id)
-    ctx = _scoped(module, ctx, provider_id, manifests)
-    _attach_manifests(docs, manifests)
-    installed = agent_id in manifests or (agent_dir / "guard.py").exists()
+    op = _prepare(None, provider, ctx, provider_id)
+    docs, manifests, ctx = op.docs, op.manifests, op.ctx
+    installed = agent_id in manifests or (agent_dir / GUARD_SCRIPT).exists()
     manifest = manifests.get(agent_id)
     mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
         return ProviderStatus(provider_id, agent_id, installed, [Finding(mismatch)])
-    findings: list[Finding] = module.check(docs, ctx, agent_id)
+    findings = provider.check(docs, ctx, agent_id)
     result = ProviderStatus(provider_id, agent_id, installed, findings)
     if installed:
-        result.findings += _check_runtime(module, provider_id, ctx, agent_dir, agent_id, manifest)
+        result.findings += _check_runtime(provider, provider_id, ctx, agent_dir, agent_id, manifest)
     return result
 
 
 def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     """The agent's entries of ours as the agent would run them (see :mod:`.entries`)."""
-    module = load(provider_id)
+    provider = load(provider_id)
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
-    docs = load_documents(None, module, ctx)
-    manifests = _manifests(None, ctx, provider_id)
-    ctx = _scoped(module, ctx, provider_id, manifests)
-    _attach_manifests(docs, manifests)
+    op = _prepare(None, provider, ctx, provider_id)
     from . import entries
 
-    return entries.installed(module, docs, ctx, agent_id)
+    return entries.installed(provider, op.docs, op.ctx, agent_id)
 
 
 def _words(command: str | None) -> tuple[str, ...] | str | None:
@@ -356,14 +359,12 @@ def _command_mismatch(recorded: str | None, given: str | None) -> str | None:
 
 
 def _check_runtime(
-    module: ModuleType, provider_id: str, ctx: Context, agent_dir: Path, agent_id: str, manifest: Manifest | None
+    provider: Provider, provider_id: str, ctx: Context, agent_dir: Path, agent_id: str, manifest: Manifest | None
 ) -> list[Finding]:
     findings = []
     python = manifest.python if manifest else ctx.python
     expected = {} if ctx.hook_command else runtime_files(provider_id, agent_dir, python)
-    extra = getattr(module, "extra_runtime", None)
-    if extra is not None:
-        expected.update(extra(ctx.with_options(python=python), agent_id))
+    expected.update(provider.extra_runtime(ctx.with_options(python=python), agent_id))
     from elydora_config.files import read_physical
 
     for name, (data, _mode) in expected.items():

@@ -37,14 +37,9 @@ def stage_identity(tx: Transaction, agent_dir: Path, provider_id: str, agent_id:
             raise identity.IdentityError(key_path, "is missing; the agent identity is incomplete")
         keys.decode_private_key(key_text, path=key_path)
         return False
-    leftovers = [p.name for p in agent_dir.iterdir()] if agent_dir.is_dir() else []
-    if any(name in IDENTITY_FILES for name in leftovers):
-        raise identity.IdentityError(agent_dir, "holds identity files but no config.json; cannot verify whose they are")
     key = keys.generate_private_key()
     config = identity.AgentConfig(identity.LOCAL_ORG, agent_id, identity.key_id(key), None, provider_id)
-    tx.write(agent_dir / identity.PRIVATE_KEY, (keys.encode_private_key(key) + "\n").encode("ascii"), mode=0o600)
-    tx.write(config_path, config.to_bytes(), mode=0o600)
-    tx.write(agent_dir / identity.STATUS, identity.status_bytes("active", None), mode=0o600)
+    identity.stage_new_identity(tx, agent_dir, config, key)
     return True
 
 

@@ -1,7 +1,7 @@
 """``elydora verify``: run every installed hook entry the way its agent would, and check the answers.
 
 For each provider: ``status`` first (its problems are failures too), then every entry of ours read back from
-the agent's config (:mod:`.providers.entries`) is run with the agent's own argv (its shell, exec form or
+the agent's config (:mod:`.entries`) is run with the agent's own argv (its shell, exec form or
 ``node`` file), working directory (the project), timeout and stdin (a sample payload of that agent and
 event from ``verify_payloads.json``, else a minimal event). Guard entries are probed twice, with the agent
 active (allow: exit 0 and the agent's success output) and frozen (the agent's block protocol); audit entries
@@ -28,12 +28,12 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from . import catalog, identity
-from .providers import operations
-from .providers.context import Context
-from .providers.entries import Entry
+from .. import catalog, identity
+from ..plug.context import Context
+from ..statefiles import VERIFY_ENV
+from . import operations
+from .entries import Entry
 
-VERIFY_ENV = "ELYDORA_VERIFY_STATE"
 SPOOL = "spool.jsonl"
 SESSION = "elydora-verify"
 WORKERS = 8
@@ -78,7 +78,7 @@ class Probe:
 
 @cache
 def _samples() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("verify_payloads.json").read_text(encoding="utf-8")
+    text = resources.files("elydora_cli").joinpath("verify_payloads.json").read_text(encoding="utf-8")
     payloads: dict[str, Any] = json.loads(text)["payloads"]
     return payloads
 

@@ -22,8 +22,8 @@ from typing import Any
 from locations import PAYLOADS
 
 from elydora_cli import identity
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import Ref
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import Ref
 
 REF_MARK = "/HOME/.elydora/AGENT/"
 
@@ -138,8 +138,8 @@ def payload(provider: str, event: str) -> bytes:
 
 def installed_commands(provider: str, ctx: Context) -> list[tuple[str, str, list[str]]]:
     """(event, role, argv) of every entry of ours in the installed config, read back the way ``elydora verify``
-    reads it and run the way the agent runs it (``elydora_cli.providers.entries``)."""
-    from elydora_cli.providers import operations
+    reads it and run the way the agent runs it (``elydora_cli.installer.entries``)."""
+    from elydora_cli.installer import operations
 
     return [(entry.event, entry.role, entry.argv) for entry in operations.installed_entries(provider, ctx)]
 
@@ -149,7 +149,7 @@ def load_cases() -> list[Case]:
     import importlib.util
 
     found: list[Case] = []
-    for path in sorted((Path(__file__).parent / "cases").glob("*_cases.py")):
+    for path in sorted((Path(__file__).parents[1] / "elydora_cli" / "providers" / "cases").glob("*_cases.py")):
         spec = importlib.util.spec_from_file_location(f"cases_{path.stem}", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -187,8 +187,8 @@ def expect_switch(provider: str, ctx: Context, refused_by: Path | None, *roots: 
     refused naming ``refused_by`` and writes nothing below ``roots``."""
     import pytest
 
-    from elydora_cli.providers import operations
-    from elydora_cli.providers.common import RefusedError
+    from elydora_cli.installer import operations
+    from elydora_cli.plug.common import RefusedError
 
     before = files_under(*roots)
     if refused_by is None:

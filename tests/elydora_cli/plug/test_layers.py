@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.layers import Layer, explicit, first_explicit, last_explicit, system_file
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.layers import Layer, explicit, first_explicit, last_explicit, system_file
 from elydora_config.errors import MalformedConfigError
 
 A, B, C = Path("/a.json"), Path("/b.json"), Path("/c.json")

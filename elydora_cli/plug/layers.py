@@ -17,7 +17,7 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from .context import Context
-from .documents import Documents, parse
+from .documents import Documents
 from .schema import BOOL, Check
 
 Key = str | Sequence[str]
@@ -90,10 +90,7 @@ def layer(docs: Documents, path: Path) -> Layer:
     A read-only source must be named in ``Sources.depend_formats`` so that it arrives parsed.
     """
     if path in docs.targets:
-        original = docs.originals.get(path)
-        if original is None:
-            return Layer(path, None)
-        return Layer(path, parse(original, docs.targets[path].fmt, path).value)
+        return Layer(path, docs.original_value(path))
     source = docs.depends.get(path)
     if isinstance(source, str):
         raise TypeError(f"{path} is a read-only source without a format; name it in Sources.depend_formats")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from elydora_cli.providers.cmdforms import parse_msvc
-from elydora_cli.providers.context import Context
-from elydora_cli.providers.ownership import Ref
-from elydora_cli.providers.pairforms import exactly, pair_in
+from elydora_cli.plug.cmdforms import parse_msvc
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.ownership import Ref
+from elydora_cli.plug.pairforms import exactly, pair_in
 
 
 @pytest.mark.parametrize(

@@ -26,9 +26,9 @@ from typing import Any
 from elydora_config.errors import MalformedConfigError
 
 from . import hookmap
-from .base import Finding, Format, Target
 from .common import check_hooks, refuse_if, validated
 from .context import Context
+from .contract import Finding, Format, Target
 from .documents import Documents
 from .hookmap import HookMap
 from .ownership import Ref
@@ -111,7 +111,7 @@ def _validate_all(docs: Documents, hf: HookFile, ctx: Context) -> list[tuple[Pat
 def _stamp(docs: Documents, path: Path, hf: HookFile) -> None:
     doc = docs.doc(path)
     for key, expected in hf.stamp.items():
-        if doc is not None and key not in doc.value:
+        if doc is not None and not doc.has((key,)):
             doc.set((key,), expected)
 
 
@@ -138,12 +138,12 @@ def prune(
         return False
     log = docs.log(path)
     already = len(log.removed)
-    hookmap.remove(
-        doc, hf.hooks, ctx, agent_ids=agent_ids, recorded=docs.recorded, created=docs.created.get(path), log=log
-    )
+    hookmap.remove(docs.edit(path, doc), hf.hooks, ctx, agent_ids)
     removed = log.removed[already:]
+    if adopt and docs.was_created_by_us(path):  # already ours to delete later: nothing to decide
+        return bool(removed)
     unrecorded = any(item["value"] not in docs.recorded for item in removed)
-    if bare(doc.value, hf.hooks, hf.stamp) and (docs.was_created_by_us(path) or unrecorded):
+    if (docs.was_created_by_us(path) or unrecorded) and bare(doc.value, hf.hooks, hf.stamp):
         if adopt:
             docs.created_files.add(path)
             return bool(removed)
@@ -152,7 +152,7 @@ def prune(
     return bool(removed)
 
 
-def install(docs: Documents, ctx: Context, hf: HookFile) -> None:
+def install(docs: Documents, ctx: Context, hf: HookFile, agent_id: str) -> None:
     files = _validate_all(docs, hf, ctx)
     main, value = files[0]
     reason = hf.disabled(docs, ctx, main, value or {}) if hf.disabled else None
@@ -162,7 +162,7 @@ def install(docs: Documents, ctx: Context, hf: HookFile) -> None:
             _stamp(docs, path, hf)
     doc = docs.ensure(main)
     prune(docs, main, hf, ctx, None, adopt=True)
-    hookmap.add(doc, hf.hooks, ctx, ctx.agent_id_for(hf.provider), docs.log(main))
+    hookmap.add(docs.edit(main, doc), hf.hooks, ctx, agent_id)
     _stamp(docs, main, hf)
 
 
@@ -184,7 +184,7 @@ def check(docs: Documents, ctx: Context, hf: HookFile, agent_id: str) -> list[Fi
     return findings
 
 
-Install = Callable[[Documents, Context], None]
+Install = Callable[[Documents, Context, str], None]
 Uninstall = Callable[[Documents, Context, set[str] | None], None]
 Checker = Callable[[Documents, Context, str], list[Finding]]
 
@@ -192,8 +192,8 @@ Checker = Callable[[Documents, Context, str], list[Finding]]
 def plug(hf: HookFile) -> tuple[Install, Uninstall, Checker]:
     """The provider functions ``install``, ``uninstall`` and ``check`` of an agent whose hooks live in ``hf``."""
 
-    def install_(docs: Documents, ctx: Context) -> None:
-        install(docs, ctx, hf)
+    def install_(docs: Documents, ctx: Context, agent_id: str) -> None:
+        install(docs, ctx, hf, agent_id)
 
     def uninstall_(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
         uninstall(docs, ctx, hf, agent_ids)

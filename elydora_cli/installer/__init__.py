@@ -1,0 +1,1 @@
+"""Package of the installer engine; see docs/architecture.md."""

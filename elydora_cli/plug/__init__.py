@@ -1,0 +1,1 @@
+"""Package of the agents' shared shapes; see docs/architecture.md."""

@@ -1,0 +1,127 @@
+"""The contract between the installer and an agent module: :class:`Provider`, and the shapes it speaks in.
+
+Every agent module (``elydora_cli/providers/<id>.py``) binds every name of :class:`Provider`, the optional
+ones too (from :mod:`.defaults` when the agent needs nothing special), so that the installer reads
+``module.install`` and never ``getattr(module, name, default)``; ``mypy --strict`` checks each module against
+the protocol (``elydora_cli/providers/__init__.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .. import catalog
+    from .context import Context
+    from .defaults import Found
+    from .documents import Documents
+
+MIB = 1024 * 1024
+
+
+class Format(str, Enum):
+    JSON = "json"
+    JSONC = "jsonc"
+    JSONC_NO_TRAILING_COMMAS = "jsonc-no-trailing-commas"
+    TOML = "toml"
+    TEXT = "text"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file the provider may write (created from ``new_text`` when absent)."""
+
+    path: Path
+    fmt: Format
+    new_text: str = "{}\n"
+    max_bytes: int = 2 * MIB
+    mode: int | None = None
+    """Mode of a file we create (``None``: 0600); an existing file keeps its mode."""
+
+
+@dataclass
+class Sources:
+    targets: list[Target]
+    depends: list[Path] = field(default_factory=list)
+    """Read-only sources: snapshot preconditions of the transaction, never written."""
+    depend_formats: dict[Path, Format] = field(default_factory=dict)
+
+
+class Document(Protocol):
+    """What providers need of an editor document (JsoncDocument and TomlDocument both fit)."""
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def text(self) -> str: ...
+
+    def get(self, path: Sequence[str | int], default: Any = ..., /) -> Any:
+        """The value at ``path`` (only that part is decoded); ``default`` when there is none."""
+
+    def has(self, path: Sequence[str | int], /) -> bool: ...
+
+    def set(self, path: Sequence[str | int], value: Any) -> object: ...
+
+    def insert(self, path: Sequence[str | int], index: int, value: Any) -> object: ...
+
+    def remove(self, path: Sequence[str | int]) -> object: ...
+
+
+@dataclass
+class Finding:
+    """One problem (or note) ``status`` reports for a provider."""
+
+    message: str
+    path: Path | None = None
+    severity: str = "error"
+    """``error``: broken; ``pending``: correct but waiting for the user to approve it in the agent (the agent
+    does not run it yet); ``note``: information only. Both ``error`` and ``pending`` make status unhealthy."""
+
+    def render(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class Provider(Protocol):
+    """What every agent module offers (module attributes; constants read-only)."""
+
+    @property
+    def FACTS(self) -> catalog.Provider:
+        """The agent's catalog entry."""
+
+    @property
+    def ROLES(self) -> Mapping[str, str]:
+        """Event name -> role (``guard`` or ``audit``) of the entries we install."""
+
+    @property
+    def NOTES(self) -> tuple[str, ...]:
+        """What to tell the user after an install."""
+
+    @property
+    def HOOK_COMMAND_REFUSED(self) -> str | None:
+        """Why ``--hook-command`` cannot apply to this agent (``None``: it can)."""
+
+    def sources(self, ctx: Context, /) -> Sources:
+        """The files the agent's hooks are written to, and the read-only files it consults."""
+
+    def install(self, docs: Documents, ctx: Context, agent_id: str, /) -> None:
+        """Edit the parsed documents so that the agent runs ``agent_id``'s entries (pure, no I/O)."""
+
+    def uninstall(self, docs: Documents, ctx: Context, agent_ids: set[str] | None, /) -> None:
+        """Remove the entries of ``agent_ids`` (``None``: of every agent)."""
+
+    def check(self, docs: Documents, ctx: Context, agent_id: str, /) -> list[Finding]:
+        """What ``status`` reports for ``agent_id`` (no finding: healthy)."""
+
+    def extra_runtime(self, ctx: Context, agent_id: str, /) -> dict[str, tuple[bytes, int]]:
+        """Files beside the generated runtime the agent needs, ``{name: (bytes, mode)}``."""
+
+    def installed_entries(self, docs: Documents, ctx: Context, /) -> list[Found]:
+        """Every entry of ours in the agent's files, read back (``verify`` runs them)."""
+
+    def agent_argv(self, handler: Any, /) -> list[str]:
+        """What the agent executes for one of its handlers."""

@@ -1,0 +1,90 @@
+"""The optional names of the :class:`~.contract.Provider` contract, for the agents that need nothing special.
+
+An agent module binds each of them explicitly (``extra_runtime = defaults.no_extra_runtime``), so that the
+module lists every name of the contract and the installer reads them without defaults of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from . import hookmap
+from .context import Context
+from .documents import Documents
+from .hookfile import handlers
+from .hookmap import HookMap
+from .ownership import Ref
+
+NOTES: tuple[str, ...] = ()
+HOOK_COMMAND_ACCEPTED: str | None = None
+"""``HOOK_COMMAND_REFUSED`` of every agent whose entries may run a ``--hook-command`` supervisor."""
+
+
+class Found(NamedTuple):
+    """One entry of ours in an agent's file."""
+
+    source: Path
+    event: str
+    ref: Ref
+    handler: Any
+    timeout: float | None
+    """The agent's timeout for it in seconds (``None``: the agent sets none)."""
+
+
+HookMaps = Callable[[Documents], list[tuple[Path, HookMap]]]
+EntryReader = Callable[[Documents, Context], list[Found]]
+
+
+def no_extra_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, int]]:
+    """The agent runs the generated runtime directly and needs no other file."""
+    return {}
+
+
+def default_argv(handler: Any) -> list[str]:
+    """The exec form when the handler has ``args`` (Claude Code), else the POSIX shell."""
+    if isinstance(handler.get("args"), list):
+        return [handler["command"], *handler["args"]]
+    return ["/bin/sh", "-c", handler["command"]]
+
+
+def seconds(value: Any, unit: str) -> float | None:
+    """A timeout as the agent reads it, in seconds (``None``: not a number, the agent sets none)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(hookmap.seconds(value, unit))
+
+
+def first_target(hooks: HookMap) -> HookMaps:
+    """The agent keeps ``hooks`` in its first target file."""
+
+    def maps(docs: Documents) -> list[tuple[Path, HookMap]]:
+        return [(next(iter(docs.targets)), hooks)]
+
+    return maps
+
+
+def entries_in(maps: HookMaps) -> EntryReader:
+    """``installed_entries`` of an agent whose entries are the handlers of hook maps (``maps`` says which)."""
+
+    def installed_entries(docs: Documents, ctx: Context) -> list[Found]:
+        found: list[Found] = []
+        for path, hm in maps(docs):
+            doc = docs.doc(path)
+            for _, event, handler in handlers(doc.value if doc is not None else None, hm):
+                ref = hookmap.ours(hm, handler, ctx, docs.recorded)
+                if ref is not None and event in hm.events:  # a map may serve some events only (Droid's per event)
+                    found.append(Found(path, event, ref, handler, seconds(handler.get(hm.timeout_key), hm.unit)))
+        return found
+
+    return installed_entries
+
+
+ExtraRuntime = Callable[[Context, str], dict[str, tuple[bytes, int]]]
+
+
+def hook_map_agent(hooks: HookMap) -> tuple[ExtraRuntime, EntryReader, Callable[[Any], list[str]]]:
+    """``extra_runtime``, ``installed_entries`` and ``agent_argv`` of an agent that keeps ``hooks`` in its first
+    target file and runs the generated runtime directly (the most common shape)."""
+    return no_extra_runtime, entries_in(first_target(hooks)), default_argv

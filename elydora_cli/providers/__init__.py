@@ -1,0 +1,34 @@
+"""The agent modules, one per catalog id, and their registry (imported on demand so that one agent's command
+never loads the others).
+
+A provider is implemented when ``elydora_cli/providers/<id>.py`` exists for a catalog id; every such module
+satisfies :class:`~elydora_cli.plug.contract.Provider` (``mypy --strict`` checks it below).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, cast
+
+from .. import catalog
+from ..plug.contract import Provider
+
+if TYPE_CHECKING:  # every agent module against the contract: a misspelt or missing name fails type checking
+    from . import augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen
+
+    CHECKED: tuple[Provider, ...] = (
+        augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
+    )  # fmt: skip
+
+
+def implemented_ids() -> tuple[str, ...]:
+    """Provider ids with an installer module, in catalog order."""
+    return tuple(pid for pid in catalog.provider_ids() if importlib.util.find_spec(f"{__package__}.{pid}"))
+
+
+def load(provider_id: str) -> Provider:
+    catalog.provider(provider_id)  # UnknownProviderError for ids the catalog does not list
+    if provider_id not in implemented_ids():
+        raise catalog.UnknownProviderError(None, f"provider {provider_id!r} has no installer yet")
+    return cast(Provider, importlib.import_module(f"{__package__}.{provider_id}"))

@@ -1,0 +1,1 @@
+"""Package of the standalone runtime templates; see docs/runtime.md."""

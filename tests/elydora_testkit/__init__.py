@@ -1,0 +1,1 @@
+"""Helpers shared by test files (importable as a package: tests/ is on pytest's pythonpath)."""
