@@ -1,4 +1,10 @@
-"""``elydora status``: each agent checked on its own; exit 1 when anything installed is unhealthy."""
+"""``elydora status``: each agent checked on its own, for what its hooks will actually do.
+
+Per agent one state word (see ``docs/status.md``, which documents the ``--json`` schema): ``healthy`` (the
+guard will enforce and the audit will record), ``not installed``, or what breaks the promise. Exit code: 4
+when a transaction awaits ``elydora recover``, else 1 when any installed agent is not healthy, else 0; so
+``elydora status --json`` is a compliance probe (0 iff every installed agent is enforced and audited).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,22 @@ from typing import Any
 from .. import exitcodes
 from . import options
 
+SCHEMA = 1
+STATES = (
+    "healthy",
+    "not installed",
+    "recovery pending",
+    "unhealthy",
+    "unguarded",
+    "unaudited",
+    "awaiting approval",
+    "frozen",
+    "revoked",
+    "error",
+)
+"""Every state word, in the order of precedence when several apply (``healthy`` only when none does)."""
+HEALTHY_STATES = ("healthy", "not installed")
+
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("status", help="check the installed hooks of each agent")
@@ -17,40 +39,125 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _one(pid: str, ctx: Any) -> dict[str, Any]:
+def _error_row(pid: str, exc: Exception) -> dict[str, Any]:
     from elydora_config.errors import ConfigError
 
+    message = exc.message if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
+    return {
+        "provider": pid,
+        "agent_id": None,
+        "state": "error",
+        "healthy": False,
+        "installed": None,
+        "problems": [message],
+    }
+
+
+def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
+    from elydora_config.errors import ConfigError
+
+    from .. import health
     from ..providers import operations
 
     try:
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
-        message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
-        return {"provider": pid, "state": "error", "healthy": False, "problems": [message]}
-    if st.healthy:
-        state = "healthy"
-    elif st.awaiting_approval:
-        state = "awaiting approval"
-    else:
-        state = "unhealthy" if st.installed else "not installed"
-    return {
+        return _error_row(pid, exc)
+    row: dict[str, Any] = {
         "provider": pid,
         "agent_id": st.agent_id,
-        "state": state,
-        "healthy": st.healthy,
+        "installed": st.installed,
+        "state_root": str(ctx.state_root),
+        "interpreter": None,
+        "agent_state": None,
+        "enforced": None,
+        "audited": None,
         "problems": [f.render() for f in st.findings if st.installed],
+        "enforcement": [],
+        "audit": None,
+        "recovery": recovery,
     }
+    if st.installed:
+        row["interpreter"] = operations.interpreter_of(pid, ctx)
+        found = health.check(str(ctx.agent_dir(st.agent_id)))
+        row.update(agent_state=found.agent_state, enforced=found.enforced, audited=found.audited)
+        row["enforcement"] = found.enforcement
+        row["audit"] = found.audit.to_json()
+        row["state"] = _word(st, found, recovery)
+    else:
+        row["state"] = "recovery pending" if recovery else "not installed"
+    row["healthy"] = row["state"] == "healthy"
+    return row
+
+
+def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
+    if recovery:
+        return "recovery pending"
+    if not st.healthy and not st.awaiting_approval:
+        return "unhealthy"
+    if not found.enforced:
+        return "unguarded"
+    if not found.audited:
+        return "unaudited"
+    if st.awaiting_approval:
+        return "awaiting approval"
+    if found.agent_state in ("frozen", "revoked"):
+        return str(found.agent_state)
+    return "healthy"
+
+
+def pending_recovery(ctx: Any) -> dict[str, Any] | None:
+    """The interrupted transactions of the state root, with the exact command that resolves them."""
+    from elydora_config.recovery import pending
+
+    from ..recovery_hint import recover_command
+
+    try:
+        found = pending(ctx.elydora_dir)
+    except (OSError, ValueError) as exc:
+        return {"txids": [], "command": recover_command(ctx), "error": str(exc)}
+    if not found:
+        return None
+    return {
+        "txids": [p.txid for p in found],
+        "paths": sorted({x for p in found for x in p.paths}),
+        "command": recover_command(ctx),
+    }
+
+
+def exit_code(rows: list[dict[str, Any]]) -> int:
+    if any(r["state"] == "recovery pending" for r in rows):
+        return exitcodes.RECOVERY
+    if any(r["state"] not in HEALTHY_STATES for r in rows):
+        return exitcodes.UNHEALTHY
+    return exitcodes.OK
+
+
+def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> None:
+    if recovery:
+        print(f"an interrupted transaction is pending; run: {recovery['command']}")
+    for row in rows:
+        agent_state = row.get("agent_state")
+        extra = f" (agent {agent_state})" if agent_state not in (None, "active", row["state"]) else ""
+        print(f"{row['provider']:<12} {row['state']}{extra}")
+        for problem in row["problems"] + row.get("enforcement", []):
+            print(f"  - {problem}")
+        audit = row.get("audit")
+        if audit:
+            for problem in audit["problems"]:
+                print(f"  - audit: {problem}")
+            if audit["dropped"]:
+                print(f"  - audit: {audit['dropped']} event(s) dropped (disk full); a gap record follows")
 
 
 def run(args: argparse.Namespace) -> int:
     ctx = options.context_from(args)
-    rows = [_one(pid, ctx) for pid in options.selected_providers(args, default_all=True)]
+    recovery = pending_recovery(ctx)
+    rows = [_one(pid, ctx, recovery) for pid in options.selected_providers(args, default_all=True)]
+    code = exit_code(rows)
     if args.json:
-        print(json.dumps({"providers": rows}, indent=2))
+        doc = {"schema": SCHEMA, "ok": code == exitcodes.OK, "exit_code": code, "recovery": recovery, "providers": rows}
+        print(json.dumps(doc, indent=2))
     else:
-        for row in rows:
-            print(f"{row['provider']:<12} {row['state']}")
-            for problem in row["problems"]:
-                print(f"  - {problem}")
-    bad = any(r["state"] in ("unhealthy", "awaiting approval", "error") for r in rows)
-    return exitcodes.UNHEALTHY if bad else exitcodes.OK
+        _print_text(rows, recovery)
+    return code

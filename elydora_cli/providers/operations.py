@@ -19,10 +19,13 @@ from types import ModuleType
 from typing import Any
 
 from elydora_config import Transaction
+from elydora_config.errors import RecoveryNeededError
+from elydora_config.files import read_physical as _read_physical
 from elydora_config.log import get_logger
 
 from .. import identity
 from ..main import UsageError
+from ..recovery_hint import with_command
 from . import entries
 from .base import Finding, Format
 from .context import Context
@@ -37,6 +40,7 @@ from .runtime_files import (
     stage_pycache_removal,
     stage_runtime,
     stage_runtime_removal,
+    stage_state_repair,
 )
 
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
@@ -89,9 +93,9 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
         return found
     for entry in sorted(root.iterdir()):
         path = entry / MANIFEST_NAME
-        if not entry.is_dir() or entry.is_symlink() or not path.exists():
+        if not entry.is_dir() or entry.is_symlink() or not os.path.lexists(path):
             continue
-        data = tx.read(path, max_bytes=4 << 20) if tx else path.read_bytes()
+        data = tx.read(path, max_bytes=4 << 20) if tx else _read_physical(path, max_bytes=4 << 20)
         if data is not None:
             manifest = Manifest.decode(data, path)
             if manifest.provider == provider_id:
@@ -158,7 +162,7 @@ def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
     return "".join(parts)
 
 
-def _finish(tx: Transaction, outcome: Outcome, dry_run: bool) -> Outcome:
+def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> Outcome:
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
@@ -168,7 +172,10 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool) -> Outcome:
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
     else:
-        txid = tx.commit()
+        try:
+            txid = tx.commit()
+        except RecoveryNeededError as exc:
+            raise with_command(exc, ctx) from None
         log.info("committed", provider=outcome.provider, agent=outcome.agent_id, txid=txid, changed=outcome.changed)
     return outcome
 
@@ -188,7 +195,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     _attach_manifests(docs, manifests)
     module.install(docs, ctx)
     tx.mkdir(agent_dir, 0o700)
-    stage_identity(tx, agent_dir, provider_id, agent_id)
+    repaired = [] if stage_identity(tx, agent_dir, provider_id, agent_id) else stage_state_repair(tx, agent_dir)
     if ctx.hook_command:
         runtime: list[str] = []
         stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
@@ -205,8 +212,8 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
             prior = previous.files.get(str(path)) if previous else None
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
-    outcome.notes = list(getattr(module, "NOTES", ()))
-    return _finish(tx, outcome, dry_run)
+    outcome.notes = [f"repaired {note}" for note in repaired] + list(getattr(module, "NOTES", ()))
+    return _finish(tx, outcome, dry_run, ctx)
 
 
 def _stage_extra_runtime(
@@ -243,7 +250,7 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
                 tx.remove(agent_dir / name)
                 outcome.changed.append(str(agent_dir / name))
         stage_pycache_removal(tx, agent_dir)
-    _finish(tx, outcome, dry_run)
+    _finish(tx, outcome, dry_run, ctx)
     if not dry_run:
         for agent_id in targets:
             with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
@@ -359,3 +366,11 @@ def _supervisor(command: str) -> str:
     from ..neutral.hookcommand import parse_hook_command
 
     return parse_hook_command(command).executable
+
+
+def interpreter_of(provider_id: str, ctx: Context) -> dict[str, object]:
+    """The interpreter the installed hooks run (from the manifest) and whether it can still run them."""
+    agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
+    manifest = _manifests(None, ctx, provider_id).get(agent_id)
+    python = manifest.python if manifest else ctx.python
+    return {"path": python, "present": os.path.isfile(python) and os.access(python, os.X_OK)}
