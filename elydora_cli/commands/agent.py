@@ -239,9 +239,9 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
         )
     if verb == "revoke":
         _confirm_revoke(args, config.agent_id)
+    notes = _owner_only(directory)
     now = agentstate.current(directory)
     known = now.status
-    notes = []
     if now.problem is not None:  # repair: what the guard would read is unusable
         known = agentstate.restored(directory, now)[0]
         notes.append(f"repaired: {now.problem} (last known status: {known})")
@@ -256,6 +256,22 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
     text = "\n".join([f"agent {config.agent_id!r} is now {status}", *(f"note: {n}" for n in notes)])
     _print(args, {"agent_dir": directory, "status": status, "notes": notes}, text)
     return 0
+
+
+def _owner_only(directory: str) -> list[str]:
+    """The guard refuses identity files others can read: make them owner-only again (a repair)."""
+    import stat
+
+    from .. import identity
+
+    notes = []
+    for name in (identity.CONFIG, identity.PRIVATE_KEY):
+        path = os.path.join(directory, name)
+        info = os.lstat(path)
+        if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077:
+            os.chmod(path, 0o600)
+            notes.append(f"repaired: {path} made owner-only")
+    return notes
 
 
 def _confirm_revoke(args: argparse.Namespace, agent_id: str) -> None:
