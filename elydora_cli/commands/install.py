@@ -16,6 +16,7 @@ def register(sub: Any) -> None:
     add_hook_flags(install)
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
     install.add_argument("--json", action="store_true", help="machine-readable output")
+    install.add_argument("--python", metavar="PATH", help="the interpreter the hooks run (default: this one)")
     install.set_defaults(func=run_install)
     uninstall = sub.add_parser("uninstall", help="remove Elydora's hooks and runtime files from agents")
     add_hook_flags(uninstall)
@@ -38,6 +39,9 @@ def _run(args: argparse.Namespace, verb: str) -> int:
 
     ctx = context_from(args)
     providers = selected_providers(args)
+    warnings: list[str] = []
+    if verb == "install":
+        ctx, warnings = _interpreter(args, ctx)
     if verb == "install" and ctx.hook_command and args.all:
         providers = _accepting_hook_commands(providers)
     action = operations.install if verb == "install" else operations.uninstall
@@ -51,6 +55,7 @@ def _run(args: argparse.Namespace, verb: str) -> int:
             sys.stderr.write(f"Error: {pid}: {describe_error(exc)}\n")
             code = max(code, exit_code_for(exc))
             continue
+        outcome.notes = [*(f"warning: {w}" for w in warnings), *outcome.notes]
         results.append(outcome)
         if not args.json:
             _print(outcome, verb, args.dry_run)
@@ -62,6 +67,15 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         ]
         print(json.dumps({"action": verb, "dry_run": args.dry_run, "results": rows}, indent=2))
     return code
+
+
+def _interpreter(args: argparse.Namespace, ctx: Any) -> tuple[Any, list[str]]:
+    """``--python`` checked, and why the interpreter may not outlive the install (shown as notes)."""
+    from .. import interpreter
+
+    if args.python is not None:
+        ctx = ctx.with_options(python=interpreter.choose(args.python))
+    return ctx, [] if ctx.hook_command else interpreter.warnings(ctx.python)
 
 
 def _accepting_hook_commands(providers: list[str]) -> list[str]:

@@ -245,10 +245,19 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
         manifest = manifests.get(agent_id)
         names = set(manifest.runtime if manifest else []) | set(runtime_files(provider_id, agent_dir, ctx.python))
         names |= set(getattr(module, "extra_runtime", lambda *_: {})(ctx, agent_id))  # also without a manifest
-        for name in sorted(names | {MANIFEST_NAME}):
+        python = manifest.python if manifest else ctx.python
+        left = _stage_stubs(tx, provider_id, agent_dir, python, names)
+        for name in sorted(names - set(left) | {MANIFEST_NAME}):
             if (agent_dir / name).exists():
                 tx.remove(agent_dir / name)
                 outcome.changed.append(str(agent_dir / name))
+        if any(left.values()):
+            outcome.changed += [str(agent_dir / name) for name, new in left.items() if new]
+            outcome.notes.append(
+                f"{agent_dir}: guard.py and hook.py are now inert stubs (they allow and record nothing) so that "
+                "sessions started before the uninstall keep working; restart those sessions. The next install "
+                "or uninstall removes the stubs after 24 h."
+            )
         stage_pycache_removal(tx, agent_dir)
     _finish(tx, outcome, dry_run, ctx)
     if not dry_run:
@@ -256,6 +265,24 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
             with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
                 os.rmdir(ctx.agent_dir(agent_id) / PYCACHE)
     return outcome
+
+
+def _stage_stubs(tx: Transaction, provider_id: str, agent_dir: Path, python: str, names: set[str]) -> dict[str, bool]:
+    """Launchers a running session may still call become inert stubs (see :mod:`..runtime.stubs`); stubs
+    past their grace period go. Returns the launchers kept (True when a stub is written now)."""
+    from ..runtime import stubs
+
+    kept = {}
+    for name, data in stubs.stubs(provider_id, python).items():
+        path = agent_dir / name
+        if name not in names or not os.path.isfile(path):
+            continue
+        if stubs.stub_time(path) is None:
+            tx.write(path, data, mode=0o700)
+            kept[name] = True
+        elif not stubs.expired(path):
+            kept[name] = False
+    return kept
 
 
 @dataclass
@@ -284,7 +311,7 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     manifests = _manifests(None, ctx, provider_id)
     ctx = _scoped(module, ctx, provider_id, manifests)
     _attach_manifests(docs, manifests)
-    installed = agent_id in manifests or (agent_dir / "guard.py").exists()
+    installed = agent_id in manifests or _live_guard(agent_dir / "guard.py")
     manifest = manifests.get(agent_id)
     mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
@@ -294,6 +321,13 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     if installed:
         result.findings += _check_runtime(module, provider_id, ctx, agent_dir, agent_id, manifest)
     return result
+
+
+def _live_guard(path: Path) -> bool:
+    """A guard script that is not an uninstall's inert stub."""
+    from ..runtime.stubs import stub_time
+
+    return path.exists() and stub_time(path) is None
 
 
 def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
