@@ -28,7 +28,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..identity import FLUSH_LOCK, LEDGER, SPOOL, AgentConfig, read_config, read_private_key
-from . import ledger, spool, state
+from . import dropmark, ledger, spool, state
 from .deliver import Delivery, RetryPolicy
 from .errorlog import log_error
 from .record import build_record, wire_payload
@@ -71,6 +71,7 @@ class Flusher:
 
     def run(self) -> str:
         self._recover()
+        dropmark.spool_gap(self.dir, self.spool_path)  # events a full disk refused become a signed gap record
         if self.delivery is not None and not self._deliver_outbox():
             return STOPPED
         while True:

@@ -107,6 +107,7 @@ class Report:
     break_line: int | None = None
     resyncs: list[int] = field(default_factory=list)
     head: str = GENESIS
+    last_seq: int = 0
 
     @property
     def ok(self) -> bool:
@@ -134,11 +135,18 @@ def check_entry(entry: Any, public_key: Ed25519PublicKey) -> str | None:
 
 
 def verify(
-    path: str, public_key: Ed25519PublicKey, *, agent_id: str | None = None, org_id: str | None = None
+    path: str,
+    public_key: Ed25519PublicKey,
+    *,
+    agent_id: str | None = None,
+    org_id: str | None = None,
+    allow_resync: bool = True,
 ) -> Report:
     """Check every entry and link of the ledger at ``path``; stop at the first break.
 
-    With ``agent_id``/``org_id``, every record must also name that agent and organisation.
+    With ``agent_id``/``org_id``, every record must also name that agent and organisation. The
+    ``resync_from``/``sink`` members that label a re-based link are not signed, so only a server-bound agent
+    (``allow_resync``) may have them: in a local ledger a label cannot excuse a missing middle.
     """
     report = Report()
     expected_seq: int | None = None
@@ -147,13 +155,14 @@ def verify(
         if problem is None and entry is not None:
             problem = _check_owner(entry["record"], agent_id, org_id)
         if problem is None and entry is not None:
-            problem = _check_link(entry, report, expected_seq, number)
+            problem = _check_link(entry, report, expected_seq, allow_resync)
         if problem is not None:
             report.first_break, report.break_line = problem, number
             return report
         assert entry is not None
         report.entries += 1
         report.head = entry["record"]["chain_hash"]
+        report.last_seq = entry["seq"]
         expected_seq = entry["seq"] + 1
     return report
 
@@ -177,13 +186,29 @@ def _check_owner(record: dict[str, Any], agent_id: str | None, org_id: str | Non
     return None
 
 
-def _check_link(entry: dict[str, Any], report: Report, expected_seq: int | None, number: int) -> str | None:
+def _check_link(entry: dict[str, Any], report: Report, expected_seq: int | None, allow_resync: bool) -> str | None:
     if expected_seq is not None and entry["seq"] != expected_seq:
         return f"sequence {entry['seq']} follows {expected_seq - 1}"
     prev = entry["record"]["prev_chain_hash"]
     if prev == report.head:
         return None
-    if entry.get("resync_from") == report.head and entry.get("sink") == "server":
-        report.resyncs.append(number)
+    if allow_resync and entry.get("resync_from") == report.head and entry.get("sink") == "server":
+        report.resyncs.append(report.entries + 1)
         return None
     return "prev_chain_hash does not link to the previous entry"
+
+
+def check_against_state(report: Report, saved_seq: int, saved_head: str) -> str | None:
+    """Why the verified ledger is shorter than ``chain-state.json`` says (truncated or emptied), else ``None``.
+
+    The state is written after the ledger lines it describes, so it may lag the ledger after a crash, never
+    lead it: a saved sequence beyond the ledger's last one, or a different head at the same one, is a loss.
+    """
+    if saved_seq > report.last_seq:
+        return (
+            f"chain-state.json records {saved_seq} entries (head {saved_head}) but the ledger ends at "
+            f"{report.last_seq}: entries were removed"
+        )
+    if saved_seq == report.last_seq and saved_seq > 0 and saved_head != report.head:
+        return f"the ledger's head {report.head} is not the head chain-state.json records ({saved_head})"
+    return None
