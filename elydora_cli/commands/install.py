@@ -36,6 +36,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, verb: str) -> int:
     from ..main import describe_error, exit_code_for
     from ..providers import operations
+    from ..stateroots import refuse_if_elsewhere
 
     ctx = context_from(args)
     providers = selected_providers(args)
@@ -48,6 +49,8 @@ def _run(args: argparse.Namespace, verb: str) -> int:
     results, code = [], exitcodes.OK
     for pid in providers:
         try:
+            if verb == "uninstall":
+                refuse_if_elsewhere(pid, ctx)
             outcome = action(pid, ctx, dry_run=args.dry_run)
         except Exception as exc:  # one agent's failure does not stop the others; each is all-or-nothing
             if len(providers) == 1 or args.verbose >= 2:

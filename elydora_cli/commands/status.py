@@ -23,6 +23,7 @@ STATES = (
     "unhealthy",
     "unguarded",
     "unaudited",
+    "other state root",
     "awaiting approval",
     "frozen",
     "revoked",
@@ -56,7 +57,7 @@ def _error_row(pid: str, exc: Exception) -> dict[str, Any]:
 def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     from elydora_config.errors import ConfigError
 
-    from .. import health
+    from .. import health, stateroots
     from ..providers import operations
 
     try:
@@ -86,6 +87,15 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
         row["state"] = _word(st, found, recovery)
     else:
         row["state"] = "recovery pending" if recovery else "not installed"
+    other = stateroots.elsewhere(pid, ctx)
+    for root, agent_ids in other.items():
+        row["problems"].append(
+            f"hook entries of agent {', '.join(agent_ids)} run the runtime under the state root {root}: "
+            f"check them with {stateroots.flags_for(root)}"
+        )
+    if other and row["state"] in ("healthy", "not installed", "frozen", "revoked", "awaiting approval"):
+        row["state"] = "other state root"
+    row["elsewhere"] = other
     row["healthy"] = row["state"] == "healthy"
     return row
 

@@ -67,3 +67,19 @@ def test_hooks_tied_to_a_venv_warn_and_python_flag(
     broken.chmod(0o755)
     code, _, err = cli(capsys, root, "install", "gemini", "--python", str(broken))
     assert code == 2 and "exited 3" in err
+
+
+def test_uninstall_with_another_state_root_says_success(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = root / "state"
+    assert cli(capsys, root, "install", "claudecode", "--state-root", str(other))[0] == 0
+    settings = root / "home" / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    code, out, _ = cli(capsys, root, "status", "claudecode", "--json")
+    row = json.loads(out)["providers"][0]
+    assert code == 1 and row["state"] == "other state root" and row["elsewhere"] == {str(other): ["claudecode"]}
+    code, _, err = cli(capsys, root, "uninstall", "claudecode")
+    assert code == 1 and f"--state-root {other}" in err and err.startswith("Error: ")
+    assert settings.read_bytes() == before  # refused: nothing changed, nothing claimed
+    assert cli(capsys, root, "uninstall", "claudecode", "--state-root", str(other))[0] == 0
+    code, out, _ = cli(capsys, root, "status", "claudecode")
+    assert code == 0 and "not installed" in out
