@@ -71,6 +71,8 @@ class Health:
     enforcement: list[str] = field(default_factory=list)
     """Why the guard falls into its failure mode instead of deciding (empty: it enforces)."""
     audit: AuditHealth = field(default_factory=AuditHealth)
+    status_cache: dict[str, Any] | None = None
+    """A server-bound agent: ``{"age_seconds", "checked_age_seconds", "last_refresh_error"}`` of its cache."""
 
     @property
     def enforced(self) -> bool:
@@ -99,7 +101,22 @@ def check(agent_dir: str, *, now: float | None = None) -> Health:
             problems.append(f"{os.path.join(agent_dir, status_name)}: has no valid status")
     if server and status is None and not any(status_name in p for p in problems):
         problems.append(f"{os.path.join(agent_dir, status_name)}: no server status cached yet")
-    return Health(state, problems, audit_health(agent_dir, now=now))
+    result = Health(state, problems, audit_health(agent_dir, now=now))
+    if server:
+        result.status_cache = _cache_facts(agent_dir, status, time.time() if now is None else now)
+    return result
+
+
+def _cache_facts(agent_dir: str, cache: dict[str, object] | None, now: float) -> dict[str, Any]:
+    def age(key: str) -> float | None:
+        value = cache.get(key) if cache else None
+        return round(max(0.0, now - value), 1) if isinstance(value, (int, float)) else None
+
+    return {
+        "age_seconds": age("cached_at"),
+        "checked_age_seconds": age("checked_at"),
+        "last_refresh_error": last_error(agent_dir, ("refresh",)),
+    }
 
 
 def _config_problems(agent_dir: str, config: dict[str, object]) -> list[str]:

@@ -76,6 +76,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
         "problems": [f.render() for f in st.findings if st.installed],
         "enforcement": [],
         "audit": None,
+        "status_cache": None,
         "recovery": recovery,
     }
     if st.installed:
@@ -84,6 +85,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
         row.update(agent_state=found.agent_state, enforced=found.enforced, audited=found.audited)
         row["enforcement"] = found.enforcement
         row["audit"] = found.audit.to_json()
+        row["status_cache"] = found.status_cache
         row["state"] = _word(st, found, recovery)
     else:
         row["state"] = "recovery pending" if recovery else "not installed"

@@ -202,7 +202,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     else:
         runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
     runtime += _stage_extra_runtime(tx, module, ctx, agent_dir, agent_id)
-    outcome.changed = _stage_documents(tx, docs)
+    outcome.changed = _stage_documents(tx, docs) + [str(path) for path, _ in repaired]
     previous = manifests.get(agent_id)
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command
@@ -212,7 +212,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
             prior = previous.files.get(str(path)) if previous else None
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
-    outcome.notes = [f"repaired {note}" for note in repaired] + list(getattr(module, "NOTES", ()))
+    outcome.notes = [f"repaired {note}" for _, note in repaired] + list(getattr(module, "NOTES", ()))
     return _finish(tx, outcome, dry_run, ctx)
 
 

@@ -219,11 +219,11 @@ def log_error(message: str) -> None:
                 posix.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        fd = posix.open(
-            path, posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600
-        )
+        flags = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+        fd = posix.open(path, flags, 0o600)
         try:
-            if posix.fstat(fd).st_mode & 0o077 == 0:
+            info = posix.fstat(fd)
+            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & 0o077 == 0:
                 posix.write(fd, line)
         finally:
             posix.close(fd)

@@ -59,7 +59,8 @@ def log_error(message: str) -> None:
             pass
         fd = posix.open(path, _APPEND_FLAGS, 0o600)
         try:
-            if posix.fstat(fd).st_mode & 0o077 == 0:
+            info = posix.fstat(fd)
+            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & 0o077 == 0:
                 posix.write(fd, line)
         finally:
             posix.close(fd)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from .jcs import canonicalize
 from .record import GENESIS, REDUCED_MARKER, check_record, reduce_payload
 
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CHUNK = 1 << 16
+
+
+def _open_regular(path: str, flags: int, mode: int = 0o600) -> int:
+    """A descriptor of ``path`` opened without blocking (a FIFO never hangs us); non-regular files refused."""
+    fd = os.open(path, flags, mode)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "the ledger is not a regular file", path)
+    return fd
 
 
 def encode_entry(entry: dict[str, Any]) -> bytes:
@@ -30,7 +41,7 @@ def encode_entry(entry: dict[str, Any]) -> bytes:
 
 def append(path: str, lines: list[bytes]) -> None:
     """Append complete entry lines and fsync them (the caller holds flush.lock)."""
-    fd = os.open(path, _APPEND, 0o600)
+    fd = _open_regular(path, _APPEND)
     try:
         if os.fstat(fd).st_mode & 0o077:
             raise PermissionError(errno.EACCES, "the ledger is accessible by other users", path)
@@ -45,7 +56,7 @@ def append(path: str, lines: list[bytes]) -> None:
 def repair_tail(path: str) -> int:
     """Cut a torn last line (no trailing newline) left by a crash; returns the bytes removed."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = _open_regular(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return 0
     try:
@@ -76,7 +87,7 @@ def _last_newline_end(fd: int, size: int) -> int:
 def last_entry(path: str) -> dict[str, Any] | None:
     """The last complete entry, or ``None`` for an absent or empty ledger."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = _open_regular(path, _READ)
     except FileNotFoundError:
         return None
     try:
@@ -93,7 +104,7 @@ def last_entry(path: str) -> dict[str, Any] | None:
 
 def iter_lines(path: str) -> Iterator[bytes]:
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
+        handle = open(path, "rb", opener=lambda p, _f: _open_regular(p, _READ))  # noqa: SIM115 - closed below
     except FileNotFoundError:
         return
     with handle:

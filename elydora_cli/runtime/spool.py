@@ -25,7 +25,7 @@ from .jcs import loads_strict
 
 EVENT_LIMIT = 1 << 20
 LINE_LIMIT = EVENT_LIMIT + 32
-_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO never blocks the flusher
 
 
 @dataclass(frozen=True)

@@ -90,3 +90,22 @@ def test_runtime_template_copies_are_equal() -> None:
     assert guard_template.STDIN_DEADLINE == hook_template.STDIN_DEADLINE < 1.0  # below the 1 s minimum timeout
     assert inspect.getsource(guard_template.read_stdin) == inspect.getsource(hook_template.read_stdin)
     assert inspect.getsource(guard_template._expire) == inspect.getsource(hook_template._expire)
+
+
+def test_hangs_fifo_error_log_does_not_hang_the_guard(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, "cursor")
+    agent.path("status.json").unlink()  # a failure, so the guard writes to error.log
+    os.mkfifo(agent.path("error.log"), 0o600)
+    started = time.monotonic()
+    result = agent.run("guard.py", EVENT, timeout=20)
+    assert time.monotonic() - started < 10 and b"status.json is missing" in result.stderr
+
+
+def test_hangs_fifo_ledger_does_not_hang_audit_verify(tmp_path: Path) -> None:
+    from elydora_cli.main import main
+
+    agent = make_agent(tmp_path, "claudecode")
+    os.mkfifo(agent.path("ledger.jsonl"), 0o600)
+    started = time.monotonic()
+    code = main(["audit", "verify", "--provider", "claudecode", "--state-root", str(tmp_path)])
+    assert code == 1 and time.monotonic() - started < 10
