@@ -95,6 +95,8 @@ def register(subparsers: Any) -> None:
         sub = verbs.add_parser(verb, help=f"{verb} a local agent (the guard applies it on the next tool call)")
         add_selection_args(sub)
         sub.add_argument("--reason", help="recorded in status.json")
+        if verb == "revoke":
+            sub.add_argument("--yes", action="store_true", help="confirm without asking (revoking is permanent)")
     parser.set_defaults(func=run)
 
 
@@ -239,11 +241,15 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _current_status(directory: str, local: bool) -> str:
-    from .. import identity
     from ..runtime.refresh import read_cache
 
     if local:
-        return identity.read_local_status(directory)
+        from .. import agentstate
+
+        now = agentstate.current(directory)
+        if now.problem is not None:  # the guard cannot use it: say so, never a stale answer
+            return f"unenforced ({now.problem}; repair it with elydora agent freeze or unfreeze)"
+        return str(now.status)
     cache = read_cache(directory)
     return "unknown (no status cached yet)" if cache is None else f"{cache['status']} (cached)"
 
@@ -254,7 +260,7 @@ _TRANSITIONS = {"freeze": "frozen", "unfreeze": "active", "revoke": "revoked"}
 def _set_status(args: argparse.Namespace, verb: str) -> int:
     from elydora_config import files
 
-    from .. import identity
+    from .. import agentstate, identity
 
     directory = selected_agent_dir(args)
     config = identity.read_config(directory)
@@ -263,16 +269,66 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
             os.path.join(directory, identity.CONFIG),
             f"agent {config.agent_id!r} is managed by {config.base_url}; {verb} it on the server",
         )
-    current = identity.read_local_status(directory)
-    if current == "revoked" and verb != "revoke":
-        raise identity.IdentityError(os.path.join(directory, identity.STATUS), "the agent is revoked for good")
+    if verb == "revoke":
+        _confirm_revoke(args, config.agent_id)
+    notes = _owner_only(directory)
+    now = agentstate.current(directory)
+    known = now.status
+    if now.problem is not None:  # repair: what the guard would read is unusable
+        known = agentstate.restored(directory, now)[0]
+        notes.append(f"repaired: {now.problem} (last known status: {known})")
+    status_path = os.path.join(directory, identity.STATUS)
+    if known == "revoked" and verb != "revoke":
+        if now.problem is not None:
+            files.write_atomic(status_path, identity.status_bytes("revoked", "restored"), mode=0o600)
+        raise identity.IdentityError(status_path, "the agent is revoked for good (see docs/status.md: start over)")
     status = _TRANSITIONS[verb]
-    data = identity.status_bytes(status, args.reason)
-    files.write_atomic(os.path.join(directory, identity.STATUS), data, mode=0o600)
-    path = os.path.join(directory, identity.STATUS)
-    result = {"agent_dir": directory, "status": status, "changed": [path]}
-    _print(args, result, f"agent {config.agent_id!r} is now {status} (changed: {path})")
+    files.write_atomic(status_path, identity.status_bytes(status, args.reason), mode=0o600)
+    _audit_change(directory, status, args.reason)
+    done = f"agent {config.agent_id!r} is now {status} (changed: {status_path})"
+    text = "\n".join([done, *(f"note: {n}" for n in notes)])
+    _print(args, {"agent_dir": directory, "status": status, "changed": [status_path], "notes": notes}, text)
     return 0
+
+
+def _owner_only(directory: str) -> list[str]:
+    """The guard refuses identity files others can read: make them owner-only again (a repair)."""
+    import stat
+
+    from .. import identity
+
+    notes = []
+    for name in (identity.CONFIG, identity.PRIVATE_KEY):
+        path = os.path.join(directory, name)
+        info = os.lstat(path)
+        if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077:
+            os.chmod(path, 0o600)
+            notes.append(f"repaired: {path} made owner-only")
+    return notes
+
+
+def _confirm_revoke(args: argparse.Namespace, agent_id: str) -> None:
+    """Revoking is permanent: ask on a terminal; elsewhere ``--yes`` is required."""
+    if args.yes:
+        return
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise UsageError("revoke is permanent; pass --yes to confirm (no terminal to ask on)")
+    sys.stderr.write(f"Revoke agent {agent_id!r} for good? Its guard blocks every tool call from now on. [y/N] ")
+    sys.stderr.flush()
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+        raise UsageError("not confirmed; nothing changed")
+
+
+def _audit_change(directory: str, status: str, reason: str | None) -> None:
+    """The change goes into the signed ledger too (best effort: status.json is already written)."""
+    from .. import agentstate
+    from ..runtime.flush import flush
+
+    try:
+        agentstate.record_change(directory, status, reason)
+        flush(directory)
+    except Exception as exc:
+        sys.stderr.write(f"Warning: {directory}: the change was not recorded in the audit ledger: {exc}\n")
 
 
 def _print(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:

@@ -79,8 +79,20 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
     path = os.path.join(directory, identity.LEDGER)
     server_keys = _server_keys(directory)
     report = ledger.verify(
-        path, key.public_key(), agent_id=config.agent_id, org_id=config.org_id, server_keys=server_keys
+        path,
+        key.public_key(),
+        agent_id=config.agent_id,
+        org_id=config.org_id,
+        server_keys=server_keys,
+        allow_resync=not config.is_local,
     )
+    if report.ok:
+        from ..runtime import state
+
+        saved = state.load(directory)
+        problem = ledger.check_against_state(report, saved.seq, saved.prev_chain_hash)
+        if problem is not None:
+            report.first_break, report.break_line = problem, report.entries + 1
     data: dict[str, Any] = {
         "ledger": path,
         "ok": report.ok,

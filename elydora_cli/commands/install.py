@@ -32,6 +32,7 @@ def register(sub: Any) -> None:
         every_help="every supported agent, present or not (sandboxes)",
     )
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
+    install.add_argument("--python", metavar="PATH", help="the interpreter the hooks run (default: this one)")
     install.set_defaults(func=run_install)
     uninstall = sub.add_parser(
         "uninstall", help="remove Elydora's hooks and runtime files from agents", epilog=UNINSTALL_EXAMPLES
@@ -52,10 +53,14 @@ def run_uninstall(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, verb: str) -> int:
     from ..exitcodes import exit_code_for, failure
     from ..installer import operations
+    from ..stateroots import refuse_if_elsewhere
 
     ctx = context_from(args)
     providers = selected_providers(args)
     skipped: list[dict[str, str]] = []
+    warnings: list[str] = []
+    if verb == "install":
+        ctx, warnings = _interpreter(args, ctx)
     if verb == "install" and args.all:
         providers, skipped = _present(providers, ctx)
     if verb == "install" and ctx.hook_command and (args.all or args.every):
@@ -68,6 +73,8 @@ def _run(args: argparse.Namespace, verb: str) -> int:
             print(f"{row['provider']}: skipped, {row['reason']}")
     for pid in providers:
         try:
+            if verb == "uninstall":
+                refuse_if_elsewhere(pid, ctx)
             outcome = action(pid, remembered(ctx, args, pid) if verb == "install" else ctx, dry_run=args.dry_run)
         except Exception as exc:  # one agent's failure does not stop the others; each is all-or-nothing
             if (len(providers) == 1 and not args.json) or args.verbose >= 2:
@@ -76,6 +83,7 @@ def _run(args: argparse.Namespace, verb: str) -> int:
             sys.stderr.write(f"Error: {pid}: {failures[-1]['message']}\n")
             code = max(code, exit_code_for(exc))
             continue
+        outcome.notes = [*(f"warning: {w}" for w in warnings), *outcome.notes]
         results.append(outcome)
         if not args.json:
             _print(outcome, verb, args.dry_run)
@@ -88,6 +96,15 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         data = {"action": verb, "dry_run": args.dry_run, "results": rows, "skipped": skipped, "failures": failures}
         print(json.dumps(data, indent=2))
     return code
+
+
+def _interpreter(args: argparse.Namespace, ctx: Any) -> tuple[Any, list[str]]:
+    """``--python`` checked, and why the interpreter may not outlive the install (shown as notes)."""
+    from .. import interpreter
+
+    if args.python is not None:
+        ctx = ctx.with_options(python=interpreter.choose(args.python))
+    return ctx, [] if ctx.hook_command else interpreter.warnings(ctx.python)
 
 
 def _present(providers: list[str], ctx: Any) -> tuple[list[str], list[dict[str, str]]]:

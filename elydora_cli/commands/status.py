@@ -1,4 +1,10 @@
-"""``elydora status``: each agent checked on its own; exit 1 when anything installed is unhealthy."""
+"""``elydora status``: each agent checked on its own, for what its hooks will actually do.
+
+Per agent one state word (see ``docs/status.md``, which documents the ``--json`` schema): ``healthy`` (the
+guard will enforce and the audit will record), ``not installed``, or what breaks the promise. Exit code: 4
+when a transaction awaits ``elydora recover``, else 1 when any installed agent is not healthy, else 0; so
+``elydora status --json`` is a compliance probe (0 iff every installed agent is enforced and audited).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +15,30 @@ from typing import Any
 from .. import exitcodes
 from . import options
 
+SCHEMA = 1
+STATES = (
+    "healthy",
+    "not installed",
+    "recovery pending",
+    "unhealthy",
+    "unguarded",
+    "unaudited",
+    "other state root",
+    "awaiting approval",
+    "frozen",
+    "revoked",
+    "error",
+)
+"""Every state word, in the order of precedence when several apply (``healthy`` only when none does)."""
+HEALTHY_STATES = ("healthy", "not installed")
+
 
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "status",
-        help="check the installed hooks of each agent",
+        help="check what the installed hooks of each agent will actually do",
         epilog="examples:\n"
-        "  elydora status                                 # every agent: healthy / unhealthy / not installed\n"
+        "  elydora status                                 # every agent: healthy, not installed, or what is wrong\n"
         "  elydora status claude codex --json             # two agents, machine-readable (failures included)\n"
         "  elydora status --root ./sandbox                # a sandbox home",
     )
@@ -23,75 +46,177 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _one(pid: str, ctx: Any) -> dict[str, Any]:
+def _error_row(pid: str, exc: Exception) -> dict[str, Any]:
     from elydora_config.errors import ConfigError
 
+    message = exc.message if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
+    from ..exitcodes import failure
+
+    return {
+        "provider": pid,
+        "agent_id": None,
+        "state": "error",
+        "healthy": False,
+        "installed": None,
+        "problems": [message],
+        "failures": [failure(pid, exc)],
+    }
+
+
+def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
+    from elydora_config.errors import ConfigError
+
+    from .. import health, stateroots
     from ..installer import operations
 
     try:
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
-        from ..exitcodes import failure
-
-        message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
-        row = {"provider": pid, "state": "error", "healthy": False, "problems": [message]}
-        return dict(row, failures=[failure(pid, exc)])
-    if st.healthy:
-        state = "healthy"
-    elif st.awaiting_approval:
-        state = "awaiting approval"
-    else:
-        state = "unhealthy" if st.installed else "not installed"
-    problems = [f for f in st.findings if st.installed]
-    row = {
+        return _error_row(pid, exc)
+    row: dict[str, Any] = {
         "provider": pid,
         "agent_id": st.agent_id,
-        "state": state,
-        "healthy": st.healthy,
-        "problems": [f.render() for f in problems],
+        "installed": st.installed,
+        "state_root": str(ctx.state_root),
+        "interpreter": None,
+        "agent_state": None,
+        "enforced": None,
+        "audited": None,
+        "problems": [f.render() for f in st.findings if st.installed],
         "failures": [
             {"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
-            for f in problems
-            if f.severity == "error"
+            for f in st.findings
+            if st.installed and f.severity == "error"
         ],
+        "enforcement": [],
+        "audit": None,
+        "status_cache": None,
+        "recovery": recovery,
     }
-    return _with_delivery(row, ctx) if st.installed and st.agent_id else row
+    if st.installed:
+        row["interpreter"] = operations.interpreter_of(pid, ctx)
+        found = health.check(str(ctx.agent_dir(st.agent_id)))
+        row.update(agent_state=found.agent_state, enforced=found.enforced, audited=found.audited)
+        row["enforcement"] = found.enforcement
+        row["audit"] = found.audit.to_json()
+        row["status_cache"] = found.status_cache
+        row["state"] = _word(st, found, recovery)
+        _with_server(row, str(ctx.agent_dir(st.agent_id)))
+    else:
+        row["state"] = "recovery pending" if recovery else "not installed"
+    other = stateroots.elsewhere(pid, ctx)
+    for root, agent_ids in other.items():
+        row["problems"].append(
+            f"hook entries of agent {', '.join(agent_ids)} run the runtime under the state root {root}: "
+            f"check them with {stateroots.flags_for(root)}"
+        )
+    if other and row["state"] in ("healthy", "not installed", "frozen", "revoked", "awaiting approval"):
+        row["state"] = "other state root"
+    row["elsewhere"] = other
+    row["healthy"] = row["state"] == "healthy"
+    return row
 
 
-def _with_delivery(row: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """A server-bound agent's delivery and status-query health (runtime/health.py); unhealthy if broken."""
+def _with_server(row: dict[str, Any], agent_dir: str) -> None:
+    """A server-bound agent's delivery and status-query health (``runtime/health.py``) in the audit slot; a
+    delivery stopped for good leaves the agent unaudited, a refused status query leaves it unguarded."""
     from ..runtime import health
 
-    report = health.server_health(str(ctx.agent_dir(row["agent_id"])))
+    report = health.server_health(agent_dir)
     if report is None:
-        return row
-    row["delivery"] = report
-    if not report["healthy"]:
-        row["problems"] = [*row["problems"], *report["problems"]]
-        row["failures"] = [
-            *row["failures"],
-            *({"provider": row["provider"], "file": None, "message": problem} for problem in report["problems"]),
-        ]
-        row["healthy"] = False
-        row["state"] = "unhealthy" if row["state"] == "healthy" else row["state"]
-    return row
+        return
+    row["audit"]["server"] = report
+    if report["healthy"]:
+        return
+    row["problems"].extend(report["problems"])
+    row["failures"].extend({"provider": row["provider"], "file": None, "message": p} for p in report["problems"])
+    if row["state"] in ("healthy", "frozen", "revoked", "awaiting approval"):
+        row["state"] = "unaudited" if report["delivery"].get("stopped") else "unguarded"
+
+
+def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
+    if recovery:
+        return "recovery pending"
+    if not st.healthy and not st.awaiting_approval:
+        return "unhealthy"
+    if not found.enforced:
+        return "unguarded"
+    if not found.audited:
+        return "unaudited"
+    if st.awaiting_approval:
+        return "awaiting approval"
+    if found.agent_state in ("frozen", "revoked"):
+        return str(found.agent_state)
+    return "healthy"
+
+
+def pending_recovery(ctx: Any) -> dict[str, Any] | None:
+    """The interrupted transactions of the state root, with the exact command that resolves them."""
+    from elydora_config.recovery import pending
+
+    from ..recovery_hint import recover_command
+
+    try:
+        found = pending(ctx.elydora_dir)
+    except (OSError, ValueError) as exc:
+        return {"txids": [], "command": recover_command(ctx), "error": str(exc)}
+    if not found:
+        return None
+    return {
+        "txids": [p.txid for p in found],
+        "paths": sorted({x for p in found for x in p.paths}),
+        "command": recover_command(ctx),
+    }
+
+
+def exit_code(rows: list[dict[str, Any]]) -> int:
+    if any(r["state"] == "recovery pending" for r in rows):
+        return exitcodes.RECOVERY
+    if any(r["state"] not in HEALTHY_STATES for r in rows):
+        return exitcodes.UNHEALTHY
+    return exitcodes.OK
+
+
+def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> None:
+    if recovery:
+        print(f"an interrupted transaction is pending; run: {recovery['command']}")
+    for row in rows:
+        agent_state = row.get("agent_state")
+        extra = f" (agent {agent_state})" if agent_state not in (None, "active", row["state"]) else ""
+        print(f"{row['provider']:<12} {row['state']}{extra}")
+        for problem in row["problems"] + row.get("enforcement", []):
+            print(f"  - {problem}")
+        audit = row.get("audit")
+        if audit:
+            for problem in audit["problems"]:
+                print(f"  - audit: {problem}")
+            if audit["dropped"]:
+                print(f"  - audit: {audit['dropped']} event(s) dropped (disk full); a gap record follows")
+            if audit.get("server"):
+                from ..runtime.health import summary
+
+                print(f"  {summary(audit['server'])}")
 
 
 def run(args: argparse.Namespace) -> int:
     ctx = options.context_from(args)
-    rows = [_one(pid, options.remembered(ctx, args, pid)) for pid in options.selected_providers(args, default_all=True)]
+    recovery = pending_recovery(ctx)
+    rows = [
+        _one(pid, options.remembered(ctx, args, pid), recovery)
+        for pid in options.selected_providers(args, default_all=True)
+    ]
+    code = exit_code(rows)
+    failures = [f for row in rows for f in row.pop("failures")]
     if args.json:
-        failures = [f for row in rows for f in row.pop("failures")]
-        print(json.dumps({"providers": rows, "failures": failures}, indent=2))
+        doc = {
+            "schema": SCHEMA,
+            "ok": code == exitcodes.OK,
+            "exit_code": code,
+            "recovery": recovery,
+            "providers": rows,
+            "failures": failures,
+        }
+        print(json.dumps(doc, indent=2))
     else:
-        for row in rows:
-            print(f"{row['provider']:<12} {row['state']}")
-            row.pop("failures")
-            for problem in row["problems"]:
-                print(f"  - {problem}")
-            if "delivery" in row:
-                from ..runtime.health import summary
-
-                print(f"  {summary(row['delivery'])}")
-    bad = any(r["state"] in ("unhealthy", "awaiting approval", "error") for r in rows)
-    return exitcodes.UNHEALTHY if bad else exitcodes.OK
+        _print_text(rows, recovery)
+    return code

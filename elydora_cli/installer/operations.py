@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from elydora_config.errors import RecoveryNeededError
+from elydora_config.files import read_physical_stat as _read_physical_stat
 from elydora_config.log import get_logger
 
 from .. import identity
@@ -25,6 +27,7 @@ from ..plug.contract import Finding, Format, Provider
 from ..plug.documents import Documents, parse
 from ..plug.ownership import command_words
 from ..providers import load
+from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from .manifest import MANIFEST_NAME, Manifest
 from .staging import (
@@ -34,6 +37,7 @@ from .staging import (
     stage_pycache_removal,
     stage_runtime,
     stage_runtime_removal,
+    stage_state_repair,
 )
 
 if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
@@ -95,7 +99,7 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
         return found
     for entry in sorted(root.iterdir()):
         path = entry / MANIFEST_NAME
-        if not entry.is_dir() or entry.is_symlink() or not path.exists():
+        if not entry.is_dir() or entry.is_symlink() or not os.path.lexists(path):
             continue
         if tx is None:
             manifest: Manifest | None = _read_manifest(path)
@@ -112,12 +116,16 @@ _DECODED: dict[tuple[str, int, int, int], Manifest] = {}
 agent's manifest once, not once per provider."""
 
 
-def _read_manifest(path: Path) -> Manifest:
-    info = path.stat()
-    key = (str(path), info.st_ino, info.st_mtime_ns, info.st_size)
+def _read_manifest(path: Path) -> Manifest | None:
+    """The manifest at ``path`` read physically (bounded, never blocking on a FIFO), decoded once per file
+    identity in this process."""
+    read = _read_physical_stat(path, max_bytes=4 << 20)
+    if read is None:
+        return None
+    key = (str(path), read.stat.st_ino, read.stat.st_mtime_ns, read.stat.st_size)
     manifest = _DECODED.get(key)
     if manifest is None:
-        manifest = _DECODED[key] = Manifest.decode(path.read_bytes(), path)
+        manifest = _DECODED[key] = Manifest.decode(read.data, path)
     return manifest
 
 
@@ -205,7 +213,7 @@ def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
     return "".join(parts)
 
 
-def _finish(tx: Transaction, outcome: Outcome, dry_run: bool) -> Outcome:
+def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> Outcome:
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
@@ -215,7 +223,10 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool) -> Outcome:
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
     else:
-        txid = tx.commit()
+        try:
+            txid = tx.commit()
+        except RecoveryNeededError as exc:
+            raise with_command(exc, ctx) from None
         log.info("committed", provider=outcome.provider, agent=outcome.agent_id, txid=txid, changed=outcome.changed)
     return outcome
 
@@ -233,14 +244,14 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
     provider.install(docs, ctx, agent_id)
     tx.mkdir(agent_dir, 0o700)
-    stage_identity(tx, agent_dir, provider_id, agent_id)
+    repaired = [] if stage_identity(tx, agent_dir, provider_id, agent_id) else stage_state_repair(tx, agent_dir)
     if ctx.hook_command:
         runtime: list[str] = []
         stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
     else:
         runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
     runtime += _stage_extra_runtime(tx, provider, ctx, agent_dir, agent_id)
-    outcome.changed = _stage_documents(tx, docs)
+    outcome.changed = _stage_documents(tx, docs) + [str(path) for path, _ in repaired]
     previous = manifests.get(agent_id)
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command
@@ -251,8 +262,8 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
-    outcome.notes = list(provider.NOTES)
-    return _finish(tx, outcome, dry_run)
+    outcome.notes = [f"repaired {note}" for _, note in repaired] + list(provider.NOTES)
+    return _finish(tx, outcome, dry_run, ctx)
 
 
 def _stage_extra_runtime(
@@ -279,17 +290,44 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
         manifest = manifests.get(agent_id)
         names = set(manifest.runtime if manifest else []) | set(runtime_files(provider_id, agent_dir, ctx.python))
         names |= set(provider.extra_runtime(ctx, agent_id))  # also without a manifest
-        for name in sorted(names | {MANIFEST_NAME}):
+        python = manifest.python if manifest else ctx.python
+        left = _stage_stubs(tx, provider_id, agent_dir, python, names)
+        for name in sorted(names - set(left) | {MANIFEST_NAME}):
             if (agent_dir / name).exists():
                 tx.remove(agent_dir / name)
                 outcome.changed.append(str(agent_dir / name))
+        if any(left.values()):
+            outcome.changed += [str(agent_dir / name) for name, new in left.items() if new]
+            outcome.notes.append(
+                f"{agent_dir}: guard.py and hook.py are now inert stubs (they allow and record nothing) so that "
+                "sessions started before the uninstall keep working; restart those sessions. The next install "
+                "or uninstall removes the stubs after 24 h."
+            )
         stage_pycache_removal(tx, agent_dir)
-    _finish(tx, outcome, dry_run)
+    _finish(tx, outcome, dry_run, ctx)
     if not dry_run:
         for agent_id in targets:
             with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
                 os.rmdir(ctx.agent_dir(agent_id) / PYCACHE)
     return outcome
+
+
+def _stage_stubs(tx: Transaction, provider_id: str, agent_dir: Path, python: str, names: set[str]) -> dict[str, bool]:
+    """Launchers a running session may still call become inert stubs (see :mod:`..runtime.stubs`); stubs
+    past their grace period go. Returns the launchers kept (True when a stub is written now)."""
+    from ..runtime import stubs
+
+    kept = {}
+    for name, data in stubs.stubs(provider_id, python).items():
+        path = agent_dir / name
+        if name not in names or not os.path.isfile(path):
+            continue
+        if stubs.stub_time(path) is None:
+            tx.write(path, data, mode=0o700)
+            kept[name] = True
+        elif not stubs.expired(path):
+            kept[name] = False
+    return kept
 
 
 @dataclass
@@ -316,7 +354,7 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     agent_dir = ctx.agent_dir(agent_id)
     op = _prepare(None, provider, ctx, provider_id)
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
-    installed = agent_id in manifests or (agent_dir / GUARD_SCRIPT).exists()
+    installed = agent_id in manifests or _live_guard(agent_dir / GUARD_SCRIPT)
     manifest = manifests.get(agent_id)
     mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
@@ -326,6 +364,13 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     if installed:
         result.findings += _check_runtime(provider, provider_id, ctx, agent_dir, agent_id, manifest)
     return result
+
+
+def _live_guard(path: Path) -> bool:
+    """A guard script that is not an uninstall's inert stub."""
+    from ..runtime.stubs import stub_time
+
+    return path.exists() and stub_time(path) is None
 
 
 def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
@@ -395,3 +440,11 @@ def _supervisor(command: str) -> str:
     from ..neutral.hookcommand import parse_hook_command
 
     return parse_hook_command(command).executable
+
+
+def interpreter_of(provider_id: str, ctx: Context) -> dict[str, object]:
+    """The interpreter the installed hooks run (from the manifest) and whether it can still run them."""
+    agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
+    manifest = _manifests(None, ctx, provider_id).get(agent_id)
+    python = manifest.python if manifest else ctx.python
+    return {"path": python, "present": os.path.isfile(python) and os.access(python, os.X_OK)}

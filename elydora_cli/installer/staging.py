@@ -76,3 +76,28 @@ def stage_pycache_removal(tx: Transaction, agent_dir: Path) -> None:
     if cache.is_dir() and not cache.is_symlink():
         for entry in sorted(cache.iterdir()):
             tx.remove(entry)
+
+
+def stage_state_repair(tx: Transaction, agent_dir: Path) -> list[tuple[Path, str]]:
+    """Make the guard's inputs usable again: owner-only identity files, and a missing, corrupt or too open
+    ``status.json`` restored fail safe (see :mod:`..agentstate`). Returns what was repaired."""
+    import os
+    import stat
+
+    from .. import agentstate
+
+    notes: list[tuple[Path, str]] = []
+    for name in (identity.CONFIG, identity.PRIVATE_KEY):
+        path = agent_dir / name
+        data = tx.read(path, max_bytes=identity.CONFIG_LIMIT)
+        if data is not None and stat.S_IMODE(os.lstat(path).st_mode) & 0o077:
+            tx.write(path, data, mode=0o600)
+            notes.append((path, f"{path}: made owner-only"))
+    if not identity.read_config(agent_dir).is_local:
+        return notes
+    now = agentstate.current(str(agent_dir))
+    if now.problem is not None:
+        status, reason = agentstate.restored(str(agent_dir), now)
+        tx.write(agent_dir / identity.STATUS, identity.status_bytes(status, reason), mode=0o600)
+        notes.append((agent_dir / identity.STATUS, f"{now.problem}; restored as {status}"))
+    return notes

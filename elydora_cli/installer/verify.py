@@ -10,7 +10,9 @@ once (exit 0, the success output, and the event recorded).
 The status a probe sees, and where its audit record goes, is a scratch directory of the probe's own named by
 ``ELYDORA_VERIFY_STATE``: the generated runtime and ``elydora hook`` read ``status.json`` there instead of the
 agent's status, and spool there without starting the flusher. The agent's real state is only read
-(``config.json``), never changed, and no probe event reaches the ledger. A ``--hook-command`` supervisor must
+(``config.json``, and the enforcement inputs checked by :mod:`.health`: a missing, corrupt or too open
+``status.json`` fails verify although the probes would pass), never changed, and no probe event reaches the
+ledger. A ``--hook-command`` supervisor must
 honour the variable the same way to pass.
 """
 
@@ -28,7 +30,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .. import catalog, identity
+from .. import catalog, health, identity
 from ..plug.context import Context
 from ..statefiles import VERIFY_ENV
 from . import operations
@@ -285,6 +287,8 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
     if not status.installed:
         return [Check(provider, "-", "-", False, f"not installed (run: elydora install {provider})")], []
     problems = [Check(provider, "config", "-", False, f.render()) for f in status.findings if f.severity == "error"]
+    agent_dir = str(ctx.agent_dir(status.agent_id))
+    problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
     cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
     probes = []
     for event, role in _events(provider).items():

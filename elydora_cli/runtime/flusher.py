@@ -26,7 +26,7 @@ from ..identity import (
     read_config,
     read_private_key,
 )
-from . import ledger, spool, state
+from . import dropmark, ledger, spool, state
 from .errorlog import log_error
 from .flush import BATCH, DRAINED, STOPPED
 from .jcs import CanonicalizationError, canonicalize
@@ -79,6 +79,7 @@ class Flusher:
 
     def _run(self) -> str:
         self._recover()
+        dropmark.spool_gap(self.dir, self.spool_path)  # events a full disk refused become a signed gap record
         if self.delivery is not None and not self._deliver_outbox():
             return STOPPED
         while True:

@@ -17,6 +17,7 @@ import errno
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,8 @@ from .record import GENESIS, REDUCED_MARKER, b64url, b64url_decode, check_record
 if TYPE_CHECKING:  # only annotations: reading the ledger (audit tail) needs no cryptography
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CHUNK = 1 << 16
 
 
@@ -64,13 +66,22 @@ def _check_gap(entry: dict[str, Any], public_key: Ed25519PublicKey) -> str | Non
     return None
 
 
+def _open_regular(path: str, flags: int, mode: int = 0o600) -> int:
+    """A descriptor of ``path`` opened without blocking (a FIFO never hangs us); non-regular files refused."""
+    fd = os.open(path, flags, mode)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "the ledger is not a regular file", path)
+    return fd
+
+
 def encode_entry(entry: dict[str, Any]) -> bytes:
     return (json.dumps(entry, separators=(",", ":")) + "\n").encode("ascii")
 
 
 def append(path: str, lines: list[bytes]) -> None:
     """Append complete entry lines and fsync them (the caller holds flush.lock)."""
-    fd = os.open(path, _APPEND, 0o600)
+    fd = _open_regular(path, _APPEND)
     try:
         if os.fstat(fd).st_mode & 0o077:
             raise PermissionError(errno.EACCES, "the ledger is accessible by other users", path)
@@ -85,7 +96,7 @@ def append(path: str, lines: list[bytes]) -> None:
 def repair_tail(path: str) -> int:
     """Cut a torn last line (no trailing newline) left by a crash; returns the bytes removed."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = _open_regular(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return 0
     try:
@@ -116,7 +127,7 @@ def _last_newline_end(fd: int, size: int) -> int:
 def last_entry(path: str) -> dict[str, Any] | None:
     """The last complete entry, or ``None`` for an absent or empty ledger."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = _open_regular(path, _READ)
     except FileNotFoundError:
         return None
     try:
@@ -133,7 +144,7 @@ def last_entry(path: str) -> dict[str, Any] | None:
 
 def iter_lines(path: str) -> Iterator[bytes]:
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
+        handle = open(path, "rb", opener=lambda p, _f: _open_regular(p, _READ))  # noqa: SIM115 - closed below
     except FileNotFoundError:
         return
     with handle:
@@ -149,6 +160,7 @@ class Report:
     gaps: list[int] = field(default_factory=list)
     receipts_checked: int = 0
     head: str = GENESIS
+    last_seq: int = 0
 
     @property
     def ok(self) -> bool:
@@ -184,11 +196,14 @@ def verify(
     agent_id: str | None = None,
     org_id: str | None = None,
     server_keys: dict[str, Ed25519PublicKey] | None = None,
+    allow_resync: bool = True,
 ) -> Report:
     """Check every entry and link of the ledger at ``path``; stop at the first break.
 
     With ``agent_id``/``org_id``, every record must also name that agent and organisation. With
-    ``server_keys`` (from the server's JWKS), every stored receipt must be the server's valid receipt.
+    ``server_keys`` (from the server's JWKS), every stored receipt must be the server's valid receipt. The
+    ``resync_from``/``sink`` members that label a re-based link are not signed, so only a server-bound agent
+    (``allow_resync``) may have them: in a local ledger a label cannot excuse a missing middle.
     """
     report = Report()
     expected_seq: int | None = None
@@ -200,7 +215,7 @@ def verify(
         if problem is None and entry is not None and not gap and server_keys is not None:
             problem = _check_stored_receipt(entry, server_keys, report)
         if problem is None and entry is not None:
-            problem = _check_link(entry, report, expected_seq, number)
+            problem = _check_link(entry, report, expected_seq, allow_resync)
         if problem is not None:
             report.first_break, report.break_line = problem, number
             return report
@@ -210,6 +225,7 @@ def verify(
             report.gaps.append(number)
         else:
             report.head = entry["record"]["chain_hash"]
+        report.last_seq = entry["seq"]
         expected_seq = entry["seq"] + 1
     return report
 
@@ -243,7 +259,7 @@ def _check_owner(record: dict[str, Any], agent_id: str | None, org_id: str | Non
     return None
 
 
-def _check_link(entry: dict[str, Any], report: Report, expected_seq: int | None, number: int) -> str | None:
+def _check_link(entry: dict[str, Any], report: Report, expected_seq: int | None, allow_resync: bool) -> str | None:
     if expected_seq is not None and entry["seq"] != expected_seq:
         return f"sequence {entry['seq']} follows {expected_seq - 1}"
     if entry.get("sink") == "gap":
@@ -252,7 +268,23 @@ def _check_link(entry: dict[str, Any], report: Report, expected_seq: int | None,
     prev = entry["record"]["prev_chain_hash"]
     if prev == report.head:
         return None
-    if entry.get("resync_from") == report.head and entry.get("sink") == "server":
-        report.resyncs.append(number)
+    if allow_resync and entry.get("resync_from") == report.head and entry.get("sink") == "server":
+        report.resyncs.append(report.entries + 1)
         return None
     return "prev_chain_hash does not link to the previous entry"
+
+
+def check_against_state(report: Report, saved_seq: int, saved_head: str) -> str | None:
+    """Why the verified ledger is shorter than ``chain-state.json`` says (truncated or emptied), else ``None``.
+
+    The state is written after the ledger lines it describes, so it may lag the ledger after a crash, never
+    lead it: a saved sequence beyond the ledger's last one, or a different head at the same one, is a loss.
+    """
+    if saved_seq > report.last_seq:
+        return (
+            f"chain-state.json records {saved_seq} entries (head {saved_head}) but the ledger ends at "
+            f"{report.last_seq}: entries were removed"
+        )
+    if saved_seq == report.last_seq and saved_seq > 0 and saved_head != report.head:
+        return f"the ledger's head {report.head} is not the head chain-state.json records ({saved_head})"
+    return None

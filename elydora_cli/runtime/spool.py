@@ -26,7 +26,7 @@ from ..statefiles import REJECTED, RETIRED_SPOOL, SPOOL
 
 EVENT_LIMIT = 1 << 20
 LINE_LIMIT = EVENT_LIMIT + 32
-_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO never blocks the flusher
 
 
 class SpoolLine(NamedTuple):

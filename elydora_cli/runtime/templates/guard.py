@@ -18,6 +18,7 @@ can already write the agent's own status files, so this grants nothing new.
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # the builtin; `signal` imports enum (~20 ms)
 import posix
 import sys
 import time
@@ -35,6 +36,8 @@ FAILURE_STDOUT = b""  # @param
 # ---------------------------------------------------------------------------------------------------------
 
 STDIN_LIMIT = 1 << 20
+STDIN_DEADLINE = 0.75
+"""Seconds the hook waits for the agent to close stdin: below the smallest hook timeout an agent is given (1 s)."""
 FILE_LIMIT = 512 << 10
 CACHE_TTL = 60.0
 FAR_STALE = 300.0  # copies of elydora_cli.statefiles' constants (tests pin them equal)
@@ -44,7 +47,7 @@ DELIVERY_STOPPED = "delivery-stopped"
 ERROR_LOG_LIMIT = 1 << 20
 STATUSES = ("active", "frozen", "revoked")
 CONFIG_KEYS = frozenset(("org_id", "agent_id", "kid", "base_url", "agent_name", "token"))
-_OPEN_FLAGS = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC
+_OPEN_FLAGS = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
 _WS = " \t\r\n"
 VERIFY_ENV = b"ELYDORA_VERIFY_STATE"
 LOG_DIR = AGENT_DIR
@@ -224,11 +227,11 @@ def log_error(message: str) -> None:
                 posix.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        fd = posix.open(
-            path, posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600
-        )
+        flags = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+        fd = posix.open(path, flags, 0o600)
         try:
-            if posix.fstat(fd).st_mode & 0o077 == 0:
+            info = posix.fstat(fd)
+            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & 0o077 == 0:
                 posix.write(fd, line)
         finally:
             posix.close(fd)
@@ -237,13 +240,45 @@ def log_error(message: str) -> None:
 
 
 # -- decision ---------------------------------------------------------------------------------------------
-def read_stdin() -> bytes:
-    """At most STDIN_LIMIT bytes of the event; the rest is read and discarded (the decision needs none)."""
-    stream = sys.stdin.buffer
-    data = stream.read(STDIN_LIMIT)
-    while stream.read(1 << 20):
+class _Deadline(Exception):
+    """Raised by the alarm while stdin is being read."""
+
+
+_READING = False
+
+
+def _expire(_signum: int, _frame: object) -> None:
+    if _READING:
+        raise _Deadline
+
+
+def read_stdin(limit: int = STDIN_LIMIT, deadline: float = STDIN_DEADLINE) -> tuple[bytes, bool]:
+    """(the first ``limit + 1`` bytes of stdin, whether the agent closed it within ``deadline`` seconds).
+
+    Everything beyond the cap is read and discarded, so the agent never gets EPIPE; a stdin left open ends
+    the read at the deadline instead of hanging until the agent kills the hook.
+    """
+    global _READING
+    chunks: list[bytes] = []
+    size, closed = 0, False
+    _signal.signal(_signal.SIGALRM, _expire)
+    _signal.setitimer(_signal.ITIMER_REAL, deadline)
+    try:
+        _READING = True
+        while True:
+            chunk = posix.read(0, 1 << 16)
+            if not chunk:
+                _READING, closed = False, True
+                break
+            if size <= limit:
+                chunks.append(chunk)
+                size += len(chunk)
+    except _Deadline:
         pass
-    return data
+    finally:
+        _READING = False
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+    return b"".join(chunks)[: limit + 1], closed
 
 
 def load_config() -> dict[str, object]:
@@ -388,7 +423,7 @@ def verify_directory() -> str | None:
 
 
 def decide(override: str | None = None) -> str:
-    data = read_stdin()
+    data = read_stdin()[0]  # the decision needs none of the event: an unclosed stdin is not an error
     if not data.lstrip(_WS.encode()).startswith(b"{"):
         raise GuardError("stdin is not a JSON object")
     config = load_config()

@@ -13,6 +13,7 @@ directory instead, no flusher is started and errors are logged there: a probe ne
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # the builtin; `signal` imports enum (~20 ms)
 import fcntl
 import posix
 import sys
@@ -27,11 +28,17 @@ FAILURE_STDOUT = b""  # @param
 # ---------------------------------------------------------------------------------------------------------
 
 STDIN_LIMIT = 1 << 20
+STDIN_DEADLINE = 0.75
+"""Seconds the hook waits for the agent to close stdin: below the smallest hook timeout an agent is given (1 s)."""
+DROP_PREFIX = "spool.dropped."
+"""An empty marker ``spool.dropped.<ms>.<pid>`` records an event lost to a full disk (see runtime/dropmark.py)."""
 ERROR_LOG_LIMIT = 1 << 20
 SPOOL = "spool.jsonl"
 LOCK_FD_FLAG = "--lock-fd"  # copy of elydora_cli.runtime.flush.LOCK_FD_FLAG (tests pin them equal)
 _WS = b" \t\r\n"
-_APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
+_APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+_DROP_FLAGS = posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW | posix.O_CLOEXEC
+_FULL = (28, 122)  # ENOSPC, EDQUOT
 VERIFY_ENV = b"ELYDORA_VERIFY_STATE"
 WRITE_DIR = AGENT_DIR  # the spool and error.log go here (the agent directory, or the verify scratch)
 
@@ -53,7 +60,8 @@ def log_error(message: str) -> None:
             pass
         fd = posix.open(path, _APPEND_FLAGS, 0o600)
         try:
-            if posix.fstat(fd).st_mode & 0o077 == 0:
+            info = posix.fstat(fd)
+            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & 0o077 == 0:
                 posix.write(fd, line)
         finally:
             posix.close(fd)
@@ -61,18 +69,70 @@ def log_error(message: str) -> None:
         pass
 
 
+class _Deadline(Exception):
+    """Raised by the alarm while stdin is being read."""
+
+
+_READING = False
+
+
+def _expire(_signum: int, _frame: object) -> None:
+    if _READING:
+        raise _Deadline
+
+
+def read_stdin(limit: int = STDIN_LIMIT, deadline: float = STDIN_DEADLINE) -> tuple[bytes, bool]:
+    """(the first ``limit + 1`` bytes of stdin, whether the agent closed it within ``deadline`` seconds).
+
+    Everything beyond the cap is read and discarded, so the agent never gets EPIPE; a stdin left open ends
+    the read at the deadline instead of hanging until the agent kills the hook.
+    """
+    global _READING
+    chunks: list[bytes] = []
+    size, closed = 0, False
+    _signal.signal(_signal.SIGALRM, _expire)
+    _signal.setitimer(_signal.ITIMER_REAL, deadline)
+    try:
+        _READING = True
+        while True:
+            chunk = posix.read(0, 1 << 16)
+            if not chunk:
+                _READING, closed = False, True
+                break
+            if size <= limit:
+                chunks.append(chunk)
+                size += len(chunk)
+    except _Deadline:
+        pass
+    finally:
+        _READING = False
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+    return b"".join(chunks)[: limit + 1], closed
+
+
 def read_event() -> bytes:
-    data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
+    data, closed = read_stdin()
     if len(data) > STDIN_LIMIT:
         raise AuditError(f"the event is larger than {STDIN_LIMIT} bytes and was not recorded")
     body = data.strip(_WS)
     if not (body.startswith(b"{") and body.endswith(b"}")):
+        if not closed:
+            raise AuditError(f"stdin was not closed within {STDIN_DEADLINE} s; the event was not recorded")
         raise AuditError("stdin is not a JSON object")
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
         raise AuditError("stdin is not UTF-8") from None
     return body
+
+
+def mark_dropped(received_ms: int, directory: str = AGENT_DIR) -> None:
+    """Leave an empty marker for an event the full disk refused (an inode, no data block; best effort)."""
+    try:
+        fd = posix.open(f"{directory}/{DROP_PREFIX}{received_ms}.{posix.getpid()}", _DROP_FLAGS, 0o600)
+        posix.close(fd)
+    except OSError:
+        pass
 
 
 def spool_line(body: bytes, received_ms: int) -> bytes:
@@ -157,7 +217,13 @@ def main() -> int:
         override = verify_directory()
         WRITE_DIR = override or AGENT_DIR
         body = read_event()
-        append_spool(spool_line(body, time.time_ns() // 1_000_000), WRITE_DIR)
+        received = time.time_ns() // 1_000_000
+        try:
+            append_spool(spool_line(body, received), WRITE_DIR)
+        except OSError as exc:
+            if exc.errno in _FULL:
+                mark_dropped(received, WRITE_DIR)
+            raise
     except Exception as exc:  # every failure to record gets the provider's failure mode
         message = describe(exc)
         log_error(message)

@@ -218,7 +218,7 @@ def test_freeze_unfreeze_revoke_change_what_the_guard_sees(tmp_path: Path, capsy
     assert code == 0 and "frozen" in out and _guard(directory) == 2
     assert json.loads((directory / "status.json").read_text())["reason"] == "incident 7"
     assert _cli(capsys, "agent", "unfreeze", *root)[0] == 0 and _guard(directory) == 0
-    assert _cli(capsys, "agent", "revoke", *root)[0] == 0 and _guard(directory) == 2
+    assert _cli(capsys, "agent", "revoke", *root, "--yes")[0] == 0 and _guard(directory) == 2
     code, _out, err = _cli(capsys, "agent", "unfreeze", *root)
     assert code == 1 and "revoked for good" in err and _guard(directory) == 2
     code, out, _err = _cli(capsys, "agent", "show", *root)

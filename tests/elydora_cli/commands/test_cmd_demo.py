@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from elydora_cli import verify
 from elydora_cli.demo import sandbox, tour
+from elydora_cli.installer import verify
 from elydora_cli.main import main
 from elydora_cli.providers import implemented_ids
 

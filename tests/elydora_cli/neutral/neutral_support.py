@@ -93,7 +93,7 @@ class Agents:
         assert created.code == 0, created.err
         if status != "active":
             verb = {"frozen": "freeze", "revoked": "revoke"}[status]
-            changed = self.cli("agent", verb, *where)
+            changed = self.cli("agent", verb, *where, *(["--yes"] if verb == "revoke" else []))
             assert changed.code == 0, changed.err
         return self.directory(agent_id or provider)
 

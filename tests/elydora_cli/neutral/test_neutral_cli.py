@@ -186,7 +186,9 @@ def test_every_event_is_spooled_and_recorded_by_the_flusher(cli: Cli, agents: Ag
     ]
     assert _neutral(cli, agents, b"null", "--provider", "codex").code == 0
     assert spool_events(directory)[-1] == b"{}"
-    expected = [json.loads(body) for body in (*sent[:2], b"{}")]
+    frozen = {"hook_event_name": "elydora.status", "session_id": "elydora-cli", "tool_name": "elydora",
+              "status": "frozen", "reason": None}  # fmt: skip
+    expected = [frozen] + [json.loads(body) for body in (*sent[:2], b"{}")]  # the freeze is audited too
     assert wait_until(lambda: ledger_payloads(directory) == expected), ledger_payloads(directory)
 
 

@@ -29,6 +29,7 @@ from locations import CONFIGS
 from elydora_cli import catalog
 from elydora_cli import providers as registry
 from elydora_cli.installer import operations
+from elydora_cli.runtime.stubs import stub_time
 
 
 def only_insertions(before: str, after: str) -> bool:
@@ -89,7 +90,9 @@ def test_uninstall_restores_original_bytes(tmp_path, case):
     else:
         assert target.read_bytes() == before
     agent_dir = ctx.agent_dir(case.provider)
-    assert not (agent_dir / "guard.py").exists() and not (agent_dir / "hook.py").exists()
+    # issue 13: the launchers become inert stubs (running sessions keep working); the runtime itself is gone
+    assert all(stub_time(agent_dir / name) is not None for name in ("guard.py", "hook.py"))
+    assert not (agent_dir / "_elydora_guard.py").exists() and not (agent_dir / "_elydora_audit.py").exists()
 
 
 @pytest.mark.parametrize("provider", registry.implemented_ids())

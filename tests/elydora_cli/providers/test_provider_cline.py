@@ -19,6 +19,7 @@ from elydora_cli.plug.common import RefusedError
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.documents import Documents
 from elydora_cli.providers import cline
+from elydora_cli.runtime.stubs import stub_time
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError, UnsafePathError
 
 PY = sys.executable
@@ -150,7 +151,8 @@ def test_uninstall_removes_only_the_named_agents_files(ctx: Context) -> None:
     assert sorted(p.name for p in hooks(ctx).iterdir()) == ["PostToolUse.mjs", "PreToolUse.mjs", "PreToolUse.py"]
     operations.uninstall("cline", ctx)
     assert [p.name for p in hooks(ctx).iterdir()] == ["PreToolUse.py"]
-    assert not (ctx.agent_dir("cline") / "guard.py").exists()
+    assert stub_time(ctx.agent_dir("cline") / "guard.py") is not None  # an inert stub (issue 13), not the guard
+    assert not (ctx.agent_dir("cline") / "_elydora_guard.py").exists()
 
 
 def test_a_changed_file_blocks_uninstall_so_the_runtime_stays(ctx: Context) -> None:

@@ -1,0 +1,147 @@
+"""A local agent's status as the guard enforces it, its audited history, and its fail-safe repair.
+
+``status.json`` is the guard's only input for a local agent. Every change made by ``elydora agent
+freeze|unfreeze|revoke`` is also appended to the agent's audit spool as an ``elydora.status`` event, so the
+signed ledger holds the history. When ``status.json`` is missing, corrupt or readable by others, the repair
+(by those verbs and by ``install``) restores it from that history, failing safe: with no recorded status the
+agent is restored *frozen* (``elydora agent unfreeze`` makes it active again), and an agent recorded
+revoked stays revoked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from dataclasses import dataclass
+
+from . import health
+from . import statefiles as names
+
+STATUS_EVENT = "elydora.status"
+HISTORY_SCAN = 16 << 20
+"""How much of the end of the spool and of the ledger is searched for the last recorded status."""
+
+
+@dataclass(frozen=True)
+class Current:
+    status: str | None
+    """The status the guard reads now (``None`` when it cannot read one)."""
+    problem: str | None = None
+    """Why ``status.json`` needs repair (missing, corrupt, too open), else ``None``."""
+
+
+def current(agent_dir: str) -> Current:
+    try:
+        data = health.read_input(agent_dir, names.STATUS)
+    except health.InputError as exc:
+        return Current(_content_status(agent_dir), str(exc))
+    if data is None:
+        return Current(None, f"{os.path.join(agent_dir, names.STATUS)}: is missing")
+    value = data.get("status")
+    if value not in names.STATUSES:
+        return Current(None, f"{os.path.join(agent_dir, names.STATUS)}: has no valid status")
+    return Current(str(value))
+
+
+def _content_status(agent_dir: str) -> str | None:
+    """The status a too-open but otherwise valid ``status.json`` holds (its mode alone is wrong)."""
+    from elydora_config import files
+
+    try:
+        data = files.read_physical(os.path.join(agent_dir, names.STATUS), max_bytes=health.INPUT_LIMIT)
+        value = json.loads(data) if data is not None else None
+    except Exception:
+        return None
+    status = value.get("status") if isinstance(value, dict) else None
+    return str(status) if status in names.STATUSES else None
+
+
+def recorded(agent_dir: str) -> str | None:
+    """The last status recorded in the audit history (undelivered spool first, then the ledger)."""
+    for name, pick in ((names.SPOOL, _spool_status), (names.LEDGER, _ledger_status)):
+        for line in reversed(_tail_lines(os.path.join(agent_dir, name))):
+            if STATUS_EVENT.encode() not in line:
+                continue
+            status = pick(line)
+            if status is not None:
+                return status
+    return None
+
+
+def _tail_lines(path: str) -> list[bytes]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return []
+        data = os.pread(fd, HISTORY_SCAN, max(0, info.st_size - HISTORY_SCAN))
+    finally:
+        os.close(fd)
+    return data.split(b"\n")
+
+
+def _event_status(event: object) -> str | None:
+    if isinstance(event, dict) and event.get("hook_event_name") == STATUS_EVENT:
+        status = event.get("status")
+        return str(status) if status in names.STATUSES else None
+    return None
+
+
+def _spool_status(line: bytes) -> str | None:
+    try:
+        return _event_status(json.loads(line.partition(b" ")[2]))
+    except ValueError:
+        return None
+
+
+def _ledger_status(line: bytes) -> str | None:
+    try:
+        entry = json.loads(line)
+        return _event_status(entry["record"]["payload"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def restored(agent_dir: str, now: Current) -> tuple[str, str]:
+    """(status, reason) to write back into a broken ``status.json``, failing safe."""
+    history = recorded(agent_dir)
+    if now.status is not None and history != "revoked":
+        return now.status, "status.json restored owner-only"
+    if history is not None:
+        return history, f"status.json restored from the audit history ({history})"
+    return "frozen", "status.json was missing or corrupt and no status was recorded: restored frozen"
+
+
+def event_line(status: str, reason: str | None, when: float | None = None) -> bytes:
+    """The spool line of a status change (the audit hook's format: ``\\n<ms> <event>\\n``)."""
+    stamp = int((time.time() if when is None else when) * 1000)
+    event = {
+        "hook_event_name": STATUS_EVENT,
+        "session_id": "elydora-cli",
+        "tool_name": "elydora",
+        "status": status,
+        "reason": reason,
+    }
+    return b"\n%d " % stamp + json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def record_change(agent_dir: str, status: str, reason: str | None) -> None:
+    """Append the change to the agent's spool (under the shared lock the audit hook takes)."""
+    import fcntl
+
+    path = os.path.join(agent_dir, names.SPOOL)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o600)
+    try:
+        info = os.fstat(fd)
+        if info.st_mode & 0o170000 != 0o100000 or info.st_mode & 0o077:
+            raise PermissionError(13, "is not an owner-only regular file", path)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        os.write(fd, event_line(status, reason))
+    finally:
+        os.close(fd)

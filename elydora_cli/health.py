@@ -1,0 +1,290 @@
+"""What the installed runtime of one agent will actually do: enforce (the guard's inputs) and record (audit).
+
+``status`` and ``verify`` check the entries and files an install wrote; this module checks what decides the
+answer of the running hooks, exactly as the generated guard reads it:
+
+- the enforcement inputs ``config.json`` and ``status.json`` (a server-bound agent: ``status-cache.json``)
+  are regular, owner-only, bounded and valid in the guard's own flat-JSON grammar; otherwise the guard falls
+  into the provider's failure mode (for most agents: allow every call) and the agent is *unguarded*;
+- the agent state (``active``/``frozen``/``revoked``) the guard applies;
+- the local audit delivery: events spooled past the delivered offset, the age of the oldest, whether a
+  flusher runs, the last delivery error of ``error.log``; events waiting longer than :data:`STALL_SECONDS`
+  with no flusher running make the agent *unaudited*.
+
+Every read is bounded and refuses FIFOs, devices and links without blocking. Nothing is written.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from elydora_config import files
+from elydora_config.errors import ConfigError
+
+from . import statefiles as names
+
+STALL_SECONDS = 60.0
+"""Undelivered events older than this with no flusher running mean the audit does not record."""
+INPUT_LIMIT = 512 << 10
+"""The guard's own cap on the files it reads (``FILE_LIMIT`` of the guard template)."""
+SPOOL_SCAN_LIMIT = 64 << 20
+"""At most this much undelivered spool is scanned to count events (the count is then a lower bound)."""
+ERROR_TAIL = 64 << 10
+DELIVERY_COMPONENTS = ("flush", "deliver", "client")
+
+
+@dataclass
+class AuditHealth:
+    spooled: int = 0
+    """Complete events in ``spool.jsonl`` past the delivered offset (a lower bound beyond the scan limit)."""
+    oldest_undelivered_age_seconds: float | None = None
+    flusher_alive: bool = False
+    last_delivery_error: str | None = None
+    dropped: int = 0
+    """Events the audit hook could not spool (disk full) and recorded as dropped."""
+    server: dict[str, Any] | None = None
+    """Server-bound delivery health (filled by the server delivery module; ``None`` for a local agent)."""
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        age = self.oldest_undelivered_age_seconds
+        return {
+            "spooled": self.spooled,
+            "oldest_undelivered_age_seconds": None if age is None else round(age, 1),
+            "flusher_alive": self.flusher_alive,
+            "last_delivery_error": self.last_delivery_error,
+            "dropped": self.dropped,
+            "server": self.server,
+            "problems": list(self.problems),
+        }
+
+
+@dataclass
+class Health:
+    agent_state: str | None
+    """``active``, ``frozen`` or ``revoked`` as the guard will apply it; ``None`` when it cannot decide."""
+    enforcement: list[str] = field(default_factory=list)
+    """Why the guard falls into its failure mode instead of deciding (empty: it enforces)."""
+    audit: AuditHealth = field(default_factory=AuditHealth)
+    status_cache: dict[str, Any] | None = None
+    """A server-bound agent: ``{"age_seconds", "checked_age_seconds", "last_refresh_error"}`` of its cache."""
+
+    @property
+    def enforced(self) -> bool:
+        return not self.enforcement and self.agent_state is not None
+
+    @property
+    def audited(self) -> bool:
+        return not self.audit.problems
+
+
+def check(agent_dir: str, *, now: float | None = None) -> Health:
+    """The runtime health of the agent whose state directory is ``agent_dir``."""
+    problems: list[str] = []
+    config = _input(agent_dir, names.CONFIG, problems)
+    state: str | None = None
+    if config is not None:
+        problems += _config_problems(agent_dir, config)
+    server = config is not None and config.get("base_url") is not None
+    status_name = names.STATUS_CACHE if server else names.STATUS
+    status = _input(agent_dir, status_name, problems)
+    if status is not None:
+        value = status.get("status")
+        if value in names.STATUSES:
+            state = str(value)
+        else:
+            problems.append(f"{os.path.join(agent_dir, status_name)}: has no valid status")
+    if server and status is None and not any(status_name in p for p in problems):
+        problems.append(f"{os.path.join(agent_dir, status_name)}: no server status cached yet")
+    result = Health(state, problems, audit_health(agent_dir, now=now))
+    if server:
+        result.status_cache = _cache_facts(agent_dir, status, time.time() if now is None else now)
+    return result
+
+
+def _cache_facts(agent_dir: str, cache: dict[str, object] | None, now: float) -> dict[str, Any]:
+    def age(key: str) -> float | None:
+        value = cache.get(key) if cache else None
+        return round(max(0.0, now - value), 1) if isinstance(value, (int, float)) else None
+
+    return {
+        "age_seconds": age("cached_at"),
+        "checked_age_seconds": age("checked_at"),
+        "last_refresh_error": last_error(agent_dir, ("refresh",)),
+    }
+
+
+def _config_problems(agent_dir: str, config: dict[str, object]) -> list[str]:
+    path = os.path.join(agent_dir, names.CONFIG)
+    if not set(config) <= set(names.CONFIG_KEYS):
+        return [f"{path}: has unknown keys"]
+    if config.get("agent_id") != os.path.basename(agent_dir):
+        return [f"{path}: agent_id does not match its directory"]
+    return []
+
+
+def read_input(agent_dir: str, name: str) -> dict[str, object] | None:
+    """One enforcement input parsed as the guard parses it (``None``: absent); :class:`InputError` otherwise."""
+    from .runtime.templates.guard import parse_flat_object
+
+    path = os.path.join(agent_dir, name)
+    try:
+        result = files.read_physical_stat(path, max_bytes=INPUT_LIMIT)
+    except ConfigError as exc:
+        raise InputError(exc.message) from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if result is None:
+        return None
+    if stat.S_IMODE(result.stat.st_mode) & 0o077:
+        raise InputError(f"{path}: is accessible by other users (run chmod 600 on it)")
+    if result.stat.st_uid != os.geteuid() and os.geteuid() != 0:
+        raise InputError(f"{path}: is owned by another user (uid {result.stat.st_uid})")
+    try:
+        return parse_flat_object(result.data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: is not valid: {exc}") from None
+
+
+class InputError(Exception):
+    """An enforcement input the guard cannot use (the message names the file)."""
+
+
+def _input(agent_dir: str, name: str, problems: list[str]) -> dict[str, object] | None:
+    try:
+        value = read_input(agent_dir, name)
+    except InputError as exc:
+        problems.append(str(exc))
+        return None
+    if value is None:
+        problems.append(f"{os.path.join(agent_dir, name)}: is missing")
+    return value
+
+
+# -- audit delivery ------------------------------------------------------------------------------------------
+
+
+def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
+    from .runtime import dropmark
+
+    health = AuditHealth()
+    now = time.time() if now is None else now
+    offset = _delivered_offset(agent_dir, health)
+    spool_path = os.path.join(agent_dir, names.SPOOL)
+    health.spooled, oldest_ms = _undelivered(spool_path, offset, health)
+    if oldest_ms is not None:
+        health.oldest_undelivered_age_seconds = max(0.0, now - oldest_ms / 1000)
+    health.flusher_alive = flusher_alive(agent_dir)
+    health.last_delivery_error = last_error(agent_dir, DELIVERY_COMPONENTS)
+    health.dropped = dropmark.pending_drops(agent_dir)
+    age = health.oldest_undelivered_age_seconds
+    if health.spooled and age is not None and age > STALL_SECONDS and not health.flusher_alive:
+        why = f"; last delivery error: {health.last_delivery_error}" if health.last_delivery_error else ""
+        health.problems.append(
+            f"{spool_path}: {health.spooled} event(s) undelivered, the oldest {int(age)} s old, and no flusher "
+            f"is running (run: elydora audit flush){why}"
+        )
+    return health
+
+
+def _delivered_offset(agent_dir: str, health: AuditHealth) -> int:
+    from .runtime import state
+
+    try:
+        return state.load(agent_dir).spool_offset
+    except (ConfigError, OSError) as exc:
+        health.problems.append(exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}")
+        return 0
+
+
+def _undelivered(path: str, offset: int, health: AuditHealth) -> tuple[int, int | None]:
+    """(complete events past ``offset``, receipt ms of the first), reading at most the scan limit."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return 0, None
+    except OSError as exc:
+        health.problems.append(f"{path}: cannot be read: {exc.strerror}")
+        return 0, None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            health.problems.append(f"{path}: is not a regular file")
+            return 0, None
+        data = os.pread(fd, SPOOL_SCAN_LIMIT, offset)
+    finally:
+        os.close(fd)
+    complete = data[: data.rfind(b"\n") + 1]
+    lines = [line for line in complete.split(b"\n") if line.strip()]
+    first = lines[0].partition(b" ")[0] if lines else b""
+    return len(lines), int(first) if first.isdigit() else None
+
+
+def flusher_alive(agent_dir: str) -> bool:
+    """Whether a process holds ``flush.lock`` (read from ``/proc/locks``, so the probe never takes the lock
+    the audit hook tests before it starts a flusher); elsewhere a non-blocking probe of the lock."""
+    path = os.path.join(agent_dir, names.FLUSH_LOCK)
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    held = _proc_locks_hold(info)
+    if held is not None:
+        return held
+    return _probe_lock(path)
+
+
+def _proc_locks_hold(info: os.stat_result) -> bool | None:
+    try:
+        with open("/proc/locks", "rb") as handle:
+            text = handle.read(4 << 20).decode("ascii", "replace")
+    except OSError:
+        return None
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    for line in text.splitlines():
+        words = line.split()
+        if "FLOCK" in words and any(word == wanted for word in words):
+            return True
+    return False
+
+
+def _probe_lock(path: str) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def last_error(agent_dir: str, components: tuple[str, ...]) -> str | None:
+    """The last ``error.log`` line written by one of ``components`` (time and message), if any."""
+    path = os.path.join(agent_dir, names.ERROR_LOG)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        tail = os.pread(fd, ERROR_TAIL, max(0, info.st_size - ERROR_TAIL))
+    finally:
+        os.close(fd)
+    for raw in reversed(tail.decode("utf-8", "replace").splitlines()):
+        stamp, _, rest = raw.partition(" [elydora-hook] ")
+        component = rest.partition(":")[0]
+        if component in components:
+            return f"{stamp} {rest}"
+    return None

@@ -1,0 +1,23 @@
+"""The exact ``elydora recover`` command for a state root, named wherever a pending journal is reported."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from elydora_config.errors import RecoveryNeededError
+
+
+def recover_command(ctx: Any) -> str:
+    """``elydora recover`` with the ``--root``/``--state-root`` this command was given (quoted for a shell)."""
+    words = ["elydora", "recover"]
+    if ctx.rooted:
+        words += ["--root", str(ctx.home)]
+    if ctx.state_root != ctx.home:
+        words += ["--state-root", str(ctx.state_root)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:
+    """The same error, its message ending in the command that resolves it."""
+    return RecoveryNeededError(exc.path, f"holds an interrupted transaction; run `{recover_command(ctx)}` first")

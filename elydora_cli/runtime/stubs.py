@@ -1,0 +1,71 @@
+"""Inert runtime stubs: what uninstall leaves at ``guard.py``/``hook.py`` so running sessions keep working.
+
+An agent session started before ``elydora uninstall`` keeps calling the scripts its settings named when it
+started. Deleting them would make every tool call of that session fail (the interpreter cannot open the
+script: exit 2, most agents' block code). Uninstall therefore replaces the two launchers with stubs that
+drain stdin (with the hooks' deadline), answer the agent's plain success (allow, recorded nothing) and exit
+0; the implementation modules and the manifest are removed. The stubs are removed by the next install or
+uninstall of that agent once :data:`GRACE_SECONDS` have passed (``status`` reports them, never as installed).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+from .. import catalog
+from .generate import GUARD_NAME, HOOK_NAME
+
+GRACE_SECONDS = 24 * 3600
+MARKER = "# elydora inert stub, left by uninstall at "
+
+_BODY = '''import _signal, os
+def _stop(*_):
+    raise TimeoutError
+_signal.signal(_signal.SIGALRM, _stop)
+_signal.setitimer(_signal.ITIMER_REAL, 0.75)
+try:
+    while os.read(0, 1 << 16):
+        pass
+except (OSError, TimeoutError):
+    pass
+_signal.setitimer(_signal.ITIMER_REAL, 0)
+os.write(1, {stdout!r})
+'''
+
+
+def stub_bytes(provider_id: str, script: str, python: str, now: float | None = None) -> bytes:
+    facts = catalog.provider(provider_id)
+    stdout = facts.guard_runtime.success_stdout if script == GUARD_NAME else facts.audit.success_stdout
+    stamp = int(time.time() if now is None else now)
+    shebang = f"#!{python} -IS\n" if not any(c.isspace() for c in python) else ""
+    return (shebang + f"{MARKER}{stamp}\n" + _BODY.format(stdout=stdout)).encode("utf-8")
+
+
+def stubs(provider_id: str, python: str, now: float | None = None) -> dict[str, bytes]:
+    return {name: stub_bytes(provider_id, name, python, now) for name in (GUARD_NAME, HOOK_NAME)}
+
+
+def stub_time(path: Path) -> int | None:
+    """When uninstall left the stub at ``path`` (``None``: not a stub of ours)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, 512).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+    for line in head.splitlines()[:2]:
+        if line.startswith(MARKER) and line[len(MARKER) :].isdigit():
+            return int(line[len(MARKER) :])
+    return None
+
+
+def expired(path: Path, now: float | None = None) -> bool:
+    stamp = stub_time(path)
+    return stamp is not None and (time.time() if now is None else now) - stamp >= GRACE_SECONDS
