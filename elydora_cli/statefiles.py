@@ -52,8 +52,7 @@ def check_agent_id(agent_id: str) -> str:
     there would read the journal as its state.
     """
     from elydora_config.errors import UnsafePathError
-    from elydora_config.journal import TRANSACTIONS_DIR
-    from elydora_config.paths import check_safe_name
+    from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
 
     check_safe_name(agent_id, what="agent id")
     if agent_id.startswith(" "):

@@ -48,7 +48,7 @@ from .journal import (
 )
 from .lock import StateLock
 from .ownership import check_not_root_in_foreign_tree, keep_owner
-from .paths import ensure_directory, open_directory
+from .paths import ensure_directory, open_directory, pending_journals
 from .snapshot import Snapshot, take_at, verify_at
 
 
@@ -102,14 +102,6 @@ def _named(path: str) -> Iterator[None]:
         if (isinstance(exc.filename, str) and os.path.isabs(exc.filename)) or exc.errno is None:
             raise
         raise OSError(exc.errno, exc.strerror, path) from exc
-
-
-def pending_journals(txdir: str) -> list[str]:
-    try:
-        names = os.listdir(txdir)
-    except FileNotFoundError:
-        return []
-    return sorted(n for n in names if n.endswith(JOURNAL_SUFFIX))
 
 
 def commit(plan: Plan) -> str | None:

@@ -21,10 +21,10 @@ from typing import Any
 
 from . import _sysio
 from .errors import MalformedConfigError
-from .paths import TRANSACTIONS_DIR as TRANSACTIONS_DIR  # re-exported: its home is paths (cheap to import)
+from .paths import JOURNAL_SUFFIX as JOURNAL_SUFFIX  # re-exported: its home is paths (cheap to import)
+from .paths import TRANSACTIONS_DIR as TRANSACTIONS_DIR
 from .snapshot import Snapshot
 
-JOURNAL_SUFFIX = ".journal"
 DONE_SUFFIX = ".done"
 RECOVERED_DIR = "recovered"
 """Under the state directory: one folder per transaction whose recovery found a target changed by someone else."""

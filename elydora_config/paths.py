@@ -18,6 +18,7 @@ from . import _sysio
 from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError
 
 TRANSACTIONS_DIR = "transactions"
+JOURNAL_SUFFIX = ".journal"
 """The state directory's sub-directory of transaction journals and rollback copies."""
 
 _WINDOWS_DEVICES = frozenset(
@@ -169,3 +170,13 @@ def split_target(path: PathLike) -> tuple[str, str]:
     if not name:
         raise UnsafePathError(text, "is a directory path, not a file")
     return parent, name
+
+
+def pending_journals(txdir: str) -> list[str]:
+    """The journal file names in a transactions directory, oldest first (none when it does not exist): cheap
+    enough for a read-only probe, which then needs :func:`elydora_config.recovery.pending` only if any."""
+    try:
+        names = os.listdir(txdir)
+    except FileNotFoundError:
+        return []
+    return sorted(n for n in names if n.endswith(JOURNAL_SUFFIX))

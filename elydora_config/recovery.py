@@ -22,14 +22,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import _sysio
-from ._commit import DirCache, _remove_transaction_files, pending_journals, prune
+from ._commit import DirCache, _remove_transaction_files, prune
 from ._salvage import Conflict, save_conflicts
 from ._undo import FOREIGN, NEW, OLD, entry_state, restore
 from .errors import PathLike
 from .files import TEMP_MARKER, remove_quietly
 from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal, read_journal
 from .lock import StateLock
-from .paths import opened_directory
+from .paths import opened_directory, pending_journals
 
 
 @dataclass

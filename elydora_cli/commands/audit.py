@@ -180,13 +180,29 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
 
     identity.read_config(directory)
     try:
-        outcome = flush.flush(directory)
+        outcome = _flush_waiting(directory)
     except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
         raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
     messages = {
         flush.DRAINED: "every spooled event is delivered",
-        flush.BUSY: "a background flusher is running; it delivers the spooled events",
+        flush.BUSY: "a background flusher is still running; it delivers the spooled events",
         flush.STOPPED: "delivery stopped for now (see error.log); the events stay queued",
     }
     _emit(args, {"outcome": outcome}, messages[outcome])
     return 1 if outcome == flush.STOPPED else 0
+
+
+def _flush_waiting(directory: str) -> str:
+    """Flush now; while a background flusher holds the lock, wait for it (bounded, as ``tail`` does) and
+    flush again, so that a flush right after a hook run finds the events delivered."""
+    import time
+
+    from ..pending import POLL_SECONDS, WAIT_SECONDS
+    from ..runtime import flush
+
+    deadline = time.monotonic() + WAIT_SECONDS
+    outcome = flush.flush(directory)
+    while outcome == flush.BUSY and time.monotonic() < deadline:
+        time.sleep(POLL_SECONDS)
+        outcome = flush.flush(directory)
+    return outcome

@@ -152,11 +152,17 @@ def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
 
 def pending_recovery(ctx: Any) -> dict[str, Any] | None:
     """The interrupted transactions of the state root, with the exact command that resolves them."""
-    from elydora_config.recovery import pending
+    import os
+
+    from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
 
     from ..recovery_hint import recover_command
 
     try:
+        if not pending_journals(os.path.join(ctx.elydora_dir, TRANSACTIONS_DIR)):
+            return None  # the common case, decided without loading the transaction machinery
+        from elydora_config.recovery import pending
+
         found = pending(ctx.elydora_dir)
     except (OSError, ValueError) as exc:
         return {"txids": [], "command": recover_command(ctx), "error": str(exc)}

@@ -105,10 +105,7 @@ def _parse(text: str, fmt: Format, path: Path | None) -> Document:
     if fmt not in dialect:
         raise ValueError(f"{fmt} files are not parsed as documents")
     check_nesting(text, path)
-    doc = JsoncDocument.parse(text, dialect[fmt], path=path)
-    if not isinstance(doc.value, dict):
-        raise MalformedConfigError(path, "the top level must be a JSON object")
-    return doc
+    return JsoncDocument.parse(text, dialect[fmt], path=path)
 
 
 @dataclass

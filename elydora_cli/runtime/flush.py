@@ -97,9 +97,14 @@ def has_undelivered(agent_dir: str) -> bool:
 
 
 def has_work(agent_dir: str) -> bool:
-    """Undelivered events, a record being delivered, or an interrupted spool retirement."""
+    """Undelivered events, a record being delivered, an interrupted spool retirement, or drop markers of
+    events a full disk refused (they become a signed gap record)."""
+    from .dropmark import pending_drops
+
     pending = (OUTBOX, RETIRED_SPOOL)
-    return has_undelivered(agent_dir) or any(os.path.lexists(os.path.join(agent_dir, n)) for n in pending)
+    if has_undelivered(agent_dir) or any(os.path.lexists(os.path.join(agent_dir, n)) for n in pending):
+        return True
+    return pending_drops(agent_dir) > 0
 
 
 def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 0.0, held_fd: int | None = None) -> str:

@@ -9,6 +9,10 @@ from elydora_cli import exitcodes
 from elydora_config import errors
 
 PACKAGE = Path(__file__).resolve().parents[2] / "elydora_cli"
+FRONT_ENDS = ("main.py", "__main__.py")
+DRIVERS = ("demo/tour.py",)
+"""The demo's tour drives whole ``elydora`` commands as a user would type them: it sits above the entry
+point, not below it, and is the one module besides the entry point that calls ``main``."""
 
 
 def _imports_main(path: Path) -> bool:
@@ -26,9 +30,9 @@ def test_nothing_below_the_entry_point_imports_main() -> None:
     offenders = [
         str(p.relative_to(PACKAGE))
         for p in PACKAGE.rglob("*.py")
-        if p.name not in ("main.py", "__main__.py") and _imports_main(p)
+        if p.name not in FRONT_ENDS and _imports_main(p)
     ]
-    assert offenders == []
+    assert sorted(offenders) == sorted(DRIVERS)
 
 
 def test_errors_map_to_the_documented_codes() -> None:

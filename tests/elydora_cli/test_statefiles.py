@@ -45,6 +45,6 @@ def test_hook_refuses_the_journal_folder_as_an_agent_like_agent_show(tmp_path: P
     hook = _elydora("hook", "--provider", "codex", "--agent-id", "transactions", "--root", str(tmp_path), stdin=event)
     show = _elydora("agent", "show", "--agent-id", "transactions", "--root", str(tmp_path))
     reason = b"agent id 'transactions' is reserved for the state directory's own files"
-    assert show.returncode == 1 and reason in show.stderr
+    assert show.returncode == 2 and reason in show.stderr  # an invalid --agent-id is a usage error
     assert reason in hook.stderr, hook.stderr  # Codex's guard fails open: exit 0, the reason on stderr
     assert sorted(p.name for p in journal.iterdir()) == ["config.json"]  # nothing spooled into the journal

@@ -114,12 +114,13 @@ def test_status_reports_server_health(
     status = ("status", "claudecode", "--root", str(home), "--repo-root", str(tmp_path / "work"), "--json")
     code, out, _err = _cli(capsys, *status)
     [row] = json.loads(out)["providers"]
-    assert code == 0 and row["delivery"]["healthy"] and row["delivery"]["status_query"]["healthy"]
+    server = row["audit"]["server"]
+    assert code == 0 and server["healthy"] and server["status_query"]["healthy"]
     fake_server.state.token = "tok-rotated"  # the token is refused from now on
     assert refresh.refresh(str(home / ".elydora" / "claudecode")) is None
     code, out, _err = _cli(capsys, *status)
     [row] = json.loads(out)["providers"]
-    assert code == 1 and row["state"] == "unhealthy"
+    assert code == 1 and row["state"] == "unguarded"  # the guard can no longer learn the agent's state
     assert "the server refuses the status query (401 UNAUTHORIZED)" in row["problems"]
     code, out, _err = _cli(capsys, *status[:-1])
     assert code == 1 and "status query: the server refuses the status query (401 UNAUTHORIZED)" in out
