@@ -81,7 +81,22 @@ def blank_for_scanner(text: str, comments: bool, commas: bool, keep: set[int]) -
         return _blank_dense(text, commas, keep)
     spans = comment_spans(text) if comments else []
     found = [pos for pos in trailing_comma_candidates(text, spans) if pos not in keep] if commas else []
-    return blank(text, spans, found), found
+    blanked = blank(text, spans, found)
+    stray = [pos for pos in found if not follows_value(blanked, pos)]
+    if stray:  # ``{ /* c */ ,}``: the comma follows no member, the scanner must see (and report) it
+        blanked = replace_chars(blanked, stray, ",")
+        found = [pos for pos in found if pos not in set(stray)]
+    return blanked, found
+
+
+def follows_value(blanked: str, comma: int, start: int = 0) -> bool:
+    """Whether the comma at ``comma`` of a blanked text (comments already spaces) ends a member: the last
+    character before it that is not whitespace closes a value. A comma right after ``{``, ``[``, ``:`` or
+    another comma (or with nothing before it down to ``start``) is never a trailing comma."""
+    at = comma - 1
+    while at >= start and blanked[at] in " \t\r\n":
+        at -= 1
+    return at >= start and blanked[at] not in "{[,:"
 
 
 _DENSE_CHUNK = 1 << 18  # characters split at a time: the pieces of one chunk are all that exist at once
@@ -111,7 +126,11 @@ def _blank_dense(text: str, commas: bool, keep: set[int]) -> tuple[str, list[int
             close = text.find("*/", end)
             end = n if close < 0 else (text.find("\n", close) + 1 or n)
         if commas:
-            here = [at for at in trailing_comma_candidates(blanked, []) if at + pos not in keep]
+            here = [
+                at
+                for at in trailing_comma_candidates(blanked, [])
+                if at + pos not in keep and follows_value(blanked, at)
+            ]
             blanked = replace_chars(blanked, here, "\t")
             found.extend(at + pos for at in here)
         out.append(blanked)

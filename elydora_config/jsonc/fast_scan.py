@@ -22,7 +22,7 @@ from json.scanner import make_scanner
 from typing import Any, NoReturn
 
 from ..errors import PathLike
-from .blanking import blank_for_scanner, replace_chars
+from .blanking import blank_for_scanner, follows_value, replace_chars
 from .dialect import Dialect
 from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
@@ -184,6 +184,8 @@ class ValueScanner:
             comma = back - 1
             if not closer or comma < 0 or text[comma] != "," or comma in self.commas_tabbed | self.commas_restored:
                 return False
+            if not follows_value(text, comma):
+                return False  # ``{ /* c */ ,}``: no member before the comma
             self.commas_tabbed.add(comma)
             self.scan_text = replace_chars(text, [comma], "\t")
             return True

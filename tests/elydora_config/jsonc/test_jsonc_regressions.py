@@ -334,3 +334,24 @@ def test_very_deep_nesting_is_scanned_without_recursion_errors() -> None:
     assert value == []
     doc.insert((), 0, 1)
     assert doc.text.startswith("[1, [[")
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [
+        ('{"a": {/* c */,}}', 15),  # a comment hid that no member stands before the comma
+        ('{"a": [/* c */,]}', 15),
+        ('{"a": {"b": 1, /* c */ ,}}', 24),  # two commas, a comment between them
+        ('{"k": {/* a *"" : null /* b */ ,},}', 32),  # an unclosed-looking comment swallowing a member
+    ],
+)
+def test_a_comma_after_an_opening_bracket_is_not_a_trailing_comma_behind_a_comment(text: str, column: int) -> None:
+    from elydora_config.errors import MalformedConfigError
+
+    with pytest.raises(MalformedConfigError) as caught:
+        JsoncDocument.parse(text, JSONC)
+    assert (caught.value.line, caught.value.column) == (1, column)
+
+
+def test_a_trailing_comma_behind_a_comment_is_still_allowed() -> None:
+    assert JsoncDocument.parse('{"a": [1, /* c */], "b": {"c": 2 /* d */ ,}}', JSONC).value == {"a": [1], "b": {"c": 2}}
