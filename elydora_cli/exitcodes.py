@@ -38,8 +38,14 @@ def describe_error(exc: BaseException) -> str:
     from elydora_config.errors import ConfigError
 
     if isinstance(exc, ConfigError):
+        from elydora_config.errors import RecoveryNeededError
+
         from .optins import hint_for
 
+        if isinstance(exc, RecoveryNeededError) and "elydora recover" not in exc.message:
+            from .recovery_hint import command_for_journal
+
+            return f"{exc.path}: is an interrupted transaction; run `{command_for_journal(str(exc.path))}` first"
         return exc.message + hint_for(exc)
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""

@@ -21,3 +21,12 @@ def recover_command(ctx: Any) -> str:
 def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:
     """The same error, its message ending in the command that resolves it."""
     return RecoveryNeededError(exc.path, f"holds an interrupted transaction; run `{recover_command(ctx)}` first")
+
+
+def command_for_journal(journal: str) -> str:
+    """``elydora recover`` for the state root that holds ``journal`` (``<root>/.elydora/transactions/<txid>``):
+    what any command that met the journal without knowing its own flags can name."""
+    import os
+
+    state_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(journal))))
+    return " ".join(shlex.quote(w) for w in ("elydora", "recover", "--state-root", state_root))

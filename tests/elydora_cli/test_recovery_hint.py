@@ -1,0 +1,28 @@
+"""Every command that meets a pending journal names the exact ``elydora recover`` command, not only install."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _elydora(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "elydora_cli", *argv], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_agent_create_on_a_pending_journal_names_the_recover_command(tmp_path: Path) -> None:
+    home = tmp_path / "home dir"
+    transactions = home / ".elydora" / "transactions"
+    transactions.mkdir(parents=True, mode=0o700)
+    (transactions / "00000000000000000001-1-abcd.journal").write_bytes(b'{"torn')  # unreadable: blocks all
+    created = _elydora("agent", "create", "--provider", "claudecode", "--root", str(home))
+    expected = f"run `elydora recover --state-root {shlex.quote(str(home))}` first"
+    assert created.returncode == 4, created.stderr
+    assert created.stderr.count("Error:") == 1 and expected in created.stderr
+    recovered = _elydora(*shlex.split(expected.split("`")[1])[1:])  # the command as printed resolves it
+    assert recovered.returncode == 0, recovered.stderr
+    assert _elydora("agent", "create", "--provider", "claudecode", "--root", str(home)).returncode == 0
