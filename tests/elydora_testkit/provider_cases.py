@@ -80,7 +80,10 @@ def parse_any(text: str, suffix: str) -> Any:
     if suffix == ".mjs":  # a hook script (Cline) is not data: the provider's ``installed`` reads it
         return text
     if suffix == ".toml":
-        import tomllib
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # Python 3.10: the same parser, as the tomli package
+            import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
         return tomllib.loads(text)
     from elydora_config.jsonc import JSONC, JsoncDocument
