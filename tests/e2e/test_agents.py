@@ -227,9 +227,21 @@ def test_reinstall(session: AgentSession, request: pytest.FixtureRequest) -> Non
         session.run("used")
     status = sb.elydora("status", agent.id, "--root", str(sb.home), check=False)
     assert status.returncode == 0 and "not installed" in status.stdout, status.stdout + status.stderr
+    frozen = _agent_status(sb.home, agent.id) == "frozen"  # test_block froze it; uninstall keeps the identity
     sb.elydora("install", agent.id, "--root", str(sb.home))
     status = sb.elydora("status", agent.id, "--root", str(sb.home), check=False)
+    if frozen:  # the state survives uninstall and reinstall, and status says so instead of "healthy"
+        expected = ["awaiting", "approval"] if agent.id == "codex" else ["frozen"]
+        assert status.returncode == 1 and status.stdout.split()[1:][: len(expected)] == expected, status.stdout
+        sb.elydora("agent", "unfreeze", "--provider", agent.id, "--root", str(sb.home))
+        status = sb.elydora("status", agent.id, "--root", str(sb.home), check=False)
     assert installed_ok(agent.id, status), status.stdout + status.stderr
+
+
+def _agent_status(home: Path, agent_id: str) -> str | None:
+    """The local status the guard enforces for ``agent_id`` (``None`` before the agent exists)."""
+    path = home / ".elydora" / agent_id / "status.json"
+    return json.loads(path.read_text(encoding="utf-8")).get("status") if path.exists() else None
 
 
 # -- Codex: hooks run only once trusted --------------------------------------------------------------------
