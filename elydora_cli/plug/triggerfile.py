@@ -48,6 +48,12 @@ class TriggerFile:
     neighbour: str
     """The other Kiro provider's file in the same folder: a read-only source (status notes it when present)."""
     unit: str = "s"
+    timeout_key = "timeout"
+    """Of each entry (our handler, the ``action``, carries none)."""
+
+    def make(self, ref: Ref, ctx: Context) -> dict[str, Any]:
+        """Our handler for ``ref``: the entry's ``action``."""
+        return make_action(ref, ctx)
 
     def target(self, path: Path) -> Target:
         return Target(path, Format.JSON, new_text="{\n}\n")

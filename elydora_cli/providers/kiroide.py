@@ -16,9 +16,9 @@ from ..plug.common import catalog_events
 from ..plug.triggerfile import TriggerFile
 
 FACTS = catalog.provider("kiroide")
-FILE = TriggerFile(FACTS.id, catalog_events(FACTS), name="elydora-kiroide.json", neighbour="elydora-audit.json")
-sources, install, uninstall, check, installed_entries, extra_runtime, agent_argv = triggerfile.plug(FILE)
-ROLES = FILE.events
+HOOKS = TriggerFile(FACTS.id, catalog_events(FACTS), name="elydora-kiroide.json", neighbour="elydora-audit.json")
+sources, install, uninstall, check, installed_entries, extra_runtime, agent_argv = triggerfile.plug(HOOKS)
+ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 
 NOTES = (
