@@ -95,11 +95,9 @@ def _path(docs: Documents) -> Path:
 
 
 def _value(docs: Documents, path: Path) -> Any:
+    """The file's data (``None``: absent); the JSON parser already refused a top level other than an object."""
     doc = docs.doc(path)
-    value = doc.value if doc is not None else None
-    if doc is not None and not isinstance(value, dict):
-        raise MalformedConfigError(path, "must hold a JSON object")
-    return value
+    return doc.value if doc is not None else None
 
 
 def _foreign(path: Path) -> str:
