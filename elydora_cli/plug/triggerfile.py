@@ -11,6 +11,7 @@ report. A provider describes its file as a :class:`TriggerFile` and takes its fu
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -105,7 +106,7 @@ def _foreign(path: Path) -> str:
             "(the agent loads every *.json there) and run the command again")  # fmt: skip
 
 
-def install(docs: Documents, ctx: Context, tf: TriggerFile, agent_id: str) -> None:
+def install(tf: TriggerFile, docs: Documents, ctx: Context, agent_id: str) -> None:
     path = _path(docs)
     value = _value(docs, path)
     if value is not None and value != {} and owner_of(value, tf, ctx) is None:
@@ -119,7 +120,7 @@ def install(docs: Documents, ctx: Context, tf: TriggerFile, agent_id: str) -> No
     docs.log(path).inserted.append({"at": ["hooks"], "value": wanted["hooks"]})
 
 
-def uninstall(docs: Documents, ctx: Context, tf: TriggerFile, agent_ids: set[str] | None) -> None:
+def uninstall(tf: TriggerFile, docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
     path = _path(docs)
     ref = owner_of(_value(docs, path), tf, ctx)
     if ref is not None and (agent_ids is None or ref.agent_id in agent_ids):
@@ -137,7 +138,7 @@ def neighbours(docs: Documents) -> list[Finding]:
     return [Finding(SHARED_FOLDER, path, severity="note") for path, text in docs.depends.items() if text is not None]
 
 
-def check(docs: Documents, ctx: Context, tf: TriggerFile, agent_id: str) -> list[Finding]:
+def check(tf: TriggerFile, docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     return _check(docs, ctx, tf, agent_id) + neighbours(docs)
 
 
@@ -159,7 +160,7 @@ def _check(docs: Documents, ctx: Context, tf: TriggerFile, agent_id: str) -> lis
     return []
 
 
-def installed_entries(docs: Documents, ctx: Context, tf: TriggerFile) -> list[Found]:
+def installed_entries(tf: TriggerFile, docs: Documents, ctx: Context) -> list[Found]:
     path = _path(docs)
     value = _value(docs, path)
     ref = owner_of(value, tf, ctx)
@@ -197,17 +198,8 @@ class Bound(NamedTuple):
 
 def plug(tf: TriggerFile) -> Bound:
     """Every function of the provider contract for an agent whose hooks live in ``tf``."""
-
-    def install_(docs: Documents, ctx: Context, agent_id: str) -> None:
-        install(docs, ctx, tf, agent_id)
-
-    def uninstall_(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
-        uninstall(docs, ctx, tf, agent_ids)
-
-    def check_(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
-        return check(docs, ctx, tf, agent_id)
-
-    def entries_(docs: Documents, ctx: Context) -> list[Found]:
-        return installed_entries(docs, ctx, tf)
-
-    return Bound(tf.sources, install_, uninstall_, check_, entries_, no_extra_runtime, agent_argv)
+    bind = functools.partial
+    return Bound(
+        tf.sources, bind(install, tf), bind(uninstall, tf), bind(check, tf), bind(installed_entries, tf),
+        no_extra_runtime, agent_argv,
+    )  # fmt: skip
