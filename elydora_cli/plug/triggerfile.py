@@ -26,7 +26,7 @@ from .contract import Finding, Format, Sources, Target
 from .defaults import ExtraRuntime, Found, no_extra_runtime, seconds
 from .documents import Documents
 from .hookmap import timeout_finding, timeout_in
-from .ownership import Ref, owner, runtime_argv
+from .ownership import Ref, owner, runtime_argv, runtime_context
 
 VERSION = "v1"
 ENABLED_KEY = "enabled"
@@ -79,6 +79,12 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a) == json.dumps(b)
 
 
+def _contexts(ctx: Context) -> list[Context]:
+    """Every context our file may have been written in: the runtime's, and each supervisor's (current, recorded)."""
+    commands = dict.fromkeys(c for c in (ctx.hook_command, *ctx.known_hook_commands) if c)
+    return [runtime_context(ctx), *(ctx.with_options(hook_command=c) for c in commands if ctx.provider)]
+
+
 def owner_of(value: Any, tf: TriggerFile, ctx: Context) -> Ref | None:
     """The guard :class:`Ref` the file was written for when it is exactly ours, else ``None``."""
     hooks = value.get("hooks") if isinstance(value, dict) else None
@@ -88,7 +94,8 @@ def owner_of(value: Any, tf: TriggerFile, ctx: Context) -> Ref | None:
     if ref is None or first is None:
         return None
     timed = Ref(ref.agent_id, ref.role, ref.python, first.get("timeout"))
-    return timed if _same(value, tf.value(ctx, ref.agent_id, ref.python, timed.timeout)) else None
+    written = (tf.value(c, ref.agent_id, ref.python, timed.timeout) for c in _contexts(ctx))
+    return timed if any(_same(value, candidate) for candidate in written) else None
 
 
 def _path(docs: Documents) -> Path:
@@ -109,7 +116,7 @@ def _foreign(path: Path) -> str:
 def install(tf: TriggerFile, docs: Documents, ctx: Context, agent_id: str) -> None:
     path = _path(docs)
     value = _value(docs, path)
-    if value is not None and value != {} and owner_of(value, tf, ctx) is None:
+    if value is not None and owner_of(value, tf, ctx) is None:
         raise MalformedConfigError(path, _foreign(path))
     doc = docs.ensure(path)
     wanted = tf.value(ctx, agent_id, ctx.python, timeout_in(ctx, tf.unit))

@@ -6,7 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from elydora_testkit.provider_cases import files_under, make_context, payload, run_as_agent, set_status
+from elydora_testkit.provider_cases import (
+    change_before_commit,
+    files_under,
+    make_context,
+    payload,
+    run_as_agent,
+    set_status,
+)
 
 from elydora_cli import presence
 from elydora_cli.installer import operations
@@ -14,7 +21,7 @@ from elydora_cli.main import main
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.ownership import Ref
 from elydora_cli.providers import kiroagent
-from elydora_config.errors import MalformedConfigError
+from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 
 def _file(ctx: Context) -> Path:
@@ -105,3 +112,20 @@ def test_the_guard_answers_in_kiros_protocol(tmp_path):
     denied = run_as_agent(guard.argv, payload("kiroagent", "preToolUse"))
     assert (denied.returncode, denied.stdout) == (2, b"")
     assert 'Agent "kiroagent" is revoked in Elydora.' in denied.stderr.decode()
+
+
+def test_a_concurrent_edit_of_the_users_agent_aborts_the_install(tmp_path, monkeypatch):
+    ctx = make_context(tmp_path)
+    _file(ctx).parent.mkdir(parents=True)
+    original = {"name": "elydora-audit", "description": "The default tool set, guarded and audited by Elydora",
+                "tools": ["*"], "useLegacyMcpJson": True, "prompt": "be brief"}  # fmt: skip
+    _file(ctx).write_text(json.dumps(original))
+    before = files_under(ctx.home)
+    edited = json.dumps({**original, "prompt": "be thorough"}).encode()
+    change_before_commit(monkeypatch, _file(ctx), edited)
+    with pytest.raises(ConcurrentModificationError):
+        operations.install("kiroagent", ctx)
+    after = files_under(ctx.home)
+    assert after.pop(str(_file(ctx))) == edited
+    before.pop(str(_file(ctx)))
+    assert after == before

@@ -180,8 +180,18 @@ def test_hook_command_entries_run_the_supervisor_and_are_ours_again(tmp_path):
     commands = [h["action"]["command"] for h in json.loads(_file(ctx).read_text())["hooks"]]
     assert commands == ["'/opt/sup' 'hook' '--provider' 'kirocli'"] * 2
     operations.install("kirocli", ctx)
-    operations.uninstall("kirocli", ctx)
+    plain = _ctx(tmp_path)  # no flag: the recorded supervisor still makes the file ours
+    assert operations.status("kirocli", plain).installed
+    operations.uninstall("kirocli", plain)
     assert not _file(ctx).exists()
+
+
+def test_an_empty_object_of_that_name_is_the_users_and_refused(tmp_path):
+    ctx = _ctx(tmp_path)
+    data = _write(_file(ctx), "{}\n")
+    with pytest.raises(MalformedConfigError, match="holds content Elydora did not write"):
+        operations.install("kirocli", ctx)
+    assert _file(ctx).read_bytes() == data
 
 
 def test_dry_run_prints_the_file_and_writes_nothing(tmp_path, capsys):
@@ -210,3 +220,14 @@ def test_present_when_the_kiro_folder_or_kiro_cli_exists(tmp_path):
     assert presence.absence("kirocli", ctx) is not None
     (ctx.home / ".kiro").mkdir()
     assert presence.absence("kirocli", ctx) is None
+
+
+def test_a_concurrent_writer_of_our_file_aborts_the_install(tmp_path, monkeypatch):
+    ctx = make_context(tmp_path)
+    before = files_under(ctx.home)
+    change_before_commit(monkeypatch, _file(ctx), b'{"version": "v1", "hooks": []}\n')
+    with pytest.raises(ConcurrentModificationError):
+        operations.install("kirocli", ctx)
+    after = files_under(ctx.home)
+    assert after.pop(str(_file(ctx))) == b'{"version": "v1", "hooks": []}\n'
+    assert after == before
