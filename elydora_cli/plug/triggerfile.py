@@ -118,10 +118,8 @@ def install(tf: TriggerFile, docs: Documents, ctx: Context, agent_id: str) -> No
     value = _value(docs, path)
     if value is not None and owner_of(value, tf, ctx) is None:
         raise MalformedConfigError(path, _foreign(path))
-    doc = docs.ensure(path)
+    doc = docs.ensure(path)  # the empty start, or our own file: its keys are exactly ours
     wanted = tf.value(ctx, agent_id, ctx.python, timeout_in(ctx, tf.unit))
-    for key in [k for k in doc.value if k not in wanted]:  # only the empty start {} or our own file reach here
-        doc.remove((key,))
     for key, part in wanted.items():
         doc.set((key,), part)
     docs.log(path).inserted.append({"at": ["hooks"], "value": wanted["hooks"]})
