@@ -118,6 +118,9 @@ class Provider:
     """What the generated guard itself does when a wrapper the agent runs stands in front of it (catalog key
     ``guard.runtime_deny``: Cline's Node hook files turn the guard's exit 2 into the agent's cancel JSON);
     ``None``: the guard speaks the agent's protocol (``guard``) directly."""
+    on_request: bool = False
+    """Installed only when named (never by ``install --all``): a form of an agent that another provider covers
+    by default (Kiro CLI's v2 custom agent)."""
 
     @property
     def guard_runtime(self) -> GuardFacts:
@@ -190,6 +193,7 @@ def _provider(raw: dict[str, Any]) -> Provider:
         runtime_guard=runtime_guard,
         aliases=tuple(raw.get("aliases", ())),
         executables=tuple(raw.get("executables", ())),
+        on_request=bool(raw.get("on_request", False)),
     )
 
 

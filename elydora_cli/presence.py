@@ -29,6 +29,8 @@ def config_dir(provider: str, ctx: Context) -> Path:
 
 def absence(provider: str, ctx: Context) -> str | None:
     """``None`` when the agent is present, else why it counts as absent (for the "skipped" line)."""
+    if catalog.provider(provider).on_request:
+        return "installed only on request: name it to install it"
     directory = config_dir(provider, ctx)
     if directory.is_dir():
         return None

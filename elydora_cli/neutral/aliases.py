@@ -21,7 +21,8 @@ for _canonical, _names in (
     (
         "Bash",
         "Bash bash exec_command functions.exec_command run_command run_shell run_shell_command shell"
-        " shell_command write_stdin functions.write_stdin multi_tool_use.parallel",
+        " shell_command write_stdin functions.write_stdin multi_tool_use.parallel"
+        " execute_bash execute_cmd",  # Kiro CLI's shell tool (execute_cmd on Windows)
     ),
     ("Write", "Write create_file write_file"),
     ("Edit", "Edit apply_patch functions.apply_patch edit_file replace"),
@@ -31,7 +32,8 @@ for _canonical, _names in (
         "Read Grep Glob LS Task TodoWrite NotebookRead NotebookEdit WebFetch WebSearch functions.update_plan"
         " update_plan functions.request_user_input request_user_input functions.view_image view_image"
         " functions.list_mcp_resources functions.list_mcp_resource_templates functions.read_mcp_resource"
-        " read_file list_directory search_file_content glob web_fetch google_web_search",
+        " read_file list_directory search_file_content glob web_fetch google_web_search"
+        " fs_read",  # Kiro CLI
     ),
 ):
     _TOOLS.update(dict.fromkeys(_names.split(), _canonical))

@@ -15,10 +15,27 @@ from .. import catalog
 from ..plug.contract import Provider
 
 if TYPE_CHECKING:  # every agent module against the contract: a misspelt or missing name fails type checking
-    from . import augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen
+    from . import (
+        augment,
+        claudecode,
+        cline,
+        codex,
+        copilot,
+        cursor,
+        droid,
+        gemini,
+        grok,
+        kimi,
+        kiroagent,
+        kirocli,
+        kiroide,
+        letta,
+        qwen,
+    )
 
     CHECKED: tuple[Provider, ...] = (
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
+        kirocli, kiroide, kiroagent,
     )  # fmt: skip
 
 

@@ -308,6 +308,9 @@ NOT_RUNNABLE: dict[str, str] = {
     "grok": "the Grok Build CLI is not published on the npm registry or PyPI",
     "letta": "Letta Code 0.32.18 cannot be installed (npm ETARGET for @janhapke/sharp-electron@0.35.3-electron.1) "
              "and it needs a Letta server API, not a plain model API",
+    "kirocli": "Kiro CLI is not published on the npm registry or PyPI (vendor installer only)",
+    "kiroide": "the Kiro IDE is a desktop download, not published on the npm registry or PyPI",
+    "kiroagent": "Kiro CLI is not published on the npm registry or PyPI (vendor installer only)",
 }
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from elydora_cli import catalog
 from elydora_cli.main import main
 from elydora_cli.providers import implemented_ids
 
@@ -48,7 +49,12 @@ def test_all_installs_only_the_agents_present(root: Path, bare_path: Path, capsy
     code, out, _ = cli(capsys, root, "install", "--all", "--json")
     data = json.loads(out)
     assert {row["provider"] for row in data["skipped"]} == set(implemented_ids()) - {"claudecode", "gemini"}
-    assert all(row["reason"].startswith("not found: ") for row in data["skipped"])
+    on_request = {pid for pid in implemented_ids() if catalog.provider(pid).on_request}
+    assert on_request == {"kiroagent"}  # the Kiro CLI v2 custom agent: installed only when named
+    assert all(row["reason"].startswith("not found: ") for row in data["skipped"] if row["provider"] not in on_request)
+    assert [row["reason"] for row in data["skipped"] if row["provider"] in on_request] == [
+        "installed only on request: name it to install it"
+    ]
 
 
 def test_a_named_agent_is_installed_anyway_and_every_installs_all(

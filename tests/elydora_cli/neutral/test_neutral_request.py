@@ -166,6 +166,15 @@ def test_tool_aliases(name: str, canonical: str) -> None:
     assert _parse({"tool_name": name}).tool_name == canonical
 
 
+@pytest.mark.parametrize(
+    ("name", "canonical"),
+    [("execute_bash", "Bash"), ("execute_cmd", "Bash"), ("fs_read", "Noop"), ("fs_write", "fs_write")],
+)
+def test_kiro_tool_aliases(name: str, canonical: str) -> None:
+    """Kiro CLI's tools; ``fs_write`` (create, replace, insert, append in one tool) stays as it is."""
+    assert aliases.canonical_tool(name) == canonical
+
+
 def test_event_renames_only_before_tool() -> None:
     assert _parse({"event": "BeforeTool"}).hook_event_name == "PreToolUse"
     assert _parse({"event": "AfterTool"}).hook_event_name == "AfterTool"

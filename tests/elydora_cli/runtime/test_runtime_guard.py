@@ -57,6 +57,9 @@ EXPECTED: dict[str, dict[str, object]] = {
     "droid": PLAIN,
     "qwen": PLAIN,
     "letta": PLAIN,
+    "kirocli": PLAIN,
+    "kiroide": PLAIN,
+    "kiroagent": PLAIN,
 }
 PROVIDERS = sorted(EXPECTED)
 SAMPLES = PAYLOADS
@@ -86,7 +89,7 @@ def _assert_failed(result: subprocess.CompletedProcess[bytes], provider: str) ->
     assert len(lines) == 1 and lines[0].startswith("[Elydora guard] ")
 
 
-def test_catalog_lists_exactly_the_twelve_providers() -> None:
+def test_catalog_lists_exactly_the_expected_providers() -> None:
     assert sorted(catalog.provider_ids()) == PROVIDERS
 
 

@@ -1,0 +1,8 @@
+"""Before/after pairs (fixtures/configs) of kirocli (see provider_cases.Case): the hook file is wholly ours, so the
+only pair is a fresh install (a file of that name holding anything else is refused: test_provider_kirocli.py)."""
+
+from elydora_testkit.provider_cases import Case
+
+CASES = [
+    Case("kirocli", None, "kirocli-fresh-after.json"),
+]
