@@ -16,12 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from elydora_testkit.e2e_harness import (
+    E2E_DIR,
+    INSTALL_SCRIPT,
+    INSTALL_TIMING,
+    RESULTS,
+    VERSIONS,
+    cache_dir,
+    unshare_problem,
+)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from e2e_harness import INSTALL_SCRIPT, INSTALL_TIMING, RESULTS, VERSIONS, cache_dir, unshare_problem
-
-E2E_DIR = Path(__file__).resolve().parent
 PHASES = ("allow", "block", "uninstall", "reinstall")
 
 

@@ -18,6 +18,7 @@ can reach nothing but this server.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -27,11 +28,6 @@ import struct
 import subprocess
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import contextlib
 
 from fake_model import FakeModel
 

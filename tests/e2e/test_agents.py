@@ -19,8 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_agents import AGENTS, DENIAL_WITH_REASON, NOT_RUNNABLE, STDERR_TO_MODEL, TASK_ABORTED, Agent, run_env
-from e2e_harness import COMMAND, PROOF_FILE, Driver, Run, Sandbox, contains, read_log, record_version
+from elydora_testkit.e2e_agents import (
+    AGENTS,
+    DENIAL_WITH_REASON,
+    NOT_RUNNABLE,
+    STDERR_TO_MODEL,
+    TASK_ABORTED,
+    Agent,
+    run_env,
+)
+from elydora_testkit.e2e_harness import COMMAND, PROOF_FILE, Driver, Run, Sandbox, contains, read_log, record_version
 
 from elydora_cli import catalog
 from elydora_cli import providers as registry

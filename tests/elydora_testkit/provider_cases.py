@@ -22,6 +22,7 @@ from typing import Any
 from locations import PAYLOADS
 
 from elydora_cli import identity
+from elydora_cli.plug import hooktables
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.ownership import Ref
 
@@ -104,7 +105,9 @@ def expected_value(value: Any, module: Any, ctx: Context, agent_id: str) -> Any:
             hooks = getattr(module, "HOOKS", None)
             timeout = value.get(hooks.timeout_key if hooks else "timeout")
             ref = Ref(agent_id, _role(marks[0].strip("'\"")), ctx.python, timeout)
-            return hooks.make(ref, ctx) if hooks else module.make_handler(ref, ctx, value["event"])
+            if hooks:
+                return hooks.make(ref, ctx)
+            return hooktables.table_for(module.TABLES, ref, ctx, value["event"])  # the tables layout (Kimi)
         return {k: expected_value(v, module, ctx, agent_id) for k, v in value.items()}
     if isinstance(value, list):
         return [expected_value(v, module, ctx, agent_id) for v in value]

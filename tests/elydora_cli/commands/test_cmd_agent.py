@@ -10,10 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-
-from fake_elydora_server import FakeElydora, ServerState
+from elydora_testkit.fake_elydora_server import FakeElydora, ServerState
 
 from elydora_cli import identity
 from elydora_cli.main import main

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-
-from fake_elydora_server import READER, FakeElydora, ServerState
+from elydora_testkit.fake_elydora_server import READER, FakeElydora, ServerState
 
 from elydora_cli.main import main
 from elydora_config import keys

@@ -1,19 +1,15 @@
 """Fixtures for the neutral hook contract tests: the contract vectors, an in-process CLI, agents.
 
 The vectors and golden request/response pairs are in ``fixtures/neutral-v1`` (its README says what each
-file is). Helpers shared by several test files are in ``neutral_support.py`` beside this file.
+file is). Helpers shared by several test files are in ``elydora_testkit/neutral_support.py``.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from neutral_support import REFERENCE, Agents, Cli
+from elydora_testkit.neutral_support import REFERENCE, Agents, Cli
 
 
 @pytest.fixture

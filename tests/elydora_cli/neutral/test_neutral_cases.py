@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neutral_support import REFERENCE, Agents, Cli, contains
+from elydora_testkit.neutral_support import REFERENCE, Agents, Cli, contains
 
 from elydora_cli import __version__, catalog
 from elydora_cli.neutral import capabilities

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from neutral_support import Agents, Cli, Result, ledger_payloads, spool_events, wait_until
+from elydora_testkit.neutral_support import Agents, Cli, Result, ledger_payloads, spool_events, wait_until
 
 from elydora_cli import catalog
 

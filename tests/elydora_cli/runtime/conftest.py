@@ -1,17 +1,12 @@
-"""Fixtures for the hook runtime tests (helpers live in runtime_helpers.py beside this file)."""
+"""Fixtures for the hook runtime tests (helpers live in elydora_testkit/runtime_helpers.py)."""
 
 from __future__ import annotations
 
 import secrets
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from fake_elydora_server import FakeElydora, ServerState
+from elydora_testkit.fake_elydora_server import FakeElydora, ServerState
 
 
 @pytest.fixture

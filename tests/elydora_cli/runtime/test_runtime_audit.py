@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from elydora_testkit.runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
 from locations import CAPTURED_PAYLOADS, PAYLOADS
-from runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
 from elydora_cli.runtime import flush, flusher, ledger, record, state

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from runtime_helpers import PYTHON, make_agent
+from elydora_testkit.runtime_helpers import PYTHON, make_agent
 
 from elydora_cli.runtime import dropmark, runtime_argv
 from elydora_cli.runtime.templates import guard as guard_template

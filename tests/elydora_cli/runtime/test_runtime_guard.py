@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_elydora_server import FakeElydora
+from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent, wait_until
 from locations import PAYLOADS
-from runtime_helpers import PYTHON, AgentHandle, make_agent, wait_until
 
 from elydora_cli import catalog, identity
 from elydora_cli.runtime import refresh

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_elydora_server import FakeElydora
-from runtime_helpers import PYTHON, AgentHandle, make_agent
+from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent
 
 from elydora_cli import identity
 from elydora_cli.runtime import flush, ledger, record

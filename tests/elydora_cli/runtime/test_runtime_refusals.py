@@ -1,6 +1,7 @@
 """Issue 14, one test per failure: every refusal classified, no poison record, proof of acceptance.
 
-Each test runs against the loopback fake server that follows the observed contract (fake_elydora_server.py).
+Each test runs against the loopback fake server that follows the observed contract
+(elydora_testkit/fake_elydora_server.py).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fake_elydora_server import FakeElydora
-from runtime_helpers import PYTHON, AgentHandle, make_agent, no_flusher_running, wait_until
+from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
 from elydora_cli.runtime import flush, health, ledger, receipt, record, refresh

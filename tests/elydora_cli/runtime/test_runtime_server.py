@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_elydora_server import FakeElydora
-from runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
+from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
 from elydora_cli.runtime import client, flush, ledger, record, state

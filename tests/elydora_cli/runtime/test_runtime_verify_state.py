@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_elydora_server import FakeElydora
-from runtime_helpers import PYTHON, AgentHandle, make_agent
+from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent
 
 from elydora_cli import catalog, identity
 from elydora_cli.installer import verify as verify_module

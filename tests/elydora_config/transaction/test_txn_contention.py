@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from txn_harness import intercept, skip_fsync
+from elydora_testkit.txn_harness import intercept, skip_fsync
 
 from elydora_config import ConcurrentModificationError, LockTimeoutError, Transaction
 from elydora_config.lock import StateLock

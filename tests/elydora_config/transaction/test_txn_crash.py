@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from _pytest.monkeypatch import MonkeyPatch
-from txn_harness import Scenario, crash_at, enumerate_calls, intercept, skip_fsync, without_renameat2
+from elydora_testkit.txn_harness import Scenario, crash_at, enumerate_calls, intercept, skip_fsync, without_renameat2
 
 from elydora_config import pending, recover
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from txn_harness import Hook, Scenario, intercept, skip_fsync
+from elydora_testkit.txn_harness import Hook, Scenario, intercept, skip_fsync
 
 from elydora_config import ConfigError, RollbackIncompleteError, pending, recover
 

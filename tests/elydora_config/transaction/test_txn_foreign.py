@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from _pytest.monkeypatch import MonkeyPatch
-from txn_harness import Hook, Scenario, intercept, read_state, skip_fsync, without_renameat2
+from elydora_testkit.txn_harness import Hook, Scenario, intercept, read_state, skip_fsync, without_renameat2
 
 from elydora_config import ConcurrentModificationError, RollbackIncompleteError, Transaction, pending, recover
 

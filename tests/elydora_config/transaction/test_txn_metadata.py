@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from txn_harness import Scenario, crash_at, enumerate_calls, intercept, skip_fsync
+from elydora_testkit.txn_harness import Scenario, crash_at, enumerate_calls, intercept, skip_fsync
 
 from elydora_config import ConcurrentModificationError, Transaction, UnsafePathError, pending, recover, write_atomic
 from elydora_config.journal import TRANSACTIONS_DIR

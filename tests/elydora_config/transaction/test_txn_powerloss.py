@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from txn_harness import Hook, Scenario, in_child, intercept
-from txn_powermodel import Recorder, crash_state, durable_before
+from elydora_testkit.txn_harness import Hook, Scenario, in_child, intercept
+from elydora_testkit.txn_powermodel import Recorder, crash_state, durable_before
 
 from elydora_config import pending, recover
 

@@ -15,7 +15,16 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from txn_harness import NEW_AGENT, NEW_SETTINGS, Scenario, crash_at, enumerate_calls, intercept, read_state, skip_fsync
+from elydora_testkit.txn_harness import (
+    NEW_AGENT,
+    NEW_SETTINGS,
+    Scenario,
+    crash_at,
+    enumerate_calls,
+    intercept,
+    read_state,
+    skip_fsync,
+)
 
 from elydora_config import RecoveryNeededError, Transaction, pending, recover
 from elydora_config.files import TEMP_MARKER

@@ -21,7 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from txn_harness import Scenario
+from elydora_testkit.txn_harness import Scenario
+from locations import PROJECT_ROOT
 
 from elydora_config import pending, recover
 
@@ -31,13 +32,12 @@ MUTATING = (
     "unlink,unlinkat,link,linkat,mkdir,mkdirat,rmdir,ftruncate,truncate,flock,fallocate,symlink,symlinkat"
 )
 MARKER = b"ELYDORA-COMMIT-BEGINS"
-HERE = Path(__file__).resolve().parent
-PROJECT = HERE.parents[2]
+# The child is a fresh interpreter: it gets the project and the tests folder (home of elydora_testkit) on its path.
 CHILD = f"""
 import os, sys
-sys.path[:0] = [{str(PROJECT)!r}, {str(HERE)!r}]
+sys.path[:0] = [{str(PROJECT_ROOT)!r}, {str(PROJECT_ROOT / "tests")!r}]
 from pathlib import Path
-from txn_harness import Scenario
+from elydora_testkit.txn_harness import Scenario
 scn = Scenario(Path(sys.argv[1]), sys.argv[2] == "nested")
 fd = os.open("/dev/null", os.O_WRONLY)
 os.write(fd, {MARKER!r})

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from e2e_harness import SYSTEM_PATH, Sandbox
+from elydora_testkit.e2e_harness import SYSTEM_PATH, Sandbox
 
 # How the agent tells the model that our guard blocked the tool:
 STDERR_TO_MODEL = "stderr"  # our guard's stderr line is in the tool result the model gets

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-INSTALL_SCRIPT = HERE / "install_agents.py"
+E2E_DIR = Path(__file__).resolve().parents[1] / "e2e"
+"""The e2e suite's folder: its scripts (install_agents.py, driver.py) run from there as child processes."""
+INSTALL_SCRIPT = E2E_DIR / "install_agents.py"
 COMMAND = "echo hello > hello.txt"
 PROOF_FILE = "hello.txt"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -42,7 +43,7 @@ class Driver:
         self.stderr_path = workdir / "driver.stderr"
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
-            ["unshare", "--net", sys.executable, str(HERE / "driver.py")],
+            ["unshare", "--net", sys.executable, str(E2E_DIR / "driver.py")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, bufsize=1,
         )
         hello = self._read()

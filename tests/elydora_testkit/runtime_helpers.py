@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fake_elydora_server import FakeElydora
-
 from elydora_cli import identity
 from elydora_cli.runtime import generate, runtime_argv
 from elydora_config import files, keys, paths
+from elydora_testkit.fake_elydora_server import FakeElydora
 
 PYTHON = sys.executable
 
