@@ -70,6 +70,21 @@ def command_handler(windows: WindowsForm = call_operator, *, typed: bool = True,
     return make_handler
 
 
+def exec_handler(*, status_messages: bool = False) -> HandlerFactory:
+    """The exec-form handler (``command`` is the interpreter, ``args`` the rest, no shell) of the agents that
+    run ``{"type": "command", "command", "args", "timeout"}`` directly; ``status_messages`` adds the
+    ``statusMessage`` of the role."""
+
+    def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
+        argv = runtime_argv(ref, ctx)
+        handler: dict[str, Any] = {"type": "command", "command": argv[0], "args": argv[1:], "timeout": ref.timeout}
+        if status_messages:
+            handler["statusMessage"] = STATUS_MESSAGES[ref.role]
+        return handler
+
+    return make_handler
+
+
 def legacy_command_only(
     keys: frozenset[str] = frozenset({"type", "command"}),
 ) -> Callable[[Mapping[str, Any], Context], Ref | None]:

@@ -15,10 +15,26 @@ from .. import catalog
 from ..plug.contract import Provider
 
 if TYPE_CHECKING:  # every agent module against the contract: a misspelt or missing name fails type checking
-    from . import augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen
+    from . import (
+        augment,
+        claudecode,
+        cline,
+        codex,
+        copilot,
+        cursor,
+        droid,
+        gemini,
+        grok,
+        kimi,
+        letta,
+        openhands,
+        qoder,
+        qwen,
+    )
 
     CHECKED: tuple[Provider, ...] = (
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
+        qoder, openhands,
     )  # fmt: skip
 
 
