@@ -25,7 +25,7 @@ class Entry:
     """The config file (or hook file) the entry is in."""
     event: str
     role: str
-    """``guard`` or ``audit``, from the event (the catalog's pre-tool event guards)."""
+    """``guard`` or ``audit``, from the entry itself (Crush runs both on its one pre-tool event)."""
     ref: Ref
     handler: Any
     argv: list[str]
@@ -38,7 +38,7 @@ def installed(provider: Provider, docs: Documents, ctx: Context, agent_id: str |
     """Every entry of ours (of ``agent_id`` only, when given) with the argv and timeout the agent uses."""
     roles = provider.ROLES
     return [
-        Entry(f.source, f.event, roles[f.event], f.ref, f.handler, provider.agent_argv(f.handler), f.timeout)
+        Entry(f.source, f.event, f.ref.role, f.ref, f.handler, provider.agent_argv(f.handler), f.timeout)
         for f in provider.installed_entries(docs, ctx)
         if f.event in roles and (agent_id is None or f.ref.agent_id == agent_id)
     ]

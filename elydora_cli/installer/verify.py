@@ -269,9 +269,8 @@ def run_probe(probe: Probe) -> Check:
 # -- one provider, then all ----------------------------------------------------------------------------------
 
 
-def _events(provider: str) -> dict[str, str]:
-    facts = catalog.provider(provider)
-    return {facts.events.pre_tool: "guard", **{event: "audit" for event in facts.events.audit_events}}
+def _events(provider: str) -> tuple[tuple[str, str], ...]:
+    return catalog.provider(provider).events.pairs
 
 
 def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
@@ -291,8 +290,8 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
     problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
     cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
     probes = []
-    for event, role in _events(provider).items():
-        mine = [e for e in entries if e.event == event]
+    for event, role in _events(provider):
+        mine = [e for e in entries if e.event == event and e.role == role]
         if not mine:
             problems.append(Check(provider, event, "-", False, "no Elydora handler for it in the agent's config"))
         for entry in mine:

@@ -20,9 +20,10 @@ from .schema import MapSchema, validate_hookmap
 
 
 def catalog_events(facts: catalog.Provider) -> dict[str, str]:
-    """Event name -> role, from the catalog: the pre-tool event guards, the post-tool events audit."""
+    """Event name -> role, from the catalog: the pre-tool event guards, the post-tool events audit (an agent
+    that audits on its pre-tool event too, Crush, needs two maps and cannot use this)."""
     events = {facts.events.pre_tool: GUARD}
-    events.update({event: AUDIT for event in facts.events.audit_events})
+    events.update({event: AUDIT for event in facts.events.audit_events if event != facts.events.pre_tool})
     return events
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         cline,
         codex,
         copilot,
+        crush,
         cursor,
         droid,
         gemini,
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
 
     CHECKED: tuple[Provider, ...] = (
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
-        qoder, openhands,
+        qoder, openhands, crush,
     )  # fmt: skip
 
 
