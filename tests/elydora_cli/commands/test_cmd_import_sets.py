@@ -68,13 +68,13 @@ def _run(tmp_path: Path, *args: str) -> tuple[int, list[str]]:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A settings root with all twelve agents installed."""
+    """A settings root with every supported agent installed."""
     home = tmp_path_factory.mktemp("import-sets")
     code, modules = _run(home, "install", "--every", "--root", str(home))
     assert code == 0
     # the check can fail: a writing command does load what the read-only ones must not
     assert _loaded(modules, TRANSACTIONS) and _loaded(modules, CRYPTOGRAPHY)
-    assert len(catalog.provider_ids()) == 12
+    assert len(catalog.provider_ids()) == 15
     return home
 
 

@@ -1,6 +1,6 @@
 """``elydora verify``: every installed entry run the way its agent runs it, against a scratch status.
 
-A fresh ``install --every`` passes for all 12 agents; a deleted script, an edited config entry and a timeout
+A fresh ``install --every`` passes for every supported agent (15); a deleted script, an edited config entry and a timeout
 that differs from the flag each fail with a clear reason; the agent's real state is never changed.
 """
 
@@ -55,7 +55,7 @@ def test_a_fresh_install_all_passes_for_every_agent(root: Path, capsys: pytest.C
         facts = catalog.provider(pid)
         expected |= {(pid, facts.events.pre_tool, "allow"), (pid, facts.events.pre_tool, "block")}
         expected |= {(pid, event, "audit") for event in facts.events.audit_events}
-    assert len(registry.implemented_ids()) == 12
+    assert len(registry.implemented_ids()) == 15
     assert set(found) == expected
     assert set(found.values()) == {"OK"}
     assert out.splitlines()[-1] == f"all {len(expected)} checks passed"

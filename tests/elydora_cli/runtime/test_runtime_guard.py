@@ -57,6 +57,10 @@ EXPECTED: dict[str, dict[str, object]] = {
     "droid": PLAIN,
     "qwen": PLAIN,
     "letta": PLAIN,
+    "qoder": PLAIN,
+    "openhands": PLAIN,
+    # Crush reads exit 2 with the reason on stderr; the guard never prints {"decision": "allow"} on success
+    "crush": PLAIN,
 }
 PROVIDERS = sorted(EXPECTED)
 SAMPLES = PAYLOADS
@@ -86,7 +90,7 @@ def _assert_failed(result: subprocess.CompletedProcess[bytes], provider: str) ->
     assert len(lines) == 1 and lines[0].startswith("[Elydora guard] ")
 
 
-def test_catalog_lists_exactly_the_twelve_providers() -> None:
+def test_catalog_lists_exactly_the_supported_providers() -> None:
     assert sorted(catalog.provider_ids()) == PROVIDERS
 
 
