@@ -269,8 +269,13 @@ def run_probe(probe: Probe) -> Check:
 # -- one provider, then all ----------------------------------------------------------------------------------
 
 
-def _events(provider: str) -> tuple[tuple[str, str], ...]:
-    return catalog.provider(provider).events.pairs
+def _events(provider: str, ctx: Context) -> tuple[tuple[str, str], ...]:
+    """``(event, role)`` of every entry to probe. A supervisor records every event it gates, so where guard and
+    audit share one event (Crush) its single entry is probed as the guard."""
+    events = catalog.provider(provider).events
+    if events.records_intent and ctx.hook_command:
+        return ((events.pre_tool, "guard"),)
+    return events.pairs
 
 
 def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
@@ -290,7 +295,7 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
     problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
     cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
     probes = []
-    for event, role in _events(provider):
+    for event, role in _events(provider, ctx):
         mine = [e for e in entries if e.event == event and e.role == role]
         if not mine:
             problems.append(Check(provider, event, "-", False, "no Elydora handler for it in the agent's config"))

@@ -100,12 +100,18 @@ def _settings(docs: Documents) -> Path:
     return path
 
 
+def _maps(ctx: Context) -> tuple[HookMap, ...]:
+    """Guard and audit; with a ``--hook-command`` supervisor the guard entry alone, since the supervisor records
+    every event it gates and Crush would run two entries of the same command line only once anyway."""
+    return (HOOKS,) if ctx.hook_command else (HOOKS, AUDIT_HOOKS)
+
+
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path = _settings(docs)
     edit = docs.edit(path, docs.ensure(path))
     hookmap.remove(edit, HOOKS, ctx)  # every entry of ours, guard and audit alike
-    hookmap.add(edit, HOOKS, ctx, agent_id)
-    hookmap.add(edit, AUDIT_HOOKS, ctx, agent_id)
+    for hooks in _maps(ctx):
+        hookmap.add(edit, hooks, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -114,7 +120,7 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path = _settings(docs)
-    findings = check_hooks(docs, path, HOOKS, ctx, agent_id) + check_hooks(docs, path, AUDIT_HOOKS, ctx, agent_id)
+    findings = [finding for hooks in _maps(ctx) for finding in check_hooks(docs, path, hooks, ctx, agent_id)]
     return [*findings, Finding(INTENT_NOTE, path, severity="note")]
 
 

@@ -1,6 +1,6 @@
 """``elydora verify``: every installed entry run the way its agent runs it, against a scratch status.
 
-A fresh ``install --every`` passes for every supported agent (15); a deleted script, an edited config entry and a timeout
+A fresh ``install --every`` passes for every supported agent; a deleted script, an edited config entry and a timeout
 that differs from the flag each fail with a clear reason; the agent's real state is never changed.
 """
 

@@ -164,3 +164,28 @@ def test_verify_probes_both_entries_of_the_one_event(tmp_path: Path, capsys: pyt
         ("PreToolUse", "block", True),
         ("PreToolUse", "audit", True),
     ]
+
+
+def test_a_supervisor_gets_one_entry_that_gates_and_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Crush runs two entries of one command line once, and the supervisor spools every event it gates."""
+    home = tmp_path / "home"
+    home.mkdir()
+    script = tmp_path / "bin" / "supervisor"
+    script.parent.mkdir()
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} -m elydora_cli "$@"\n')
+    script.chmod(0o755)
+    command = f"{script} hook --state-root {home}"
+    root = ["--root", str(home), "--repo-root", str(tmp_path)]
+    assert main(["install", "crush", "--hook-command", command, *root]) == 0
+    handlers = json.loads((home / ".config" / "crush" / "crush.json").read_text())["hooks"]["PreToolUse"]
+    words = f"'{script}' 'hook' '--state-root' '{home}' '--provider' 'crush'"
+    assert handlers == [{"name": GUARD_NAME, "command": words, "timeout": 10}]
+    capsys.readouterr()
+    assert main(["verify", "crush", "--json", *root]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(c["event"], c["probe"], c["ok"]) for c in report["checks"]] == [
+        ("PreToolUse", "allow", True),
+        ("PreToolUse", "block", True),
+    ]
+    assert main(["uninstall", "crush", *root]) == 0
+    assert not (home / ".config" / "crush" / "crush.json").exists()
