@@ -13,33 +13,12 @@ import os
 from pathlib import Path
 
 from .. import catalog
-from ..plug import defaults, layers
-from ..plug.common import (
-    RefusedError,
-    add_hooks,
-    catalog_events,
-    check_hooks,
-    exec_handler,
-    legacy_command_only,
-    remove_hooks,
-    single_target,
-)
+from ..plug import defaults, layers, schema
+from ..plug.common import RefusedError, catalog_events, exec_handler, legacy_command_only, switched_plug
 from ..plug.context import Context
-from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.contract import Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.schema import (
-    BOOL,
-    HTTP_URL,
-    NONEMPTY_STR,
-    POS_NUMBER,
-    STR,
-    STR_LIST,
-    STR_MAP,
-    HandlerSchema,
-    MapSchema,
-    one_of,
-)
 
 FACTS = catalog.provider("qoder")
 SWITCH = "disableAllHooks"
@@ -68,28 +47,34 @@ EVENTS = (
     "TaskCreated",
     "TaskCompleted",
 )
-SCHEMA = MapSchema(
-    HandlerSchema(
+SCHEMA = schema.MapSchema(
+    schema.HandlerSchema(
         by_type={
             "command": {
-                "command": NONEMPTY_STR,
-                "args": STR_LIST,
-                "asyncRewake": BOOL,
-                "rewakeMessage": NONEMPTY_STR,
-                "rewakeSummary": NONEMPTY_STR,
-                "shell": one_of("bash", "powershell"),
+                "command": schema.NONEMPTY_STR,
+                "args": schema.STR_LIST,
+                "asyncRewake": schema.BOOL,
+                "rewakeMessage": schema.NONEMPTY_STR,
+                "rewakeSummary": schema.NONEMPTY_STR,
+                "shell": schema.one_of("bash", "powershell"),
             },
-            "http": {"url": HTTP_URL, "headers": STR_MAP},
-            "prompt": {"prompt": NONEMPTY_STR, "model": STR},
-            "agent": {"prompt": NONEMPTY_STR, "model": STR, "tools": STR_LIST},
+            "http": {"url": schema.HTTP_URL, "headers": schema.STR_MAP},
+            "prompt": {"prompt": schema.NONEMPTY_STR, "model": schema.STR},
+            "agent": {"prompt": schema.NONEMPTY_STR, "model": schema.STR, "tools": schema.STR_LIST},
         },
-        common={"if": STR, "name": STR, "statusMessage": STR, "timeout": POS_NUMBER, "async": BOOL},
+        common={
+            "if": schema.STR,
+            "name": schema.STR,
+            "statusMessage": schema.STR,
+            "timeout": schema.POS_NUMBER,
+            "async": schema.BOOL,
+        },
         required={"command": ["command"], "http": ["url"], "prompt": ["prompt"], "agent": ["prompt"]},
         open_keys=True,
     ),
     events=EVENTS,
     unknown_events="keep",
-    group={"matcher": STR, "sequential": BOOL, "async": BOOL},
+    group={"matcher": schema.STR, "sequential": schema.BOOL, "async": schema.BOOL},
     open_group_keys=True,
 )
 
@@ -125,23 +110,7 @@ def disabled_by(docs: Documents) -> layers.Setting | None:
     return setting if setting is not None and setting.value is True else None
 
 
-def install(docs: Documents, ctx: Context, agent_id: str) -> None:
-    path = single_target(docs, SCHEMA)
-    setting = disabled_by(docs)
-    if setting is not None:
-        raise RefusedError(setting.path, f"Qoder CLI hooks are disabled: {setting.describe()}; remove it to install")
-    add_hooks(docs, path, HOOKS, ctx, agent_id)
-
-
-def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
-    remove_hooks(docs, single_target(docs, SCHEMA), HOOKS, ctx, agent_ids)
-
-
-def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
-    path = single_target(docs, SCHEMA)
-    setting = disabled_by(docs)
-    findings = [Finding(f"Qoder CLI hooks are disabled: {setting.describe()}", setting.path)] if setting else []
-    return findings + check_hooks(docs, path, HOOKS, ctx, agent_id)
+install, uninstall, check = switched_plug(SCHEMA, HOOKS, "Qoder CLI", disabled_by)
 
 
 ROLES = HOOKS.events
