@@ -189,3 +189,16 @@ def test_a_supervisor_gets_one_entry_that_gates_and_records(tmp_path: Path, caps
     ]
     assert main(["uninstall", "crush", *root]) == 0
     assert not (home / ".config" / "crush" / "crush.json").exists()
+
+
+def test_install_all_finds_crush_by_its_own_folder_not_by_dot_config(tmp_path: Path) -> None:
+    from elydora_cli import presence
+
+    ctx = make_context(tmp_path, {"PATH": str(tmp_path / "no-bin")})
+    (ctx.home / ".config" / "other-tool").mkdir(parents=True)
+    assert presence.absence("crush", ctx) == (
+        f"not found: no {ctx.home / '.config' / 'crush'} and no `crush` on PATH"
+        " (name it, or use --every, to install anyway)"
+    )
+    (ctx.home / ".config" / "crush").mkdir()
+    assert presence.absence("crush", ctx) is None
