@@ -30,12 +30,30 @@ class UnknownProviderError(ConfigError):
 @dataclass(frozen=True)
 class Events:
     pre_tool: str
-    post_tool: str
+    post_tool: str | None
+    """``None``: the agent has no post-tool event (Crush); the audit then runs on the pre-tool event too and
+    records the intent, the call as it was about to run, not its result."""
     post_tool_failure: str | None
 
     @property
+    def records_intent(self) -> bool:
+        return self.post_tool is None
+
+    @property
     def audit_events(self) -> tuple[str, ...]:
+        if self.post_tool is None:
+            return (self.pre_tool,)
         return tuple(e for e in (self.post_tool, self.post_tool_failure) if e is not None)
+
+    @property
+    def hooked(self) -> tuple[str, ...]:
+        """Every event our entries are on, once each, in catalog order."""
+        return tuple(dict.fromkeys((self.pre_tool, *self.audit_events)))
+
+    @property
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """``(event, role)`` of every entry we install: the pre-tool guard, then the audits."""
+        return ((self.pre_tool, "guard"), *((event, "audit") for event in self.audit_events))
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ def config_dir(provider: str, ctx: Context) -> Path:
         if chosen is not None:
             return chosen
     parts = PurePosixPath(facts.default_path).parts
+    if parts[:2] == ("~", ".config") and len(parts) > 3:  # an XDG layout: the agent's folder inside ~/.config
+        return ctx.home / parts[1] / parts[2]
     return ctx.home / parts[1] if parts and parts[0] == "~" and len(parts) > 1 else ctx.home
 
 

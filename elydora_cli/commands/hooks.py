@@ -53,7 +53,7 @@ def _sample(args: argparse.Namespace) -> int:
         facts = catalog.provider(catalog.canonical_id(args.provider))
     except catalog.UnknownProviderError as exc:
         raise UsageError(exc.message) from None
-    events = (facts.events.pre_tool, *facts.events.audit_events)
+    events = facts.events.hooked
     event = args.event or facts.events.pre_tool
     if event not in events:
         raise UsageError(

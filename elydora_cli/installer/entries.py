@@ -25,7 +25,8 @@ class Entry:
     """The config file (or hook file) the entry is in."""
     event: str
     role: str
-    """``guard`` or ``audit``, from the event (the catalog's pre-tool event guards)."""
+    """``guard`` or ``audit``: from the event (the catalog's pre-tool event guards), or from the entry itself
+    for an agent that runs both on its one pre-tool event (Crush)."""
     ref: Ref
     handler: Any
     argv: list[str]
@@ -37,8 +38,10 @@ class Entry:
 def installed(provider: Provider, docs: Documents, ctx: Context, agent_id: str | None = None) -> list[Entry]:
     """Every entry of ours (of ``agent_id`` only, when given) with the argv and timeout the agent uses."""
     roles = provider.ROLES
+    shared = provider.FACTS.events.records_intent  # guard and audit on one event (Crush): the entry's own role
     return [
-        Entry(f.source, f.event, roles[f.event], f.ref, f.handler, provider.agent_argv(f.handler), f.timeout)
+        Entry(f.source, f.event, f.ref.role if shared else roles[f.event], f.ref, f.handler,
+              provider.agent_argv(f.handler), f.timeout)
         for f in provider.installed_entries(docs, ctx)
         if f.event in roles and (agent_id is None or f.ref.agent_id == agent_id)
     ]

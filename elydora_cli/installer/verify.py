@@ -269,9 +269,13 @@ def run_probe(probe: Probe) -> Check:
 # -- one provider, then all ----------------------------------------------------------------------------------
 
 
-def _events(provider: str) -> dict[str, str]:
-    facts = catalog.provider(provider)
-    return {facts.events.pre_tool: "guard", **{event: "audit" for event in facts.events.audit_events}}
+def _events(provider: str, ctx: Context) -> tuple[tuple[str, str], ...]:
+    """``(event, role)`` of every entry to probe. A supervisor records every event it gates, so where guard and
+    audit share one event (Crush) its single entry is probed as the guard."""
+    events = catalog.provider(provider).events
+    if events.records_intent and ctx.hook_command:
+        return ((events.pre_tool, "guard"),)
+    return events.pairs
 
 
 def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
@@ -291,8 +295,8 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
     problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
     cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
     probes = []
-    for event, role in _events(provider).items():
-        mine = [e for e in entries if e.event == event]
+    for event, role in _events(provider, ctx):
+        mine = [e for e in entries if e.event == event and e.role == role]
         if not mine:
             problems.append(Check(provider, event, "-", False, "no Elydora handler for it in the agent's config"))
         for entry in mine:

@@ -74,7 +74,8 @@ def deny_shape(guard: catalog.GuardFacts) -> str:
 
 
 def _adapter(facts: catalog.Provider) -> dict[str, Any]:
-    events = [facts.events.pre_tool, *facts.events.audit_events]
+    events = list(facts.events.hooked)
+    recorded = "signed audit record" + (" of the call before it runs" if facts.events.records_intent else "")
     entry: dict[str, Any] = {
         "provider": facts.id,
         "display_name": facts.display_name,
@@ -85,7 +86,7 @@ def _adapter(facts: catalog.Provider) -> dict[str, Any]:
         "settings_target": facts.config.default_path,
         "supported": [
             f"{facts.events.pre_tool} block when the agent is frozen or revoked",
-            *(f"{event} signed audit record" for event in facts.events.audit_events),
+            *(f"{event} {recorded}" for event in facts.events.audit_events),
             f"{SELECTOR} hook contract (--provider {facts.id})",
         ],
         "failure_mode": facts.guard.failure_mode,

@@ -15,14 +15,16 @@ from .context import Context
 from .contract import Finding
 from .documents import Documents
 from .hookmap import HookMap
+from .layers import Setting
 from .ownership import AUDIT, GUARD, HandlerFactory, Ref, refs_in, runtime_argv, script_path
 from .schema import MapSchema, validate_hookmap
 
 
 def catalog_events(facts: catalog.Provider) -> dict[str, str]:
-    """Event name -> role, from the catalog: the pre-tool event guards, the post-tool events audit."""
+    """Event name -> role, from the catalog: the pre-tool event guards, the post-tool events audit (an agent
+    that audits on its pre-tool event too, Crush, needs two maps and cannot use this)."""
     events = {facts.events.pre_tool: GUARD}
-    events.update({event: AUDIT for event in facts.events.audit_events})
+    events.update({event: AUDIT for event in facts.events.audit_events if event != facts.events.pre_tool})
     return events
 
 
@@ -66,6 +68,21 @@ def command_handler(windows: WindowsForm = call_operator, *, typed: bool = True,
         command = windows(argv, ctx) if ctx.windows else posix_command(argv)
         head = {"type": "command"} if typed else {}
         return {**head, "command": command, "timeout": ref.timeout, **constants}
+
+    return make_handler
+
+
+def exec_handler(*, status_messages: bool = False) -> HandlerFactory:
+    """The exec-form handler (``command`` is the interpreter, ``args`` the rest, no shell) of the agents that
+    run ``{"type": "command", "command", "args", "timeout"}`` directly; ``status_messages`` adds the
+    ``statusMessage`` of the role."""
+
+    def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
+        argv = runtime_argv(ref, ctx)
+        handler: dict[str, Any] = {"type": "command", "command": argv[0], "args": argv[1:], "timeout": ref.timeout}
+        if status_messages:
+            handler["statusMessage"] = STATUS_MESSAGES[ref.role]
+        return handler
 
     return make_handler
 
@@ -149,3 +166,40 @@ def check_hooks(docs: Documents, path: Path, hm: HookMap, ctx: Context, agent_id
     for finding in findings:
         finding.path = path
     return findings
+
+
+Disabler = Callable[[Documents], Setting | None]
+Advice = Callable[[Setting, Path], str]
+PlugFunctions = tuple[
+    Callable[[Documents, Context, str], None],
+    Callable[[Documents, Context, set[str] | None], None],
+    Callable[[Documents, Context, str], list[Finding]],
+]
+
+
+def switched_plug(
+    schema: MapSchema, hm: HookMap, agent: str, disabled_by: Disabler, advice: Advice = lambda setting, path: ""
+) -> PlugFunctions:
+    """``install``, ``uninstall`` and ``check`` of an agent whose one settings file holds ``hm`` and whose hooks
+    a switch in some layer can turn off (``disabled_by`` finds it): install is refused naming that layer
+    (``advice``: what else would re-enable them), status reports it, uninstall is never refused."""
+
+    def install(docs: Documents, ctx: Context, agent_id: str) -> None:
+        path = single_target(docs, schema)
+        setting = disabled_by(docs)
+        if setting is not None:
+            reason = f"{agent} hooks are disabled: {setting.describe()}; remove it{advice(setting, path)} to install"
+            raise RefusedError(setting.path, reason)
+        add_hooks(docs, path, hm, ctx, agent_id)
+
+    def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
+        remove_hooks(docs, single_target(docs, schema), hm, ctx, agent_ids)
+
+    def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
+        path = single_target(docs, schema)
+        setting = disabled_by(docs)
+        findings = [Finding(f"{agent} hooks are disabled: {setting.describe()}", setting.path)] if setting else []
+        return findings + check_hooks(docs, path, hm, ctx, agent_id)
+
+    return install, uninstall, check
+

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         cline,
         codex,
         copilot,
+        crush,
         cursor,
         droid,
         gemini,
@@ -30,12 +31,15 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         kirocli,
         kiroide,
         letta,
+        openhands,
+        qoder,
         qwen,
     )
 
     CHECKED: tuple[Provider, ...] = (
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
         kirocli, kiroide, kiroagent,
+        qoder, openhands, crush,
     )  # fmt: skip
 
 

@@ -8,10 +8,10 @@ from typing import Any
 from .. import catalog
 from ..plug import defaults
 from ..plug.common import (
-    STATUS_MESSAGES,
     add_hooks,
     catalog_events,
     check_hooks,
+    exec_handler,
     legacy_command_only,
     refuse_if,
     remove_hooks,
@@ -21,7 +21,6 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.ownership import Ref, runtime_argv
 from ..plug.schema import (
     BOOL,
     HTTP_URL,
@@ -101,15 +100,7 @@ SCHEMA = MapSchema(
 )
 
 
-def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    argv = runtime_argv(ref, ctx)
-    return {
-        "type": "command",
-        "command": argv[0],
-        "args": argv[1:],
-        "timeout": ref.timeout,
-        "statusMessage": STATUS_MESSAGES[ref.role],
-    }
+make_handler = exec_handler(status_messages=True)
 
 
 HOOKS = HookMap(

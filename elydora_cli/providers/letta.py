@@ -13,16 +13,11 @@ from pathlib import Path
 from .. import catalog
 from ..plug import common, defaults, layers
 from ..plug.common import (
-    RefusedError,
-    add_hooks,
     catalog_events,
-    check_hooks,
     command_handler,
-    remove_hooks,
-    single_target,
 )
 from ..plug.context import Context
-from ..plug.contract import Finding, Format, Sources, Target
+from ..plug.contract import Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, HandlerSchema, MapSchema
@@ -103,26 +98,11 @@ def disabled_by(docs: Documents) -> layers.Setting | None:
     return next((s for s in layers.explicit(project, SWITCH) if s.value is True), None)
 
 
-def install(docs: Documents, ctx: Context, agent_id: str) -> None:
-    path = single_target(docs, SCHEMA)
-    setting = disabled_by(docs)
-    if setting is not None:
-        override = "" if setting.path == path else f" (or set hooks.disabled to false in {path}, which wins)"
-        raise RefusedError(
-            setting.path, f"Letta Code hooks are disabled: {setting.describe()}; remove it{override} to install"
-        )
-    add_hooks(docs, path, HOOKS, ctx, agent_id)
+def _override(setting: layers.Setting, path: Path) -> str:
+    return "" if setting.path == path else f" (or set hooks.disabled to false in {path}, which wins)"
 
 
-def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
-    remove_hooks(docs, single_target(docs, SCHEMA), HOOKS, ctx, agent_ids)
-
-
-def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
-    path = single_target(docs, SCHEMA)
-    setting = disabled_by(docs)
-    findings = [Finding(f"Letta Code hooks are disabled: {setting.describe()}", setting.path)] if setting else []
-    return findings + check_hooks(docs, path, HOOKS, ctx, agent_id)
+install, uninstall, check = common.switched_plug(SCHEMA, HOOKS, "Letta Code", disabled_by, _override)
 
 
 ROLES = HOOKS.events

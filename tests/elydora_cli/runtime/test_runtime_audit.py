@@ -28,6 +28,9 @@ AUDIT = {  # providers.md: success output and failure mode of hook.py
     "droid": ("", 0),
     "qwen": ("", 0),
     "letta": ("", 1),
+    "qoder": ("", 0),
+    "openhands": ("", 0),
+    "crush": ("", 0),
 }
 
 

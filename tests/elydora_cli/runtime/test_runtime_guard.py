@@ -60,6 +60,10 @@ EXPECTED: dict[str, dict[str, object]] = {
     "kirocli": PLAIN,
     "kiroide": PLAIN,
     "kiroagent": PLAIN,
+    "qoder": PLAIN,
+    "openhands": PLAIN,
+    # Crush reads exit 2 with the reason on stderr; the guard never prints {"decision": "allow"} on success
+    "crush": PLAIN,
 }
 PROVIDERS = sorted(EXPECTED)
 SAMPLES = PAYLOADS
