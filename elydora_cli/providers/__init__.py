@@ -16,9 +16,11 @@ from ..plug.contract import Provider
 
 if TYPE_CHECKING:  # every agent module against the contract: a misspelt or missing name fails type checking
     from . import augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen
+    from . import kilo, opencode
 
     CHECKED: tuple[Provider, ...] = (
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
+        opencode, kilo,
     )  # fmt: skip
 
 
