@@ -4,6 +4,7 @@
 // `elydora uninstall` removes it. The agent loads it in its own process: nothing here may throw except the
 // block of a tool call.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 
 const HOST = "opencode"; // @param
 const PYTHON = "/usr/bin/python3"; // @param
@@ -13,7 +14,7 @@ const FLAGS = ["-I", "-S"]; // @param
 const DENY_EXIT = 2; // @param
 const GUARD_TIMEOUT_MS = 5000; // @param
 const FAIL_CLOSED = true; // @param
-const HOST_PIDS = { opencode: "OPENCODE_PID", kilo: "KILO_PID" }; // @param
+const HOST_PIDS = {"opencode": "OPENCODE_PID", "kilo": "KILO_PID"}; // @param
 const BEFORE = "tool.execute.before";
 const AFTER = "tool.execute.after";
 const CLAIM = Symbol.for("elydora.agent-plugin");
@@ -41,12 +42,17 @@ function runGuard(line) {
   return new Promise((resolve) => {
     const errors = [];
     let settled = false;
+    let timer;
     const finish = (answer) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(answer);
     };
+    if (!existsSync(GUARD)) {  // python's own "can't open file" is exit 2 too: never read it as a block
+      finish({ failure: `${GUARD} is missing (run: elydora install ${HOST})` });
+      return;
+    }
     let child;
     try {
       child = spawn(PYTHON, [...FLAGS, GUARD], { stdio: ["pipe", "ignore", "pipe"], windowsHide: true });
@@ -54,7 +60,7 @@ function runGuard(line) {
       finish({ failure: `cannot run ${PYTHON}: ${error.message}` });
       return;
     }
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       child.kill("SIGKILL");
       finish({ failure: `no answer within ${GUARD_TIMEOUT_MS} ms` });
     }, GUARD_TIMEOUT_MS);

@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 const BLOCK_EXIT = 2;
 const USAGE_EXIT = 64;
 const CHILD_WAIT_MS = 10000;
-const HOST_PIDS = { opencode: "OPENCODE_PID", kilo: "KILO_PID" };
+const HOST_PIDS = {"opencode": "OPENCODE_PID", "kilo": "KILO_PID"};
 const SHAPES = {
   "tool.execute.before": { input: ["tool", "sessionID", "callID"], output: ["args"] },
   "tool.execute.after": { input: ["tool", "sessionID", "callID", "args"], output: ["title", "output", "metadata"] },

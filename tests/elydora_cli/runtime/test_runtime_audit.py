@@ -28,6 +28,8 @@ AUDIT = {  # providers.md: success output and failure mode of hook.py
     "droid": ("", 0),
     "qwen": ("", 0),
     "letta": ("", 1),
+    "opencode": ("", 0),
+    "kilo": ("", 0),
 }
 
 

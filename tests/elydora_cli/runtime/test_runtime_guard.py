@@ -57,6 +57,10 @@ EXPECTED: dict[str, dict[str, object]] = {
     "droid": PLAIN,
     "qwen": PLAIN,
     "letta": PLAIN,
+    # The plugin module in front of the guard turns exit 2 into a throw and its own failures (exit 1 here) into
+    # a throw as well: the guard fails closed (tests/elydora_cli/plug/test_plugin_node.py).
+    "opencode": {**PLAIN, "fail_exit": 1},
+    "kilo": {**PLAIN, "fail_exit": 1},
 }
 PROVIDERS = sorted(EXPECTED)
 SAMPLES = PAYLOADS
