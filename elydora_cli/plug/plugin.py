@@ -19,7 +19,6 @@ only when it equals what that marker renders; without the marker it belongs to s
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import os
@@ -33,7 +32,7 @@ from typing import Any
 from elydora_config.errors import ConfigError, MalformedConfigError
 
 from .. import catalog, identity
-from . import defaults
+from . import defaults, markerline
 from .common import RefusedError, catalog_events, refuse_if
 from .context import RUNTIME_FLAGS, Context
 from .contract import Finding, Format, Sources, Target
@@ -66,22 +65,14 @@ class Marker:
     python: str
 
     def line(self) -> str:
-        data = {"version": VERSION, "agentId": self.agent_id, "python": self.python}
-        raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        return MARKER + base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+        return MARKER + markerline.encode({"version": VERSION, "agentId": self.agent_id, "python": self.python})
 
 
 def _decode(encoded: str, path: Path) -> Marker:
     def broken(reason: str) -> MalformedConfigError:
-        return MalformedConfigError(path, f"its Elydora marker is unreadable ({reason}); move the file away or delete it")
+        return markerline.broken(path, reason)
 
-    try:
-        raw = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-        if base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=") != encoded:
-            raise broken("not canonical base64url")
-        data = json.loads(raw.decode("utf-8"))
-    except ValueError as exc:  # binascii.Error, UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise broken(str(exc)) from None
+    data = markerline.decode(encoded, path)
     if not isinstance(data, dict) or set(data) != {"version", "agentId", "python"} or data["version"] != VERSION:
         raise broken("unknown version or keys")
     python, agent = data["python"], data["agentId"]
@@ -144,12 +135,26 @@ def agent_argv(handler: Any) -> list[str]:
     return ["node", str(host_program()), handler["hook"], handler["module"]]
 
 
+Installer = Callable[[Documents, Context, str], None]
+Uninstaller = Callable[[Documents, Context, "set[str] | None"], None]
+Checker = Callable[[Documents, Context, str], list[Finding]]
+
+
 @dataclass(frozen=True)
 class PluginAgent:
     """The plug functions of one agent of the family: its catalog entry and its global config folder."""
 
     facts: catalog.Provider
     config_dir: Callable[[Context], Path]
+
+    def plugs(self) -> tuple[Callable[[Context], Sources], Installer, Uninstaller, Checker, defaults.EntryReader]:
+        """``sources``, ``install``, ``uninstall``, ``check`` and ``installed_entries`` of the agent module."""
+        return self.sources, self.install, self.uninstall, self.check, self.installed_entries
+
+    def constants(self) -> tuple[Mapping[str, str], str, Callable[[Any], list[str]], defaults.ExtraRuntime]:
+        """``ROLES``, ``HOOK_COMMAND_REFUSED``, ``agent_argv`` and ``extra_runtime`` of the agent module."""
+        refused = f"{self.facts.display_name} {HOOK_COMMAND_REFUSED}"
+        return self.roles, refused, agent_argv, defaults.no_extra_runtime
 
     @property
     def roles(self) -> Mapping[str, str]:
@@ -189,14 +194,10 @@ class PluginAgent:
         docs.delete(path)
 
     def _problems(self, path: Path, text: str | None, ctx: Context, agent_id: str) -> list[str]:
-        if text is None:
-            return [f"is missing: {self.facts.display_name} loads no Elydora plugin"]
-        try:
-            marker = marker_of(text, path)
-        except MalformedConfigError as exc:
-            return [exc.reason]
-        if marker is None:
-            return ["has no Elydora marker: another integration owns it"]
+        missing = f"is missing: {self.facts.display_name} loads no Elydora plugin"
+        marker = markerline.read(text, path, marker_of, missing)
+        if isinstance(marker, str):
+            return [marker]
         if marker.agent_id != agent_id:
             return [f"the agent id is {marker.agent_id!r}, expected {agent_id!r}"]
         if text != render(self.facts, marker, ctx):
@@ -220,6 +221,8 @@ class PluginAgent:
         if marker is None:
             return []
         return [
-            defaults.Found(path, event, Ref(marker.agent_id, role, marker.python), {"module": str(path), "hook": event}, None)
+            defaults.Found(
+                path, event, Ref(marker.agent_id, role, marker.python), {"module": str(path), "hook": event}, None
+            )
             for event, role in self.roles.items()
         ]

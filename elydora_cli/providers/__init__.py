@@ -15,8 +15,22 @@ from .. import catalog
 from ..plug.contract import Provider
 
 if TYPE_CHECKING:  # every agent module against the contract: a misspelt or missing name fails type checking
-    from . import augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen
-    from . import kilo, opencode
+    from . import (
+        augment,
+        claudecode,
+        cline,
+        codex,
+        copilot,
+        cursor,
+        droid,
+        gemini,
+        grok,
+        kilo,
+        kimi,
+        letta,
+        opencode,
+        qwen,
+    )
 
     CHECKED: tuple[Provider, ...] = (
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,

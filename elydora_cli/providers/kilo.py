@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import catalog
-from ..plug import defaults, plugin
+from ..plug import plugin
 from ..plug.context import Context
 
 FACTS = catalog.provider("kilo")
@@ -23,13 +23,6 @@ def config_dir(ctx: Context) -> Path:
 
 
 _AGENT = plugin.PluginAgent(FACTS, config_dir)
-ROLES = _AGENT.roles
-HOOK_COMMAND_REFUSED = f"Kilo Code {plugin.HOOK_COMMAND_REFUSED}"
-sources = _AGENT.sources
-install = _AGENT.install
-uninstall = _AGENT.uninstall
-check = _AGENT.check
-installed_entries = _AGENT.installed_entries
-agent_argv = plugin.agent_argv
-extra_runtime = defaults.no_extra_runtime
+ROLES, HOOK_COMMAND_REFUSED, agent_argv, extra_runtime = _AGENT.constants()
+sources, install, uninstall, check, installed_entries = _AGENT.plugs()
 NOTES = ("Kilo loads plugins at start: restart running Kilo sessions.",)

@@ -45,7 +45,10 @@ def recorder(tmp_path: Path) -> tuple[Path, Path]:
 def calls(log: Path) -> list[tuple[str, dict[str, object]]]:
     if not log.exists():
         return []
-    return [(Path(s).parent.name + "/" + Path(s).name, json.loads(body)) for s, body in map(json.loads, log.read_text().splitlines())]
+    return [
+        (Path(s).parent.name + "/" + Path(s).name, json.loads(body))
+        for s, body in map(json.loads, log.read_text().splitlines())
+    ]
 
 
 @pytest.fixture
@@ -61,7 +64,10 @@ def test_allow_then_block_by_throw(ctx: Context, agent: str) -> None:
     set_status(ctx, agent, "frozen")
     blocked = run_as_agent(host(BEFORE, module(ctx, agent)), payload(agent, BEFORE))
     assert blocked.returncode == plugin.catalog.provider(agent).guard.deny_exit_code
-    assert blocked.stderr.decode().strip() == f'[Elydora guard] Agent "{agent}" is frozen in Elydora. Tool execution blocked.'
+    assert (
+        blocked.stderr.decode().strip()
+        == f'[Elydora guard] Agent "{agent}" is frozen in Elydora. Tool execution blocked.'
+    )
 
 
 @pytest.mark.parametrize("agent", ["opencode", "kilo"])
@@ -78,7 +84,9 @@ def test_a_guard_that_does_not_answer_is_bounded(ctx: Context, tmp_path: Path) -
     slow.write_text("#!/bin/sh\nexec sleep 30\n")
     slow.chmod(0o755)
     operations.install("opencode", ctx.with_options(python=str(slow)))
-    text = module(ctx, "opencode").read_text().replace("const GUARD_TIMEOUT_MS = 5000;", "const GUARD_TIMEOUT_MS = 300;")
+    text = (
+        module(ctx, "opencode").read_text().replace("const GUARD_TIMEOUT_MS = 5000;", "const GUARD_TIMEOUT_MS = 300;")
+    )
     quick = tmp_path / "quick.js"
     quick.write_text(text)
     result = run_as_agent(host(BEFORE, quick), payload("opencode", BEFORE))
@@ -111,7 +119,9 @@ def test_the_real_audit_hook_records_the_tool_output(ctx: Context, tmp_path: Pat
 
 
 @pytest.mark.parametrize(("as_agent", "recorded"), [("kilo", "kilo"), ("opencode", "opencode"), (None, "opencode")])
-def test_both_modules_in_one_process_record_once(ctx: Context, tmp_path: Path, as_agent: str | None, recorded: str) -> None:
+def test_both_modules_in_one_process_record_once(
+    ctx: Context, tmp_path: Path, as_agent: str | None, recorded: str
+) -> None:
     """Kilo loading OpenCode's module too (it loads OpenCode's project plugin folders) must not double-record:
     the module of the agent running the process acts, the other stays silent; an unknown host runs the first."""
     python, log = recorder(tmp_path)
@@ -128,11 +138,15 @@ def test_an_inherited_pid_variable_is_not_the_host(ctx: Context, tmp_path: Path)
     """Kilo started from an OpenCode shell inherits OPENCODE_PID, which names the parent, not this process."""
     python, log = recorder(tmp_path)
     operations.install("kilo", ctx.with_options(python=str(python)))
-    result = run_as_agent(host(AFTER, module(ctx, "kilo"), as_agent="kilo"), payload("kilo", AFTER), {"OPENCODE_PID": "1"})
+    result = run_as_agent(
+        host(AFTER, module(ctx, "kilo"), as_agent="kilo"), payload("kilo", AFTER), {"OPENCODE_PID": "1"}
+    )
     assert result.returncode == 0
     assert [script for script, _ in calls(log)] == ["kilo/hook.py"]
 
 
 def test_the_stub_refuses_a_bad_call() -> None:
-    result = subprocess.run(["node", str(plugin.host_program()), "tool.execute.sideways"], capture_output=True, timeout=30)
+    result = subprocess.run(
+        ["node", str(plugin.host_program()), "tool.execute.sideways"], capture_output=True, timeout=30
+    )
     assert result.returncode == 64 and b"usage:" in result.stderr

@@ -40,7 +40,9 @@ def ctx(tmp_path: Path) -> Context:
         ("kilo", {"XDG_CONFIG_HOME": "/xdg", "KILO_CONFIG_DIR": "/k"}, "HOME/k/plugins/elydora-audit.js"),
     ],
 )
-def test_the_module_goes_to_the_global_plugins_folder(tmp_path: Path, agent: str, env: dict[str, str], expected: str) -> None:
+def test_the_module_goes_to_the_global_plugins_folder(
+    tmp_path: Path, agent: str, env: dict[str, str], expected: str
+) -> None:
     ctx = make_context(tmp_path, env)
     module = {"opencode": opencode, "kilo": kilo}[agent]
     assert module.sources(ctx).targets[0].path == Path(expected.replace("HOME", str(ctx.home)))

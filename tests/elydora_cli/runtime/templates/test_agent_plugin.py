@@ -38,7 +38,9 @@ def test_the_templates_own_values_are_the_installers() -> None:
     assert defaults["FLAGS"] == list(RUNTIME_FLAGS)
     assert defaults["GUARD_TIMEOUT_MS"] == plugin.GUARD_TIMEOUT_MS
     assert defaults["HOST_PIDS"] == plugin.HOST_PIDS
-    assert defaults["DENY_EXIT"] == opencode.FACTS.guard_runtime.deny_exit_code == kilo.FACTS.guard_runtime.deny_exit_code
+    assert (
+        defaults["DENY_EXIT"] == opencode.FACTS.guard_runtime.deny_exit_code == kilo.FACTS.guard_runtime.deny_exit_code
+    )
     assert defaults["FAIL_CLOSED"] is (opencode.FACTS.guard.failure_mode == "closed")
     assert defaults["HOST"] in plugin.HOST_PIDS
 
@@ -49,7 +51,10 @@ def test_the_host_stub_speaks_the_catalog_and_the_installer() -> None:
     assert _constant(host, "BLOCK_EXIT") == opencode.FACTS.guard.deny_exit_code == kilo.FACTS.guard.deny_exit_code
     assert _constant(host, "HOST_PIDS") == plugin.HOST_PIDS
     for facts in (opencode.FACTS, kilo.FACTS):
-        assert f'"{facts.events.pre_tool}": {{' in host.read_text() and f'"{facts.events.post_tool}": {{' in host.read_text()
+        assert (
+            f'"{facts.events.pre_tool}": {{' in host.read_text()
+            and f'"{facts.events.post_tool}": {{' in host.read_text()
+        )
 
 
 def test_rendering_changes_only_the_heading_the_marker_and_parameters(tmp_path: Path) -> None:
@@ -78,6 +83,8 @@ def test_node_accepts_the_template(name: str) -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 def test_node_accepts_the_rendered_module_under_its_js_name(tmp_path: Path) -> None:
     module = tmp_path / plugin.FILE_NAME  # .js without a package.json: node must detect the ES module syntax
-    module.write_text(plugin.render(opencode.FACTS, plugin.Marker("opencode", "/usr/bin/python3"), make_context(tmp_path)))
+    module.write_text(
+        plugin.render(opencode.FACTS, plugin.Marker("opencode", "/usr/bin/python3"), make_context(tmp_path))
+    )
     result = subprocess.run(["node", "--check", str(module)], capture_output=True, timeout=30)
     assert result.returncode == 0, result.stderr.decode()
