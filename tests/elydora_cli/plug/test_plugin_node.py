@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from elydora_testkit.provider_cases import make_context, payload, run_as_agent, set_status
 
+from elydora_cli import catalog
 from elydora_cli.installer import operations
 from elydora_cli.plug import plugin
 from elydora_cli.plug.context import Context
@@ -63,7 +64,7 @@ def test_allow_then_block_by_throw(ctx: Context, agent: str) -> None:
     assert (allowed.returncode, allowed.stdout, allowed.stderr) == (0, b"", b"")
     set_status(ctx, agent, "frozen")
     blocked = run_as_agent(host(BEFORE, module(ctx, agent)), payload(agent, BEFORE))
-    assert blocked.returncode == plugin.catalog.provider(agent).guard.deny_exit_code
+    assert blocked.returncode == catalog.provider(agent).guard.deny_exit_code
     assert (
         blocked.stderr.decode().strip()
         == f'[Elydora guard] Agent "{agent}" is frozen in Elydora. Tool execution blocked.'
@@ -150,3 +151,25 @@ def test_the_stub_refuses_a_bad_call() -> None:
         ["node", str(plugin.host_program()), "tool.execute.sideways"], capture_output=True, timeout=30
     )
     assert result.returncode == 64 and b"usage:" in result.stderr
+
+
+def test_a_fail_open_guard_lets_the_call_through_on_our_own_errors(ctx: Context, tmp_path: Path) -> None:
+    """The failure mode is the catalog's, rendered as a constant: the same failure allows when it says open."""
+    from dataclasses import replace
+
+    from elydora_cli.providers import opencode
+
+    facts = replace(opencode.FACTS, guard=replace(opencode.FACTS.guard, failure_mode="open"))
+    lenient = tmp_path / "lenient.js"
+    lenient.write_text(plugin.render(facts, plugin.Marker("opencode", str(tmp_path / "no-python")), ctx))
+    assert "const FAIL_CLOSED = false; // @param" in lenient.read_text()
+    result = run_as_agent(host(BEFORE, lenient), payload("opencode", BEFORE))
+    assert (result.returncode, result.stderr) == (0, b"")
+
+
+def test_the_after_hook_never_throws_on_our_errors(ctx: Context, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.js"
+    marker = plugin.Marker("kilo", str(tmp_path / "gone"))
+    broken.write_text(plugin.render(catalog.provider("kilo"), marker, ctx))
+    result = run_as_agent(host(AFTER, broken), payload("kilo", AFTER))
+    assert (result.returncode, result.stderr) == (0, b"")
