@@ -52,7 +52,7 @@ GUARD_TIMEOUT_MS = 5000
 """The guard child's bound: the agents set no hook timeout of their own; the guard answers in tens of ms."""
 HOST_PIDS = {"opencode": "OPENCODE_PID", "kilo": "KILO_PID"}
 """The variable each agent of the family sets to its own PID at start (read from their binaries)."""
-HOOK_COMMAND_REFUSED = "it loads the plugin module Elydora generates, not a command from its settings"
+HOOK_COMMAND_REFUSED = "loads the plugin module Elydora generates, not a command from its settings"
 _PARAM_LINE = re.compile(r"^const ([A-Z_]+) = .*; // @param$", re.MULTILINE)
 _PARAMS = ["DENY_EXIT", "FAIL_CLOSED", "FLAGS", "GUARD", "GUARD_TIMEOUT_MS", "HOOK", "HOST", "HOST_PIDS", "PYTHON"]
 

@@ -156,3 +156,15 @@ def test_status_names_a_missing_module_and_a_missing_interpreter(ctx: Context, a
     (folder(ctx, agent) / plugin.FILE_NAME).unlink()
     messages = [f.message for f in operations.status(agent, ctx).findings]
     assert any("is missing" in m and "loads no Elydora plugin" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_hook_command_does_not_apply(tmp_path: Path, agent: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from elydora_cli.main import main
+
+    name = {"opencode": "OpenCode", "kilo": "Kilo Code CLI"}[agent]
+    code = main(["--root", str(tmp_path), "install", agent, "--hook-command", "/usr/bin/true hook"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{agent}: --hook-command does not apply: {name} loads the plugin module Elydora generates" in err
+    assert not (tmp_path / ".config").exists()
