@@ -15,17 +15,19 @@ from pathlib import Path, PurePosixPath
 from . import catalog
 from .plug.context import Context
 
+XDG_CONFIG_HOME = "XDG_CONFIG_HOME"
+
 
 def config_dir(provider: str, ctx: Context) -> Path:
     """The agent's own directory below the settings root (``$VAR`` when the agent's variable is set)."""
     facts = catalog.provider(provider).config
-    if facts.env and facts.env != "HOME":
+    if facts.env and facts.env not in ("HOME", XDG_CONFIG_HOME):
         chosen = ctx.env_dir(facts.env)
         if chosen is not None:
             return chosen
     parts = PurePosixPath(facts.default_path).parts
-    if parts[:2] == ("~", ".config") and len(parts) > 3:  # an XDG layout: the agent's folder inside ~/.config
-        return ctx.home / parts[1] / parts[2]
+    if parts[:2] == ("~", ".config") and len(parts) > 2:  # an XDG application: its own folder, not ~/.config
+        return (ctx.env_dir(XDG_CONFIG_HOME) or ctx.home / ".config") / parts[2]
     return ctx.home / parts[1] if parts and parts[0] == "~" and len(parts) > 1 else ctx.home
 
 

@@ -26,11 +26,13 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         droid,
         gemini,
         grok,
+        kilo,
         kimi,
         kiroagent,
         kirocli,
         kiroide,
         letta,
+        opencode,
         openhands,
         qoder,
         qwen,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
         kirocli, kiroide, kiroagent,
         qoder, openhands, crush,
+        opencode, kilo,
     )  # fmt: skip
 
 

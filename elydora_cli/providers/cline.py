@@ -13,7 +13,6 @@ someone else and is never touched.
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import os
@@ -26,7 +25,7 @@ from typing import Any
 from elydora_config.errors import ConfigError, MalformedConfigError
 
 from .. import catalog, identity
-from ..plug import defaults
+from ..plug import defaults, markerline
 from ..plug.common import RefusedError, catalog_events, refuse_if
 from ..plug.context import RUNTIME_FLAGS, Context
 from ..plug.contract import Finding, Format, Sources, Target
@@ -66,23 +65,14 @@ class Marker:
         data.update(agentId=self.agent_id, runtimePath=self.runtime_path)
         if self.python:
             data["python"] = self.python
-        raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        return MARKER + base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+        return MARKER + markerline.encode(data)
 
 
 def _decode(encoded: str, path: Path) -> Marker:
     def broken(reason: str) -> MalformedConfigError:
-        return MalformedConfigError(
-            path, f"its Elydora marker is unreadable ({reason}); move the file away or delete it"
-        )
+        return markerline.broken(path, reason)
 
-    try:
-        raw = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-        if base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=") != encoded:
-            raise broken("not canonical base64url")
-        data = json.loads(raw.decode("utf-8"))
-    except ValueError as exc:  # binascii.Error, UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise broken(str(exc)) from None
+    data = markerline.decode(encoded, path)
     keys = {"version", "kind", "agentId", "runtimePath"}
     if not isinstance(data, dict) or data.get("version") not in (REFERENCE_VERSION, VERSION):
         raise broken("unknown version")
@@ -186,14 +176,9 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
 
 
 def _problems(path: Path, role: str, text: str | None, ctx: Context, agent_id: str) -> list[str]:
-    if text is None:
-        return [f"is missing: Cline runs no Elydora {role} hook"]
-    try:
-        marker = marker_of(text, path)
-    except MalformedConfigError as exc:
-        return [exc.reason]
-    if marker is None:
-        return ["has no Elydora marker: another integration owns it"]
+    marker = markerline.read(text, path, marker_of, f"is missing: Cline runs no Elydora {role} hook")
+    if isinstance(marker, str):
+        return [marker]
     expected = ours(ctx.with_options(python=marker.python or ctx.python), agent_id, role)
     problems = [
         f"{label} is {actual!r}, expected {wanted!r}"

@@ -50,8 +50,8 @@ SIGNED_FIELDS = (
     "agent_pubkey_kid",
 )
 RECORD_FIELDS = (*SIGNED_FIELDS, "chain_hash", "signature")
-_SESSION_KEYS = ("conversation_id", "session_id", "sessionId", "session", "taskId")
-_TOOL_KEYS = ("tool_name", "toolName", "name")
+_SESSION_KEYS = ("conversation_id", "session_id", "sessionId", "session", "taskId", "sessionID")
+_TOOL_KEYS = ("tool_name", "toolName", "name", "tool")
 _NESTED_TOOL_KEYS = ("tool_result", "tool_call")
 
 
@@ -84,7 +84,8 @@ def _label(value: Any) -> str | None:
 
 
 def session_of(payload: dict[str, Any]) -> str:
-    """The first present of conversation_id, session_id, sessionId, session, taskId; else ``unknown``."""
+    """The first present of conversation_id, session_id, sessionId, session, taskId, sessionID (OpenCode); else
+    ``unknown``."""
     for key in _SESSION_KEYS:
         label = _label(payload.get(key))
         if label is not None:
@@ -93,7 +94,8 @@ def session_of(payload: dict[str, Any]) -> str:
 
 
 def tool_of(payload: dict[str, Any]) -> str:
-    """The first present of tool_name, toolName, name, tool_result.name, tool_call.name; else ``unknown``."""
+    """The first present of tool_name, toolName, name, tool (OpenCode), tool_result.name, tool_call.name; else
+    ``unknown``."""
     for key in _TOOL_KEYS:
         label = _label(payload.get(key))
         if label is not None:

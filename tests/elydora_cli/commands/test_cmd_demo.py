@@ -27,7 +27,7 @@ def test_every_agent_allows_records_blocks_and_uninstalls_identically(
     assert code == 0, out + err
     assert "agent" in out and "| allow | record | block | uninstall identical" in out
     assert table(out) == {pid: ("ok", "ok", "ok", "ok") for pid in implemented_ids()}
-    assert len(implemented_ids()) == 18
+    assert len(implemented_ids()) == 20
     assert out.rstrip().endswith("every step held")
     home = tmp_path / "demo" / "home"
     assert sandbox.snapshot(home) == {
@@ -87,10 +87,17 @@ def test_an_agent_whose_runner_is_missing_is_not_applicable(
 ) -> None:
     empty = tmp_path / "bin"
     empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))  # no node: Cline's hook files cannot run
-    code = main(["demo", str(tmp_path / "demo"), "cline", "claude"])
+    monkeypatch.setenv("PATH", str(empty))  # no node: Cline's hook files and the plugin modules cannot run
+    code = main(["demo", str(tmp_path / "demo"), "cline", "claude", "opencode", "kilo"])
     out, _ = capsys.readouterr()
     assert code == 0
-    assert table(out) == {"cline": ("n/a", "n/a", "n/a", "ok"), "claudecode": ("ok", "ok", "ok", "ok")}
-    assert "cline: allow: cannot run node" in out
-    assert out.rstrip().endswith("n/a: cline (the program the agent runs its hooks with is not on this machine)")
+    assert table(out) == {
+        "cline": ("n/a", "n/a", "n/a", "ok"),
+        "claudecode": ("ok", "ok", "ok", "ok"),
+        "opencode": ("n/a", "n/a", "n/a", "ok"),
+        "kilo": ("n/a", "n/a", "n/a", "ok"),
+    }
+    assert "cline: allow: cannot run node" in out and "opencode: allow: cannot run node" in out
+    assert out.rstrip().endswith(
+        "n/a: cline, opencode, kilo (the program the agent runs its hooks with is not on this machine)"
+    )

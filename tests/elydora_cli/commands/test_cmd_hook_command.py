@@ -234,5 +234,7 @@ def test_cline_takes_no_hook_command(root: Path, supervisor: str, capsys: pytest
     code, out, _ = cli(capsys, root, "verify", "--every", "--hook-command", supervisor)
     lines = out.splitlines()
     assert code == 1 and [line for line in lines if " FAIL " in line] == [
-        "cline       -                   -      FAIL not installed (run: elydora install cline)"
+        "cline       -                   -      FAIL not installed (run: elydora install cline)",
+        "opencode    -                   -      FAIL not installed (run: elydora install opencode)",
+        "kilo        -                   -      FAIL not installed (run: elydora install kilo)",
     ]

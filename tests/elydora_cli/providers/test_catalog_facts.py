@@ -18,6 +18,7 @@ FORMATS = {
     "jsonc-trailing-commas": {Format.JSONC},
     "toml": {Format.TOML},
     "hook-files": {Format.TEXT},
+    "plugin-module": {Format.TEXT},
 }
 
 

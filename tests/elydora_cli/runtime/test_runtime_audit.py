@@ -31,6 +31,8 @@ AUDIT = {  # providers.md: success output and failure mode of hook.py
     "qoder": ("", 0),
     "openhands": ("", 0),
     "crush": ("", 0),
+    "opencode": ("", 0),
+    "kilo": ("", 0),
 }
 
 

@@ -64,6 +64,10 @@ EXPECTED: dict[str, dict[str, object]] = {
     "openhands": PLAIN,
     # Crush reads exit 2 with the reason on stderr; the guard never prints {"decision": "allow"} on success
     "crush": PLAIN,
+    # The plugin module in front of the guard turns exit 2 into a throw and its own failures (exit 1 here) into
+    # a throw as well: the guard fails closed (tests/elydora_cli/plug/test_plugin_node.py).
+    "opencode": {**PLAIN, "fail_exit": 1},
+    "kilo": {**PLAIN, "fail_exit": 1},
 }
 PROVIDERS = sorted(EXPECTED)
 SAMPLES = PAYLOADS

@@ -1,0 +1,23 @@
+"""Presence of the XDG agents (OpenCode, Kilo): their own folder below ``~/.config``, never ``~/.config`` itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from elydora_testkit.provider_cases import make_context
+
+from elydora_cli import presence
+
+
+def test_an_xdg_agent_is_its_own_folder(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path, dirs=(".config/nvim",)).with_options(env={"PATH": str(tmp_path / "no-bin")})
+    assert presence.config_dir("opencode", ctx) == ctx.home / ".config" / "opencode"
+    assert presence.absence("opencode", ctx) is not None  # ~/.config exists, OpenCode's folder does not
+    (ctx.home / ".config" / "kilo").mkdir()
+    assert presence.absence("kilo", ctx) is None
+
+
+def test_xdg_config_home_moves_the_folder_and_kilo_config_dir_names_it(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path, {"XDG_CONFIG_HOME": "/xdg", "KILO_CONFIG_DIR": "/kilo-here"})
+    assert presence.config_dir("opencode", ctx) == ctx.home / "xdg" / "opencode"
+    assert presence.config_dir("kilo", ctx) == ctx.home / "kilo-here"
