@@ -242,6 +242,9 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     tx = _transaction(ctx)
     op = _prepare(tx, provider, ctx, provider_id)
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
+    previous = manifests.get(agent_id)
+    inherited = bool(previous and previous.trusted and not ctx.trust)  # trusted by us before: trust again
+    ctx = ctx.with_options(trust=ctx.trust or inherited)
     provider.install(docs, ctx, agent_id)
     tx.mkdir(agent_dir, 0o700)
     repaired = [] if stage_identity(tx, agent_dir, provider_id, agent_id) else stage_state_repair(tx, agent_dir)
@@ -252,9 +255,10 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
         runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
     runtime += _stage_extra_runtime(tx, provider, ctx, agent_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs) + [str(path) for path, _ in repaired]
-    previous = manifests.get(agent_id)
+    trusted = _trusted(ctx) or inherited
     manifest = Manifest(
-        provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command
+        provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
+        trusted=trusted,
     )
     for path in docs.targets:
         if path in docs.logs and path not in docs.deleted:
@@ -262,8 +266,37 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
-    outcome.notes = [f"repaired {note}" for _, note in repaired] + list(provider.NOTES)
-    return _finish(tx, outcome, dry_run, ctx)
+    outcome.notes = [f"repaired {note}" for _, note in repaired]
+    outcome.notes += _trust_notes(ctx) if ctx.trust and ctx.probe else list(provider.NOTES)
+    _finish(tx, outcome, dry_run, ctx)
+    if not dry_run and _trusted(ctx):
+        outcome.notes += _confirm_trust(provider_id, ctx)
+    return outcome
+
+
+def _trusted(ctx: Context) -> bool:
+    """Whether the agent itself hashed our entries for their trust entries in this install."""
+    from ..plug.agentprobe import AGENT
+
+    return bool(ctx.trust and ctx.probe and ctx.probe.report.check == AGENT)
+
+
+def _trust_notes(ctx: Context) -> list[str]:
+    note = ctx.probe.report.note if ctx.probe else None
+    return [note if _trusted(ctx) else f"warning: {note}"] if note else []
+
+
+def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
+    """After the commit, the agent is asked again: our entries must now be listed as trusted."""
+    from ..plug.agentprobe import AGENT
+
+    found = status(provider_id, ctx.with_options(trust=False))
+    if ctx.probe is None or ctx.probe.report.check != AGENT:
+        return [f"warning: trust not confirmed: {ctx.probe.report.note if ctx.probe else 'no probe'}"]
+    problems = [f.render() for f in found.findings if f.severity in ("error", "pending")]
+    if problems:
+        return [f"warning: the agent does not confirm the trust: {'; '.join(problems)}"]
+    return [f"confirmed by {ctx.probe.name}: our hooks are listed, enabled and trusted"]
 
 
 def _stage_extra_runtime(
