@@ -13,10 +13,12 @@ trust entries in the same transaction as the hooks.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -124,9 +126,12 @@ def _exchange(exe: str, env: dict[str, str], cwd: str, timeout: float) -> Any:
         reader.answer(1)
         reader.send({"jsonrpc": "2.0", "method": "initialized"})
         reader.send({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}})
-        return reader.answer(2)
-    finally:
-        reader.close()
+        answer = reader.answer(2)
+    except BaseException:
+        reader.close(wait=0)  # a Codex that failed once gets no grace time
+        raise
+    reader.close(wait=5)
+    return answer
 
 
 class _Lines:
@@ -176,13 +181,16 @@ class _Lines:
         except ValueError:
             raise ProbeError("Codex answered something that is not JSON-RPC") from None
 
-    def close(self) -> None:
+    def close(self, wait: float) -> None:
+        """End the exchange: Codex exits at the end of its input; after ``wait`` seconds it is killed."""
         self._selector.close()
         for stream in (self._proc.stdin, self._proc.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):
+                    stream.close()
         try:
-            self._proc.wait(timeout=5)
+            self._proc.wait(timeout=wait)
         except subprocess.TimeoutExpired:
-            self._proc.kill()
+            with contextlib.suppress(OSError):  # its own session: the native binary the launcher started too
+                os.killpg(self._proc.pid, signal.SIGKILL)
             self._proc.wait()
