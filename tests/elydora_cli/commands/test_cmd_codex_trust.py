@@ -11,7 +11,9 @@ from elydora_testkit.fake_codex import install_fake
 
 from elydora_cli.main import main
 
-USER_CONFIG = 'model = "o4"\n\n# mine\n[hooks.state."/elsewhere/hooks.json:pre_tool_use:0:0"]\ntrusted_hash = "sha256:user"\n'
+USER_CONFIG = (
+    'model = "o4"\n\n# mine\n[hooks.state."/elsewhere/hooks.json:pre_tool_use:0:0"]\ntrusted_hash = "sha256:user"\n'
+)
 
 
 @pytest.fixture
