@@ -416,6 +416,14 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     return entries.installed(provider, op.docs, op.ctx, agent_id)
 
 
+def entry_findings(provider_id: str, ctx: Context) -> list[Finding]:
+    """What the agent module reports of our entries alone (with ``ctx.probe``: what the agent itself loads)."""
+    provider = load(provider_id)
+    agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
+    op = _prepare(None, provider, ctx, provider_id)
+    return provider.check(op.docs, op.ctx, agent_id)
+
+
 def _words(command: str | None) -> tuple[str, ...] | str | None:
     if command is None:
         return None

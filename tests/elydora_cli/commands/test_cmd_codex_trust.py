@@ -114,3 +114,23 @@ def test_text_status_says_how_it_checked(codex_root: Path, monkeypatch: pytest.M
     assert "note: checked with codex app-server" in cli(capsys, codex_root, "status", "codex")[1]
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     assert "note: file-level check only" in cli(capsys, codex_root, "status", "codex")[1]
+
+
+def verify_agent_checks(capsys: pytest.CaptureFixture[str],
+                        root: Path) -> tuple[int, list[dict[str, object]], list[str]]:
+    code, out = cli(capsys, root, "verify", "codex", "--json")
+    doc = json.loads(out)
+    return code, [c for c in doc["checks"] if c["probe"] == "agent"], doc["notes"]
+
+
+def test_verify_asks_codex_and_fails_on_what_it_skips(codex_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(capsys, codex_root, "install", "codex", "--trust")[0] == 0
+    code, agent, notes = verify_agent_checks(capsys, codex_root)
+    assert (code, [c["ok"] for c in agent], notes) == (0, [True], [])
+    install_fake(codex_root / "bin", "disabled")
+    code, agent, _ = verify_agent_checks(capsys, codex_root)
+    assert code == 1 and [c["ok"] for c in agent] == [False, False] and "disabled" in str(agent[0]["reason"])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    code, agent, notes = verify_agent_checks(capsys, codex_root)
+    assert (code, agent) == (0, []) and notes[0].startswith("codex: file-level check only: Codex not found")
