@@ -29,6 +29,7 @@ from ..plug.ownership import command_words
 from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
+from .agentcheck import loaded_findings
 from .manifest import MANIFEST_NAME, Manifest
 from .staging import (
     PYCACHE,
@@ -392,7 +393,7 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
         return ProviderStatus(provider_id, agent_id, installed, [Finding(mismatch)])
-    findings = provider.check(docs, ctx, agent_id)
+    findings = provider.check(docs, ctx, agent_id) + loaded_findings(provider, docs, ctx, agent_id)
     result = ProviderStatus(provider_id, agent_id, installed, findings)
     if installed:
         result.findings += _check_runtime(provider, provider_id, ctx, agent_dir, agent_id, manifest)
@@ -421,7 +422,7 @@ def entry_findings(provider_id: str, ctx: Context) -> list[Finding]:
     provider = load(provider_id)
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     op = _prepare(None, provider, ctx, provider_id)
-    return provider.check(op.docs, op.ctx, agent_id)
+    return provider.check(op.docs, op.ctx, agent_id) + loaded_findings(provider, op.docs, op.ctx, agent_id)
 
 
 def _words(command: str | None) -> tuple[str, ...] | str | None:

@@ -12,4 +12,8 @@ def probe_for(provider_id: str, ctx: Context) -> AgentProbe | None:
         from . import codex
 
         return codex.CodexProbe(ctx)
+    if provider_id == "grok":
+        from . import grok
+
+        return grok.GrokProbe(ctx)
     return None

@@ -28,6 +28,9 @@ class ListedHook:
     trust: str
     """``trusted``, ``untrusted``, ``modified`` (or the agent's other word)."""
     enabled: bool
+    event: str = ""
+    """The agent's event name (compared by probes that list hooks by event and command)."""
+    command: str = ""
 
 
 class AgentProbe(Protocol):
@@ -36,6 +39,11 @@ class AgentProbe(Protocol):
     @property
     def name(self) -> str:
         """What is asked, for messages (e.g. ``codex app-server``)."""
+
+    @property
+    def compares_commands(self) -> bool:
+        """Whether our entries are compared with the listing by event and command (``installer/agentcheck``);
+        ``False``: the agent module compares them itself (Codex: keys and trust)."""
 
     @property
     def report(self) -> ProbeReport:
