@@ -134,3 +134,22 @@ def test_verify_asks_codex_and_fails_on_what_it_skips(codex_root: Path, monkeypa
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     code, agent, notes = verify_agent_checks(capsys, codex_root)
     assert (code, agent) == (0, []) and notes[0].startswith("codex: file-level check only: Codex not found")
+
+
+@pytest.mark.parametrize(("answer", "trusted"), [("y\n", True), ("\n", False)])
+def test_on_a_terminal_install_asks_before_trusting(codex_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str], answer: str,
+                                                    trusted: bool) -> None:
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal(answer))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out = cli(capsys, codex_root, "install", "codex")
+    assert code == 0 and "trust Elydora's hooks in codex now" in out
+    assert config(codex_root).count("trusted_hash") == (3 if trusted else 1)  # ours, besides the user's own
+    assert manifest(codex_root).get("trusted", False) is trusted
