@@ -118,7 +118,7 @@ def _with_trust(args: argparse.Namespace, ctx: Any, pid: str) -> Any:
     from ..introspect import probe_for
 
     probe = probe_for(pid, ctx)
-    if probe is None:
+    if probe is None or not probe.records_trust:
         return ctx
     trust = bool(args.trust) or (not args.json and not args.dry_run and probe.available() and _ask(pid))
     return ctx.with_options(probe=probe, trust=trust)

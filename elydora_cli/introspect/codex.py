@@ -56,6 +56,7 @@ class CodexProbe:
     """``codex app-server`` for one home; :attr:`report` says whether Codex answered."""
 
     name = "codex app-server"
+    records_trust = True
     compares_commands = False
 
     def __init__(self, ctx: Context, timeout: float = TIMEOUT_SECONDS) -> None:

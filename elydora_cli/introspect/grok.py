@@ -34,6 +34,7 @@ class GrokProbe:
     """``grok inspect --json`` for one home and project."""
 
     name = "grok inspect"
+    records_trust = False
     compares_commands = True
 
     def __init__(self, ctx: Context, timeout: float = TIMEOUT_SECONDS) -> None:

@@ -41,6 +41,10 @@ class AgentProbe(Protocol):
         """What is asked, for messages (e.g. ``codex app-server``)."""
 
     @property
+    def records_trust(self) -> bool:
+        """Whether the agent gates hooks on a trust we can record with :meth:`hashes_for` (Codex)."""
+
+    @property
     def compares_commands(self) -> bool:
         """Whether our entries are compared with the listing by event and command (``installer/agentcheck``);
         ``False``: the agent module compares them itself (Codex: keys and trust)."""

@@ -56,3 +56,14 @@ def test_without_grok_the_check_is_file_level(grok_root: Path, monkeypatch: pyte
         code, row = status(capsys, grok_root)
         assert (code, row["state"], row["check"]) == (0, "healthy", "file-level")
         assert str(row["check_note"]).startswith("file-level check only: Grok")
+
+
+def test_install_asks_no_trust_question_for_grok(grok_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda *_: pytest.fail("asked a trust question"))
+    assert main(["install", "grok", "--root", str(grok_root / "home"), "--hook-timeout-seconds", "9"]) == 0
+    assert "trusted" not in json.loads((grok_root / "home" / ".elydora" / "grok" / "install-manifest.json").read_text())
