@@ -10,7 +10,12 @@ from elydora_config.errors import RecoveryNeededError
 
 def recover_command(ctx: Any) -> str:
     """``elydora recover`` with the ``--root``/``--state-root`` this command was given (quoted for a shell)."""
-    words = ["elydora", "recover"]
+    return elydora_command(ctx, "recover")
+
+
+def elydora_command(ctx: Any, *args: str) -> str:
+    """``elydora <args>`` with the ``--root``/``--state-root`` this command was given (quoted for a shell)."""
+    words = ["elydora", *args]
     if ctx.rooted:
         words += ["--root", str(ctx.home)]
     if ctx.state_root != ctx.home:

@@ -33,6 +33,10 @@ def register(sub: Any) -> None:
     )
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
     install.add_argument("--python", metavar="PATH", help="the interpreter the hooks run (default: this one)")
+    install.add_argument(
+        "--trust", action="store_true",
+        help="Codex: record Codex's own trust of our hooks in config.toml (asked on a terminal when not given)",
+    )
     install.set_defaults(func=run_install)
     uninstall = sub.add_parser(
         "uninstall", help="remove Elydora's hooks and runtime files from agents", epilog=UNINSTALL_EXAMPLES
@@ -75,7 +79,8 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         try:
             if verb == "uninstall":
                 refuse_if_elsewhere(pid, ctx)
-            outcome = action(pid, remembered(ctx, args, pid) if verb == "install" else ctx, dry_run=args.dry_run)
+            scoped = _with_trust(args, remembered(ctx, args, pid), pid) if verb == "install" else ctx
+            outcome = action(pid, scoped, dry_run=args.dry_run)
         except Exception as exc:  # one agent's failure does not stop the others; each is all-or-nothing
             if (len(providers) == 1 and not args.json) or args.verbose >= 2:
                 raise
@@ -105,6 +110,25 @@ def _interpreter(args: argparse.Namespace, ctx: Any) -> tuple[Any, list[str]]:
     if args.python is not None:
         ctx = ctx.with_options(python=interpreter.choose(args.python))
     return ctx, [] if ctx.hook_command else interpreter.warnings(ctx.python)
+
+
+def _with_trust(args: argparse.Namespace, ctx: Any, pid: str) -> Any:
+    """The agent's own introspection, and its trust of our entries with consent: ``--trust``, or yes at the
+    prompt on a terminal (only when the agent can be asked: Codex on ``PATH``)."""
+    from ..introspect import probe_for
+
+    probe = probe_for(pid, ctx)
+    if probe is None or not probe.records_trust:
+        return ctx
+    trust = bool(args.trust) or (not args.json and not args.dry_run and probe.available() and _ask(pid))
+    return ctx.with_options(probe=probe, trust=trust)
+
+
+def _ask(pid: str) -> bool:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    answer = input(f"{pid}: trust Elydora's hooks in {pid} now (they do not run until trusted)? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _present(providers: list[str], ctx: Any) -> tuple[list[str], list[dict[str, str]]]:

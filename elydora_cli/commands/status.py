@@ -68,7 +68,10 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
 
     from .. import health, stateroots
     from ..installer import operations
+    from ..introspect import probe_for
 
+    probe = probe_for(pid, ctx)
+    ctx = ctx.with_options(probe=probe)
     try:
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
@@ -113,6 +116,8 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     if other and row["state"] in ("healthy", "not installed", "frozen", "revoked", "awaiting approval"):
         row["state"] = "other state root"
     row["elsewhere"] = other
+    if probe is not None and st.installed:  # how our entries were checked: by asking the agent, or its files only
+        row["check"], row["check_note"] = probe.report.check, probe.report.note
     row["healthy"] = row["state"] == "healthy"
     return row
 
@@ -192,6 +197,8 @@ def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> 
         print(f"{row['provider']:<12} {row['state']}{extra}")
         for problem in row["problems"] + row.get("enforcement", []):
             print(f"  - {problem}")
+        if row.get("check_note"):
+            print(f"  note: {row['check_note']}")
         audit = row.get("audit")
         if audit:
             for problem in audit["problems"]:

@@ -58,6 +58,31 @@ def _installed(providers: list[str], ctx: Any) -> list[str]:
     return kept
 
 
+def _ask_agents(checks: list[Any], providers: list[str], ctx: Any, args: argparse.Namespace) -> list[str]:
+    """Where the agent can say which hooks it loads (Codex: ``codex app-server``), one ``agent`` check per
+    agent: our entries listed, enabled and trusted. Without the agent: a note that the check was file-level."""
+    from ..installer import operations
+    from ..installer.verify import Check
+    from ..introspect import probe_for
+    from ..plug.agentprobe import AGENT
+
+    notes = []
+    for pid in dict.fromkeys(c.provider for c in checks if c.provider in providers):
+        scoped = options.remembered(ctx, args, pid)
+        probe = probe_for(pid, scoped)
+        if probe is None:
+            continue
+        findings = operations.entry_findings(pid, scoped.with_options(probe=probe))
+        if probe.report.check != AGENT:
+            notes.append(f"{pid}: {probe.report.note or 'file-level check only'}")
+            continue
+        problems = [f for f in findings if f.severity in ("error", "pending")]
+        checks += [Check(pid, "-", "agent", False, f.render()) for f in problems]
+        if not problems:
+            checks.append(Check(pid, "-", "agent", True, f"{probe.name}: our hooks are listed, enabled and trusted"))
+    return notes
+
+
 def run(args: argparse.Namespace) -> int:
     from ..installer.verify import verify
 
@@ -72,10 +97,12 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"ok": False, "checks": [], "failures": [
                 {"provider": None, "file": None, "message": "no agent is installed here"}]}, indent=2))
         return exitcodes.UNHEALTHY
+    notes = _ask_agents(checks, providers, ctx, args)
     failed = [c for c in checks if not c.ok]
     if args.json:
         failures = [{"provider": c.provider, "file": c.source, "message": c.reason} for c in failed]
-        print(json.dumps({"ok": not failed, "checks": [c.to_json() for c in checks], "failures": failures}, indent=2))
+        doc = {"ok": not failed, "checks": [c.to_json() for c in checks], "failures": failures, "notes": notes}
+        print(json.dumps(doc, indent=2))
     else:
         widths = (max((len(c.provider) for c in checks), default=0), max((len(c.event) for c in checks), default=0))
         files: dict[tuple[str, str], set[str]] = {}
@@ -83,5 +110,7 @@ def run(args: argparse.Namespace) -> int:
             files.setdefault((check.provider, check.event), set()).update([check.source] if check.source else [])
         for check in checks:
             print(_line(check, widths, len(files[(check.provider, check.event)]) > 1))
+        for note in notes if args.verbose else []:  # --json always lists them; stdout stays checks + summary
+            sys.stderr.write(f"note: {note}\n")
         print(f"{len(failed)} of {len(checks)} checks failed" if failed else f"all {len(checks)} checks passed")
     return exitcodes.UNHEALTHY if failed else exitcodes.OK

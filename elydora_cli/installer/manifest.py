@@ -44,6 +44,8 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
     runtime: list[str] = field(default_factory=list)
     hook_command: str | None = None
+    trusted: bool = False
+    """The agent's trust of our entries was recorded by us (``install --trust``): a reinstall trusts again."""
 
     def encode(self) -> bytes:
         data = {
@@ -53,6 +55,7 @@ class Manifest:
             "python": self.python,
             "timeout_seconds": self.timeout_seconds,
             "hook_command": self.hook_command,
+            **({"trusted": True} if self.trusted else {}),
             "runtime": self.runtime,
             "files": {path: rec.to_json() for path, rec in sorted(self.files.items())},
         }
@@ -76,6 +79,7 @@ class Manifest:
                 files,
                 list(raw["runtime"]),
                 raw.get("hook_command"),
+                raw.get("trusted") is True,
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise MalformedConfigError(path, f"install manifest is unreadable: {exc}") from None

@@ -29,6 +29,7 @@ from ..plug.ownership import command_words
 from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
+from .agentcheck import loaded_findings
 from .manifest import MANIFEST_NAME, Manifest
 from .staging import (
     PYCACHE,
@@ -242,6 +243,9 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     tx = _transaction(ctx)
     op = _prepare(tx, provider, ctx, provider_id)
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
+    previous = manifests.get(agent_id)
+    inherited = bool(previous and previous.trusted and not ctx.trust)  # trusted by us before: trust again
+    ctx = ctx.with_options(trust=ctx.trust or inherited)
     provider.install(docs, ctx, agent_id)
     tx.mkdir(agent_dir, 0o700)
     repaired = [] if stage_identity(tx, agent_dir, provider_id, agent_id) else stage_state_repair(tx, agent_dir)
@@ -252,9 +256,10 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
         runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
     runtime += _stage_extra_runtime(tx, provider, ctx, agent_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs) + [str(path) for path, _ in repaired]
-    previous = manifests.get(agent_id)
+    trusted = _trusted(ctx) or inherited
     manifest = Manifest(
-        provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command
+        provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
+        trusted=trusted,
     )
     for path in docs.targets:
         if path in docs.logs and path not in docs.deleted:
@@ -262,8 +267,37 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
-    outcome.notes = [f"repaired {note}" for _, note in repaired] + list(provider.NOTES)
-    return _finish(tx, outcome, dry_run, ctx)
+    outcome.notes = [f"repaired {note}" for _, note in repaired]
+    outcome.notes += _trust_notes(ctx) if ctx.trust and ctx.probe else list(provider.NOTES)
+    _finish(tx, outcome, dry_run, ctx)
+    if not dry_run and _trusted(ctx):
+        outcome.notes += _confirm_trust(provider_id, ctx)
+    return outcome
+
+
+def _trusted(ctx: Context) -> bool:
+    """Whether the agent itself hashed our entries for their trust entries in this install."""
+    from ..plug.agentprobe import AGENT
+
+    return bool(ctx.trust and ctx.probe and ctx.probe.report.check == AGENT)
+
+
+def _trust_notes(ctx: Context) -> list[str]:
+    note = ctx.probe.report.note if ctx.probe else None
+    return [note if _trusted(ctx) else f"warning: {note}"] if note else []
+
+
+def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
+    """After the commit, the agent is asked again: our entries must now be listed as trusted."""
+    from ..plug.agentprobe import AGENT
+
+    found = status(provider_id, ctx.with_options(trust=False))
+    if ctx.probe is None or ctx.probe.report.check != AGENT:
+        return [f"warning: trust not confirmed: {ctx.probe.report.note if ctx.probe else 'no probe'}"]
+    problems = [f.render() for f in found.findings if f.severity in ("error", "pending")]
+    if problems:
+        return [f"warning: the agent does not confirm the trust: {'; '.join(problems)}"]
+    return [f"confirmed by {ctx.probe.name}: our hooks are listed, enabled and trusted"]
 
 
 def _stage_extra_runtime(
@@ -359,7 +393,7 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
         return ProviderStatus(provider_id, agent_id, installed, [Finding(mismatch)])
-    findings = provider.check(docs, ctx, agent_id)
+    findings = provider.check(docs, ctx, agent_id) + loaded_findings(provider, docs, ctx, agent_id)
     result = ProviderStatus(provider_id, agent_id, installed, findings)
     if installed:
         result.findings += _check_runtime(provider, provider_id, ctx, agent_dir, agent_id, manifest)
@@ -381,6 +415,14 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     from . import entries
 
     return entries.installed(provider, op.docs, op.ctx, agent_id)
+
+
+def entry_findings(provider_id: str, ctx: Context) -> list[Finding]:
+    """What the agent module reports of our entries alone (with ``ctx.probe``: what the agent itself loads)."""
+    provider = load(provider_id)
+    agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
+    op = _prepare(None, provider, ctx, provider_id)
+    return provider.check(op.docs, op.ctx, agent_id) + loaded_findings(provider, op.docs, op.ctx, agent_id)
 
 
 def _words(command: str | None) -> tuple[str, ...] | str | None:

@@ -48,7 +48,8 @@ class Check:
     provider: str
     event: str
     probe: str
-    """``allow``, ``block`` or ``audit``; ``-`` for a problem of the config or the runtime files."""
+    """``allow``, ``block`` or ``audit``; ``-`` for a problem of the config or the runtime files; ``agent`` for
+    what the agent itself says it loads (``codex app-server``)."""
     ok: bool
     reason: str = ""
     source: str | None = None

@@ -6,8 +6,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from ..statefiles import RUNTIME_FLAGS
+
+if TYPE_CHECKING:
+    from .agentprobe import AgentProbe
 
 DEFAULT_TIMEOUT_SECONDS = 10
 __all__ = ["DEFAULT_TIMEOUT_SECONDS", "RUNTIME_FLAGS", "Context"]
@@ -39,6 +43,10 @@ class Context:
     """Edit the real file a symlinked dotfile points to (see :mod:`elydora_cli.optins`)."""
     allow_read_only: bool = False
     """Replace settings files the caller may not write (see :mod:`elydora_cli.optins`)."""
+    probe: AgentProbe | None = None
+    """The agent's own introspection, when its executable is at hand (see :mod:`.agentprobe`)."""
+    trust: bool = False
+    """Install: record the agent's trust of our entries (``install --trust``; Codex)."""
 
     @property
     def elydora_dir(self) -> Path:

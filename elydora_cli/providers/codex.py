@@ -10,6 +10,7 @@ from elydora_config.errors import UnsafePathError
 
 from .. import catalog
 from ..plug import defaults, hookmap
+from ..plug.agentprobe import AgentProbe, ListedHook, ProbeError
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import (
     STATUS_MESSAGES,
@@ -26,6 +27,7 @@ from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 from ..plug.ownership import Ref, refs_in, runtime_argv
 from ..plug.schema import ANY, ANY_HANDLER, MapSchema
+from ..recovery_hint import elydora_command
 
 FACTS = catalog.provider("codex")
 DESCRIPTION = "Elydora audit and freeze enforcement"
@@ -64,8 +66,8 @@ def sources(ctx: Context) -> Sources:
     else:
         home = ctx.home / ".codex"
     new_text = '{\n  "description": "' + DESCRIPTION + '"\n}\n'
-    config = home / "config.toml"
-    return Sources([Target(home / "hooks.json", Format.JSON, new_text=new_text)], [config], {config: Format.TOML})
+    hooks = Target(home / "hooks.json", Format.JSON, new_text=new_text)
+    return Sources([hooks, Target(home / "config.toml", Format.TOML, new_text="")])
 
 
 def _path(docs: Documents) -> Path:
@@ -74,51 +76,144 @@ def _path(docs: Documents) -> Path:
     return path
 
 
+def _config(docs: Documents) -> Path:
+    return list(docs.targets)[1]
+
+
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
-    add_hooks(docs, _path(docs), HOOKS, ctx, agent_id)
+    path = _path(docs)
+    add_hooks(docs, path, HOOKS, ctx, agent_id)
+    _keep_trust(docs, path, ctx)
+    if ctx.trust and ctx.probe is not None:
+        _trust(docs, path, ctx, ctx.probe)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
-    remove_hooks(docs, _path(docs), HOOKS, ctx, agent_ids)
+    path = _path(docs)
+    remove_hooks(docs, path, HOOKS, ctx, agent_ids)
+    _keep_trust(docs, path, ctx)
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path = _path(docs)
-    return check_hooks(docs, path, HOOKS, ctx, agent_id) or _untrusted(docs, path, ctx, agent_id)
+    found = check_hooks(docs, path, HOOKS, ctx, agent_id)
+    if found:
+        return found
+    if ctx.probe is not None:
+        try:
+            return _asked(docs, path, ctx, agent_id, ctx.probe.listed())
+        except ProbeError:
+            pass
+    return _untrusted(docs, path, ctx, agent_id)  # the probe's report says the check was file-level only
 
 
 def _snake(event: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in event).lstrip("_")
 
 
-def _untrusted(docs: Documents, path: Path, ctx: Context, agent_id: str) -> list[Finding]:
-    """Codex silently skips hooks nobody trusted: each of ours needs a ``hooks.state`` entry in config.toml.
+def _ours(docs: Documents, path: Path, ctx: Context, agent_id: str | None) -> list[tuple[str, str]]:
+    """``(event, key suffix)`` of each of our handlers (of ``agent_id``; ``None``: of every agent) in the file.
 
-    Codex keys the entry ``<hooks.json>:<event in snake case>:<group>:<handler>``; the hash it stores cannot
-    be recomputed here, so a trust given to an earlier version of an entry is not detected as stale.
-    """
-    config_path = next(iter(docs.depends), None)
-    config = docs.depends.get(config_path) if config_path else None
-    value = config.value if config is not None else {}
-    state = value.get("hooks", {}).get("state", {}) if isinstance(value.get("hooks"), dict) else {}
+    Codex keys an entry ``<hooks.json>:<event in snake case>:<group>:<handler>``."""
     doc = docs.doc(path)
-    groups_by_event = (doc.value.get("hooks") or {}) if doc is not None else {}
-    missing = []
+    groups_by_event = (doc.get(["hooks"], None) or {}) if doc is not None else {}
+    found = []
     for event in HOOKS.events:
         for gi, group in enumerate(groups_by_event.get(event) or []):
             for hi, handler in enumerate(group.get("hooks") or [] if isinstance(group, dict) else []):
                 ref = hookmap.ours(HOOKS, handler, ctx)
-                key = f"{path}:{_snake(event)}:{gi}:{hi}"
-                if ref and ref.agent_id == agent_id and not isinstance(state.get(key), dict):
-                    missing.append(event)
+                if ref and agent_id in (None, ref.agent_id):
+                    found.append((event, f"{_snake(event)}:{gi}:{hi}"))
+    return found
+
+
+def _state(docs: Documents) -> dict[str, Any]:
+    doc = docs.doc(_config(docs))
+    state = doc.get(["hooks", "state"], None) if doc is not None else None
+    return state if isinstance(state, dict) else {}
+
+
+def _keep_trust(docs: Documents, path: Path, ctx: Context) -> None:
+    """Our trust entries (values an install recorded, keyed under our hooks.json) stay recorded while they
+    name one of our handlers; the others go. A user's own ``hooks.state`` entries are never touched."""
+    config_path = _config(docs)
+    current = {f"{path}:{suffix}" for _, suffix in _ours(docs, path, ctx, None)}
+    for key, value in _state(docs).items():
+        if not key.startswith(f"{path}:") or value not in docs.recorded:
+            continue
+        if key in current:
+            docs.log(config_path).inserted.append({"at": ["hooks", "state", key], "value": value})
+        else:
+            _doc(docs, config_path).remove(["hooks", "state", key])
+
+
+def _doc(docs: Documents, path: Path) -> Any:
+    doc = docs.doc(path)
+    assert doc is not None
+    return doc
+
+
+def _trust(docs: Documents, path: Path, ctx: Context, probe: AgentProbe) -> None:
+    """Write Codex's ``trusted_hash`` of each of our entries, hashed by Codex itself (never by us)."""
+    text = docs.final_text(path)
+    try:
+        hashes = probe.hashes_for(text or "")
+    except ProbeError:
+        return  # the probe's report says why; status keeps reporting the hooks as awaiting trust
+    config_path = _config(docs)
+    log = docs.log(config_path)
+    log.inserted = [i for i in log.inserted if i["at"][:2] != ["hooks", "state"]]
+    config = docs.ensure(config_path)
+    for _, suffix in _ours(docs, path, ctx, None):
+        if suffix not in hashes:
+            continue
+        key, entry = f"{path}:{suffix}", {"trusted_hash": hashes[suffix]}
+        if config.get(["hooks", "state", key], None) != entry:
+            config.set(["hooks", "state", key], entry)
+        log.inserted.append({"at": ["hooks", "state", key], "value": entry})
+
+
+def _fix(ctx: Context) -> str:
+    return elydora_command(ctx, "install", "codex", "--trust")
+
+
+def _asked(docs: Documents, path: Path, ctx: Context, agent_id: str, listed: list[ListedHook]) -> list[Finding]:
+    """What Codex itself says of our entries: listed, enabled, trusted (``modified``: changed since)."""
+    by_key = {hook.key: hook for hook in listed}
+    findings, untrusted = [], []
+    for event, suffix in _ours(docs, path, ctx, agent_id):
+        hook = by_key.get(f"{path}:{suffix}")
+        if hook is None:
+            findings.append(Finding(f"Codex does not load our {event} hook", path))
+        elif not hook.enabled:
+            findings.append(Finding(f"Codex lists our {event} hook as disabled", path))
+        elif hook.trust == "modified":
+            findings.append(Finding(f"Codex skips our {event} hook: it changed since it was trusted; "
+                                    f"run `{_fix(ctx)}`", _config(docs)))
+        elif hook.trust != "trusted":
+            untrusted.append(event)
+    if untrusted:
+        findings.append(Finding(f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(untrusted)}); "
+                                f"run `{_fix(ctx)}` or open /hooks in Codex and trust them",
+                                _config(docs), severity="pending"))
+    return findings
+
+
+def _untrusted(docs: Documents, path: Path, ctx: Context, agent_id: str) -> list[Finding]:
+    """Without Codex at hand: each of our entries needs a ``hooks.state`` entry in config.toml (whether its
+    hash is still current cannot be seen without Codex)."""
+    state = _state(docs)
+    missing = [event for event, suffix in _ours(docs, path, ctx, agent_id)
+               if not isinstance(state.get(f"{path}:{suffix}"), dict)]
     if not missing:
         return []
     return [Finding(f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(missing)}); "
-                    "open /hooks in Codex and choose to trust them", config_path, severity="pending")]
+                    f"run `{_fix(ctx)}` or open /hooks in Codex and trust them", _config(docs), severity="pending")]
 
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
-NOTES = ("Codex runs new or changed hooks only after you approve them: open /hooks in Codex and trust both.",)
+NOTES = ("Codex runs new or changed hooks only once trusted: `elydora install codex --trust` records Codex's own "
+         "trust of both (or open /hooks in Codex and trust them).",)

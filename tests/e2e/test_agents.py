@@ -288,6 +288,81 @@ def test_codex_status_reports_untrusted_hooks(codex_untrusted: AgentSession) -> 
     )
 
 
+# -- Codex: trusted by `install --trust`, no bypass flag --------------------------------------------------------
+def _codex_path(info: dict[str, Any]) -> list[str]:
+    """The folder of the cached ``codex`` (and its runtime): on ``PATH``, ``elydora`` can ask Codex itself."""
+    return [str(Path(info["bin"]).parent), *info["path_prefix"]]
+
+
+def _codex_status(s: AgentSession) -> dict[str, Any]:
+    out = s.sandbox.elydora("status", "codex", "--root", str(s.sandbox.home), "--json", check=False,
+                            path_prefix=_codex_path(s.info))
+    row: dict[str, Any] = json.loads(out.stdout)["providers"][0]
+    return row
+
+
+def _codex_run_untrusting(s: AgentSession, phase: str) -> Run:
+    """``codex exec`` as a user runs it: without ``--dangerously-bypass-hook-trust``."""
+    argv = [a for a in s.agent.argv(s.info["bin"]) if a != "--dangerously-bypass-hook-trust"]
+    s.sandbox.reset_work()
+    s.sandbox.clear_bytecode()
+    run = s.run_raw(phase, argv, tool=s.agent.shell_tool)
+    assert not run.timed_out, run.describe()
+    assert_reached_only_the_fake_model(run)
+    return run
+
+
+@pytest.fixture(scope="module")
+def codex_trusted(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentSession]:
+    info = agent_cache.get("codex") or {}
+    if not info.get("available"):
+        pytest.skip(f"codex: {info.get('reason', 'not in the e2e cache manifest')}")
+    s = AgentSession(AGENTS["codex"], info, tmp_path_factory.mktemp("e2e-codex-trusted"))
+    try:
+        out = s.sandbox.elydora("install", "codex", "--root", str(s.sandbox.home), "--trust",
+                                path_prefix=_codex_path(info))
+        assert "confirmed by codex app-server" in out.stdout, out.stdout
+        yield s
+    finally:
+        s.close()
+
+
+def test_codex_runs_our_hooks_after_install_trust(codex_trusted: AgentSession) -> None:
+    """After ``install --trust`` Codex runs our hooks with no bypass flag: allow with one audit, then block."""
+    s, sb = codex_trusted, codex_trusted.sandbox
+    row = _codex_status(s)
+    assert (row["state"], row["check"]) == ("healthy", "agent"), row
+    sb.elydora("agent", "unfreeze", "--provider", "codex", "--root", str(sb.home))
+    before = len(ledger_payloads(s))
+    run = _codex_run_untrusting(s, "trusted-allow")
+    assert run.proof_exists and sb.runtime_ran("guard") and sb.runtime_ran("audit"), run.describe()
+    posts = [p for p in ledger_payloads(s)[before:] if s.agent.post_event_ok(p)]
+    assert len(posts) == 1 and s.agent.payload_command(posts[0]) == COMMAND, posts
+    assert "ledger OK" in sb.elydora("audit", "verify", "--provider", "codex", "--root", str(sb.home)).stdout
+    sb.elydora("agent", "freeze", "--provider", "codex", "--root", str(sb.home))
+    run = _codex_run_untrusting(s, "trusted-block")
+    assert not run.proof_exists and sb.runtime_ran("guard") and not sb.runtime_ran("audit"), run.describe()
+    assert any(contains(r["body"], guard_line("codex")) for r in run.after_tool_call()), run.describe()
+
+
+def test_codex_status_unhealthy_after_a_trust_breaking_reinstall(codex_trusted: AgentSession) -> None:
+    """A reinstall with another timeout where Codex cannot be asked leaves the old trust stale: Codex skips the
+    hooks (``modified``) and ``status`` says unhealthy with the fix, until ``install --trust`` trusts them again."""
+    s, sb = codex_trusted, codex_trusted.sandbox
+    sb.elydora("agent", "freeze", "--provider", "codex", "--root", str(sb.home))
+    sb.elydora("install", "codex", "--root", str(sb.home), "--hook-timeout-seconds", "12")  # no codex on PATH
+    row = _codex_status(s)
+    assert (row["state"], row["check"]) == ("unhealthy", "agent"), row
+    fix = f"elydora install codex --trust --root {sb.home}"
+    assert any("changed since it was trusted" in p and fix in p for p in row["problems"]), row["problems"]
+    run = _codex_run_untrusting(s, "modified")
+    assert run.proof_exists and not sb.runtime_ran("guard"), f"Codex ran hooks it lists as modified\n{run.describe()}"
+    sb.elydora("install", "codex", "--root", str(sb.home), "--trust", path_prefix=_codex_path(s.info))
+    assert _codex_status(s)["state"] == "frozen"
+    run = _codex_run_untrusting(s, "retrusted")
+    assert not run.proof_exists and sb.runtime_ran("guard"), run.describe()
+
+
 # -- Droid: our hooks go where Droid loads them ----------------------------------------------------------------
 @pytest.mark.parametrize("existing", ["settings.local.json", "hooks/hooks.json"])
 def test_droid_hooks_land_where_droid_loads_them(existing: str, agent_cache: dict[str, Any],

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,10 +148,14 @@ class Sandbox:
         for d in (self.home, self.work, self.logs, self.home / "tmp"):
             d.mkdir(parents=True, exist_ok=True)
 
-    def elydora(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """``elydora ARGS`` exactly as a user would type it, from the project folder."""
+    def elydora(self, *args: str, check: bool = True,
+                path_prefix: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
+        """``elydora ARGS`` exactly as a user would type it, from the project folder (``path_prefix``: folders
+        put in front of ``PATH``, e.g. an agent's executable for its introspection)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ELYDORA_", "PYTHON"))}
         env["HOME"] = str(self.home)
+        if path_prefix:
+            env["PATH"] = os.pathsep.join([*path_prefix, env.get("PATH", os.defpath)])
         proc = subprocess.run(
             [sys.executable, "-m", "elydora_cli", *args], cwd=self.work, env=env, capture_output=True, text=True,
             timeout=120,
