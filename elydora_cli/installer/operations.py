@@ -253,6 +253,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     runtime += _stage_extra_runtime(tx, provider, ctx, agent_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs) + [str(path) for path, _ in repaired]
     previous = manifests.get(agent_id)
+    _stage_retired_runtime(tx, agent_dir, previous, runtime + runtime_files_names(provider_id, agent_dir, ctx))
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command
     )
@@ -264,6 +265,18 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
     outcome.notes = [f"repaired {note}" for _, note in repaired] + list(provider.NOTES)
     return _finish(tx, outcome, dry_run, ctx)
+
+
+def runtime_files_names(provider_id: str, agent_dir: Path, ctx: Context) -> list[str]:
+    return list(runtime_files(provider_id, agent_dir, ctx.python))
+
+
+def _stage_retired_runtime(tx: Transaction, agent_dir: Path, previous: Manifest | None, current: list[str]) -> None:
+    """Remove the runtime files an earlier install recorded that this version no longer generates (e.g.
+    Auggie's old wrapper scripts); the generated runtime itself is handled by its own staging."""
+    for name in sorted(set(previous.runtime if previous else ()) - set(current)):
+        if name not in (".", "..") and "/" not in name and (agent_dir / name).exists():
+            tx.remove(agent_dir / name)
 
 
 def _stage_extra_runtime(
