@@ -111,8 +111,9 @@ SCHEMA = MapSchema(
 )
 
 
-_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+,:@%=-]+")
-"""A path a POSIX shell runs as it stands: no quoting, expansion or word splitting applies."""
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+,:@%=\u0080-\U0010ffff-]+")
+"""A path a POSIX shell runs as it stands (non-ASCII letters included): no quoting, expansion or word
+splitting applies."""
 
 
 def standalone(ref: Ref, ctx: Context) -> bool:

@@ -91,3 +91,18 @@ def test_an_interpreter_without_a_usable_shebang_keeps_the_interpreter_form(tmp_
     guard = _interpreter_handler(ctx, python, "guard.py", "Checking Elydora agent state")
     assert hooks["PreToolUse"] == [{"hooks": [guard]}]
     assert operations.status("claudecode", ctx).healthy
+
+
+@pytest.mark.parametrize("name", ["st ate", "st$ate", "st'ate"])
+def test_a_state_path_a_shell_would_interpret_keeps_the_interpreter_form(tmp_path: Path, name: str) -> None:
+    ctx = make_context(tmp_path).with_options(state_root=tmp_path / name)
+    operations.install("claudecode", ctx)
+    [guard] = json.loads(_settings(ctx).read_text())["hooks"]["PreToolUse"][0]["hooks"]
+    assert guard["command"] == sys.executable and guard["args"][:2] == ["-I", "-S"]
+
+
+def test_a_non_ascii_state_path_still_gets_the_launcher_alone(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path).with_options(state_root=tmp_path / "josé")
+    operations.install("claudecode", ctx)
+    [guard] = json.loads(_settings(ctx).read_text())["hooks"]["PreToolUse"][0]["hooks"]
+    assert guard["args"] == [] and guard["command"].endswith("/.elydora/claudecode/guard.py")
