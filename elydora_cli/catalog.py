@@ -121,6 +121,15 @@ class GuardFacts(AuditFacts):
 
 
 @dataclass(frozen=True)
+class HostMarks:
+    """The runtime acts only when the payload names every member in ``payload_keys`` and the environment
+    holds none of ``foreign_env`` (variables another agent sets for every hook it runs)."""
+
+    payload_keys: tuple[str, ...]
+    foreign_env: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Provider:
     id: str
     display_name: str
@@ -133,6 +142,9 @@ class Provider:
     """Other names the CLI accepts for the id (``claude``, ``auggie``, ``factory``...)."""
     executables: tuple[str, ...] = ()
     """The agent's command names: one on ``PATH`` means the agent is present on the machine."""
+    host: HostMarks | None = None
+    """How the runtime tells its own agent from another that runs the same entries (catalog key ``host``);
+    ``None``: the entries are read by this agent only."""
     """What the generated guard itself does when a wrapper the agent runs stands in front of it (catalog key
     ``guard.runtime_deny``: Cline's Node hook files turn the guard's exit 2 into the agent's cancel JSON);
     ``None``: the guard speaks the agent's protocol (``guard``) directly."""
@@ -212,7 +224,12 @@ def _provider(raw: dict[str, Any]) -> Provider:
         aliases=tuple(raw.get("aliases", ())),
         executables=tuple(raw.get("executables", ())),
         on_request=bool(raw.get("on_request", False)),
+        host=_host(raw.get("host")),
     )
+
+
+def _host(raw: Any) -> HostMarks | None:
+    return None if raw is None else HostMarks(tuple(raw["payload_keys"]), tuple(raw["foreign_env"]))
 
 
 @cache

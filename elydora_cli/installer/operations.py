@@ -36,9 +36,11 @@ from .staging import (
     runtime_files,
     stage_identity,
     stage_pycache_removal,
+    stage_retired_runtime,
     stage_runtime,
     stage_runtime_removal,
     stage_state_repair,
+    stage_stubs,
 )
 
 if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
@@ -257,6 +259,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     runtime += _stage_extra_runtime(tx, provider, ctx, agent_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs) + [str(path) for path, _ in repaired]
     trusted = _trusted(ctx) or inherited
+    stage_retired_runtime(tx, agent_dir, previous, runtime + runtime_files_names(provider_id, agent_dir, ctx))
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
         trusted=trusted,
@@ -300,6 +303,10 @@ def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
     return [f"confirmed by {ctx.probe.name}: our hooks are listed, enabled and trusted"]
 
 
+def runtime_files_names(provider_id: str, agent_dir: Path, ctx: Context) -> list[str]:
+    return list(runtime_files(provider_id, agent_dir, ctx.python))
+
+
 def _stage_extra_runtime(
     tx: Transaction, provider: Provider, ctx: Context, agent_dir: Path, agent_id: str
 ) -> list[str]:
@@ -325,7 +332,7 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
         names = set(manifest.runtime if manifest else []) | set(runtime_files(provider_id, agent_dir, ctx.python))
         names |= set(provider.extra_runtime(ctx, agent_id))  # also without a manifest
         python = manifest.python if manifest else ctx.python
-        left = _stage_stubs(tx, provider_id, agent_dir, python, names)
+        left = stage_stubs(tx, provider_id, agent_dir, python, names)
         for name in sorted(names - set(left) | {MANIFEST_NAME}):
             if (agent_dir / name).exists():
                 tx.remove(agent_dir / name)
@@ -344,24 +351,6 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
             with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
                 os.rmdir(ctx.agent_dir(agent_id) / PYCACHE)
     return outcome
-
-
-def _stage_stubs(tx: Transaction, provider_id: str, agent_dir: Path, python: str, names: set[str]) -> dict[str, bool]:
-    """Launchers a running session may still call become inert stubs (see :mod:`..runtime.stubs`); stubs
-    past their grace period go. Returns the launchers kept (True when a stub is written now)."""
-    from ..runtime import stubs
-
-    kept = {}
-    for name, data in stubs.stubs(provider_id, python).items():
-        path = agent_dir / name
-        if name not in names or not os.path.isfile(path):
-            continue
-        if stubs.stub_time(path) is None:
-            tx.write(path, data, mode=0o700)
-            kept[name] = True
-        elif not stubs.expired(path):
-            kept[name] = False
-    return kept
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,8 @@ from ..runtime.generate import generate
 
 if TYPE_CHECKING:
     from elydora_config import Transaction
+
+    from .manifest import Manifest
 
 IDENTITY_FILES = (identity.CONFIG, identity.PRIVATE_KEY, identity.STATUS)
 
@@ -101,3 +104,29 @@ def stage_state_repair(tx: Transaction, agent_dir: Path) -> list[tuple[Path, str
         tx.write(agent_dir / identity.STATUS, identity.status_bytes(status, reason), mode=0o600)
         notes.append((agent_dir / identity.STATUS, f"{now.problem}; restored as {status}"))
     return notes
+
+
+def stage_retired_runtime(tx: Transaction, agent_dir: Path, previous: Manifest | None, current: list[str]) -> None:
+    """Remove the runtime files an earlier install recorded that this version no longer generates (e.g.
+    Auggie's old wrapper scripts); the generated runtime itself is handled by its own staging."""
+    for name in sorted(set(previous.runtime if previous else ()) - set(current)):
+        if name not in (".", "..") and "/" not in name and (agent_dir / name).exists():
+            tx.remove(agent_dir / name)
+
+
+def stage_stubs(tx: Transaction, provider_id: str, agent_dir: Path, python: str, names: set[str]) -> dict[str, bool]:
+    """Launchers a running session may still call become inert stubs (see :mod:`..runtime.stubs`); stubs
+    past their grace period go. Returns the launchers kept (True when a stub is written now)."""
+    from ..runtime import stubs
+
+    kept = {}
+    for name, data in stubs.stubs(provider_id, python).items():
+        path = agent_dir / name
+        if name not in names or not os.path.isfile(path):
+            continue
+        if stubs.stub_time(path) is None:
+            tx.write(path, data, mode=0o700)
+            kept[name] = True
+        elif not stubs.expired(path):
+            kept[name] = False
+    return kept

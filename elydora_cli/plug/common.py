@@ -72,13 +72,18 @@ def command_handler(windows: WindowsForm = call_operator, *, typed: bool = True,
     return make_handler
 
 
-def exec_handler(*, status_messages: bool = False) -> HandlerFactory:
+def exec_handler(
+    *, status_messages: bool = False, standalone: Callable[[Ref, Context], bool] | None = None
+) -> HandlerFactory:
     """The exec-form handler (``command`` is the interpreter, ``args`` the rest, no shell) of the agents that
     run ``{"type": "command", "command", "args", "timeout"}`` directly; ``status_messages`` adds the
-    ``statusMessage`` of the role."""
+    ``statusMessage`` of the role; where ``standalone`` says so, the launcher alone is the command (it starts
+    its interpreter from its own ``#!`` line, so an agent that drops ``args`` still runs it)."""
 
     def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
         argv = runtime_argv(ref, ctx)
+        if standalone is not None and standalone(ref, ctx):
+            argv = argv[-1:]
         handler: dict[str, Any] = {"type": "command", "command": argv[0], "args": argv[1:], "timeout": ref.timeout}
         if status_messages:
             handler["statusMessage"] = STATUS_MESSAGES[ref.role]

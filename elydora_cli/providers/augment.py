@@ -1,8 +1,14 @@
-"""Auggie (Augment Code CLI): strict JSON ``~/.augment/settings.json``; each handler runs a wrapper script.
+"""Auggie (Augment Code CLI): strict JSON ``~/.augment/settings.json``; exec-form handlers (``command`` + ``args``).
 
-Auggie's handler is only the quoted path of a wrapper in the agent's state directory (``augment-guard.sh`` /
-``augment-hook.sh``, or ``.cmd`` on Windows) that runs our runtime with ``-I -S``. Matchers exist on the two
-tool events only and are JavaScript regular expressions, so install has Node.js compile every user matcher.
+Auggie 0.36 spawns a handler without a shell: ``command`` with ``args`` as they stand (it goes through
+``bash -c`` only when ``args`` is empty and ``command`` holds one of ``| & ; < > $``, a backtick, or starts
+with ``~``, and splits an ``args``-less command at spaces), after expanding ``${VAR}`` references. So our
+handler is the runtime's argv in exec form: interpreter ``-I -S`` script (or the ``--hook-command``
+supervisor), never a quoted string. Earlier versions wrote the POSIX-quoted path of a wrapper script
+(``'…/augment-guard.sh'``), which Auggie cannot spawn (ENOENT, treated as non-blocking): such entries are
+recognised and replaced, and the wrappers removed. Hooks run only when Auggie's ``enable_hooks`` feature
+flag, sent by Augment's server, is on. Matchers exist on the two tool events only and are JavaScript
+regular expressions, so install has Node.js compile every user matcher.
 """
 
 from __future__ import annotations
@@ -14,12 +20,12 @@ from .. import catalog
 from ..plug import defaults
 from ..plug.cmdforms import posix_quote
 from ..plug.common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
-from ..plug.context import RUNTIME_FLAGS, Context
+from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import Pattern, require_compilable
-from ..plug.ownership import AUDIT, GUARD, Ref, runtime_argv
+from ..plug.ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv
 from ..plug.schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
 
 FACTS = catalog.provider("augment")
@@ -43,19 +49,32 @@ SCHEMA = MapSchema(
     simple_events=SIMPLE_EVENTS,
 )
 OUR_MATCHER = ".*"
-WRAPPERS = {GUARD: "augment-guard", AUDIT: "augment-hook"}
-WRAPPER_MODE = 0o700
-
-
-def wrapper_name(role: str, ctx: Context) -> str:
-    return WRAPPERS[role] + (".cmd" if ctx.windows else ".sh")
+OLD_WRAPPERS = {GUARD: "augment-guard", AUDIT: "augment-hook"}
+"""The wrapper scripts earlier versions generated and named, quoted, as the whole command."""
+OLD_SCRIPTS = {f"{name}{ext}": role for role, name in OLD_WRAPPERS.items() for ext in (".sh", ".cmd")}
+OLD_KEYS = frozenset({"type", "command", "timeout"})
 
 
 def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
-    """The quoted wrapper path: POSIX single quotes, or Windows double quotes (``"`` escaped as ``\\"``)."""
-    path = str(ctx.agent_dir(ref.agent_id) / wrapper_name(ref.role, ctx))
-    command = '"' + path.replace('"', '\\"') + '"' if ctx.windows else posix_quote(path)
-    return {"type": "command", "command": command, "timeout": ref.timeout}
+    """The runtime's argv in exec form: Auggie spawns ``command`` with ``args`` directly."""
+    argv = runtime_argv(ref, ctx)
+    return {"type": "command", "command": argv[0], "args": argv[1:], "timeout": ref.timeout}
+
+
+def old_command(path: str, ctx: Context) -> str:
+    """The quoted wrapper path earlier versions wrote: POSIX single quotes, or Windows double quotes."""
+    return '"' + path.replace('"', '\\"') + '"' if ctx.windows else posix_quote(path)
+
+
+def legacy(handler: Any, ctx: Context) -> Ref | None:
+    """An entry of the quoted-wrapper form (exactly its keys and its command), to be replaced on install."""
+    if set(handler) != OLD_KEYS or handler.get("type") != "command":
+        return None
+    for ref in refs_in(handler, ctx, OLD_SCRIPTS):
+        path = ctx.agent_dir(ref.agent_id) / (OLD_WRAPPERS[ref.role] + (".cmd" if ctx.windows else ".sh"))
+        if handler.get("command") == old_command(str(path), ctx):
+            return Ref(ref.agent_id, ref.role, ref.python, handler.get("timeout"))
+    return None
 
 
 HOOKS = HookMap(
@@ -63,25 +82,8 @@ HOOKS = HookMap(
     make=make_handler,
     group={"matcher": OUR_MATCHER},
     unit="ms",
-    scripts={f"{name}{ext}": role for role, name in WRAPPERS.items() for ext in (".sh", ".cmd")},
+    legacy=legacy,
 )
-
-
-def wrapper_text(ctx: Context, agent_id: str, role: str) -> bytes:
-    """``#!/bin/sh`` + ``exec`` of the hook command (``'<python>' -I -S '<runtime>'``, or the ``--hook-command``
-    supervisor); on Windows a CRLF batch file that passes the exit code on (``%`` doubled inside the quoted
-    words). Interpreter flags stay bare words; every other word is quoted."""
-    argv = runtime_argv(Ref(agent_id, role, ctx.python), ctx)
-    if ctx.windows:
-        words = [a if a in RUNTIME_FLAGS else '"' + a.replace("%", "%%") + '"' for a in argv]
-        return f"@echo off\r\n{' '.join(words)}\r\nexit /b %errorlevel%\r\n".encode()
-    words = [a if a in RUNTIME_FLAGS else posix_quote(a) for a in argv]
-    return f"#!/bin/sh\nexec {' '.join(words)}\n".encode()
-
-
-def extra_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, int]]:
-    """The two wrappers, generated into the agent's state directory (status compares them byte for byte)."""
-    return {wrapper_name(role, ctx): (wrapper_text(ctx, agent_id, role), WRAPPER_MODE) for role in WRAPPERS}
 
 
 def sources(ctx: Context) -> Sources:
@@ -120,7 +122,12 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+extra_runtime = defaults.no_extra_runtime
 installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 agent_argv = defaults.default_argv
 
-NOTES = ("Restart Auggie so it loads the new hooks; check with `auggie tools list`.",)
+NOTES = (
+    "Restart Auggie so it loads the new hooks; check with `auggie tools list`.",
+    "Auggie runs hooks only when its `enable_hooks` feature flag is on; Augment's server sets that flag,"
+    " not Elydora or your settings: check that `/hooks` exists inside Auggie.",
+)

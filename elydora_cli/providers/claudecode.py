@@ -1,7 +1,16 @@
-"""Claude Code: strict JSON ``settings.json``, exec-form handlers (``command`` + ``args``), seconds."""
+"""Claude Code: strict JSON ``settings.json``, exec-form handlers (``command`` + ``args``), seconds.
+
+Grok Build (from ``~/.claude/settings.json``) and Copilot CLI (from a project's ``.claude/settings*.json``)
+run these entries too, dropping ``args`` or running ``command`` as a shell string. So the handler's
+``command`` is the generated launcher itself (``args: []``: Claude Code still spawns it without a shell,
+through its ``#!<python> -IS`` line), which needs no argument and, being a plain path, means the same as a
+shell string; the runtime then acts only for Claude Code's own payloads (catalog ``host``). When the launcher
+cannot stand alone (no usable ``#!`` line, a path a shell would split, Windows) the interpreter form stays.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +30,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
+from ..plug.ownership import Ref, refs_in, runtime_argv, runtime_context
 from ..plug.schema import (
     BOOL,
     HTTP_URL,
@@ -36,6 +46,7 @@ from ..plug.schema import (
     one_of,
     require_type,
 )
+from ..runtime.generate import shebang
 
 FACTS = catalog.provider("claudecode")
 EVENTS = [
@@ -100,13 +111,41 @@ SCHEMA = MapSchema(
 )
 
 
-make_handler = exec_handler(status_messages=True)
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+,:@%=\u0080-\U0010ffff-]+")
+"""A path a POSIX shell runs as it stands (non-ASCII letters included): no quoting, expansion or word
+splitting applies."""
+
+
+def standalone(ref: Ref, ctx: Context) -> bool:
+    """Whether the launcher alone can be the command (see the module docstring)."""
+    launcher = runtime_argv(ref, ctx)[-1]
+    return not (ctx.hook_command or ctx.windows) and bool(shebang(ref.python)) and bool(_SHELL_SAFE.fullmatch(launcher))
+
+
+make_handler = exec_handler(status_messages=True, standalone=standalone)
+
+
+_command_only = legacy_command_only()
+
+
+def legacy(handler: Any, ctx: Context) -> Ref | None:
+    """Our earlier forms: the SDK installer's command strings, and the interpreter exec form
+    (``command`` = interpreter, ``args`` = ``-I -S <launcher>``) that cross-loading agents ran bare."""
+    found = _command_only(handler, ctx)
+    if found is not None:
+        return found
+    for ref in refs_in(handler, ctx):
+        timed = Ref(ref.agent_id, ref.role, ref.python, handler.get("timeout"))
+        argv = runtime_argv(timed, runtime_context(ctx))
+        if dict(handler) == {**make_handler(timed, ctx), "command": argv[0], "args": argv[1:]}:
+            return timed
+    return None
 
 
 HOOKS = HookMap(
     events=catalog_events(FACTS),
     make=make_handler,
-    legacy=legacy_command_only(),
+    legacy=legacy,
     keep_emptied_groups=True,
 )
 

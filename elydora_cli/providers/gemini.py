@@ -130,4 +130,12 @@ ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
-NOTES = ("Check the hooks with /hooks list inside Gemini CLI.",)
+FOLDER_TRUST_NOTE = (
+    "With folder trust on (security.folderTrust.enabled), Gemini CLI runs no settings hooks, ours included, in a"
+    " folder it does not trust: trust the folder (/permissions, ~/.gemini/trustedFolders.json) or set"
+    " GEMINI_CLI_TRUST_WORKSPACE=true for the session."
+)
+"""Gemini CLI 0.61 (HookRegistry.processHooksFromConfig) registers the merged settings hooks, user level
+included, only when ``isTrustedFolder()``; folder trust is off unless ``security.folderTrust.enabled``."""
+
+NOTES = ("Check the hooks with /hooks list inside Gemini CLI.", FOLDER_TRUST_NOTE)

@@ -51,6 +51,9 @@ SIGNED_FIELDS = (
 )
 RECORD_FIELDS = (*SIGNED_FIELDS, "chain_hash", "signature")
 _SESSION_KEYS = ("conversation_id", "session_id", "sessionId", "session", "taskId", "sessionID")
+_PLACE_KEYS = ("working_directory", "cwd")
+"""Where a payload without a session id says the agent works (Letta Code: ``working_directory``)."""
+PLACE_PREFIX = "dir:"
 _TOOL_KEYS = ("tool_name", "toolName", "name", "tool")
 _NESTED_TOOL_KEYS = ("tool_result", "tool_call")
 
@@ -84,12 +87,17 @@ def _label(value: Any) -> str | None:
 
 
 def session_of(payload: dict[str, Any]) -> str:
-    """The first present of conversation_id, session_id, sessionId, session, taskId, sessionID (OpenCode); else
-    ``unknown``."""
+    """The first present of conversation_id, session_id, sessionId, session, taskId, sessionID (OpenCode); for a
+    payload with none (Letta Code sends no session id), ``dir:`` + its working_directory (or cwd): the same for
+    every call made in one directory, so the records of one project share a subject; else ``unknown``."""
     for key in _SESSION_KEYS:
         label = _label(payload.get(key))
         if label is not None:
             return label
+    for key in _PLACE_KEYS:
+        place = payload.get(key)
+        if isinstance(place, str) and place:
+            return PLACE_PREFIX + place
     return "unknown"
 
 

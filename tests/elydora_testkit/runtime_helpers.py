@@ -20,6 +20,24 @@ from elydora_testkit.fake_elydora_server import FakeElydora
 PYTHON = sys.executable
 
 
+def host_envelope(provider: str, stdin: bytes) -> bytes:
+    """``stdin`` as the provider's own agent sends it: a runtime that acts only for its host's payloads
+    (catalog ``host``, Claude Code) finds the member names that agent always sends in front of the test's
+    own members (those it lacks). Anything that is not a JSON object is passed on unchanged."""
+    from elydora_cli import catalog
+
+    host = catalog.provider(provider).host
+    body = stdin.lstrip()
+    if host is None or not body.startswith(b"{"):
+        return stdin
+    missing = [key for key in host.payload_keys if b'"%s"' % key.encode() not in body]
+    if not missing:
+        return stdin
+    members = b"".join(b'"%s": "",' % key.encode() for key in missing)
+    rest = body[1:].lstrip()
+    return b"{" + (members[:-1] if rest.startswith(b"}") else members) + rest
+
+
 @dataclass
 class AgentHandle:
     directory: Path
@@ -32,7 +50,8 @@ class AgentHandle:
 
     def run(self, script: str, stdin: bytes, timeout: float = 30) -> subprocess.CompletedProcess[bytes]:
         argv = runtime_argv(PYTHON, self.directory / script)
-        return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, check=False)
+        data = host_envelope(self.provider, stdin)
+        return subprocess.run(argv, input=data, capture_output=True, timeout=timeout, check=False)
 
     def set_local_status(self, status: str) -> None:
         files.write_atomic(self.path(identity.STATUS), identity.status_bytes(status, None), mode=0o600)

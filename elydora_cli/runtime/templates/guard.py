@@ -10,6 +10,10 @@ an "active" decision gives way to the provider's failure mode (status unknown). 
 (``delivery-stopped``) is reported on stderr. The provider's deny protocol and failure mode are baked in
 below by the generator.
 
+An agent whose entries other agents also run (Claude Code's, read by Grok Build and Copilot CLI) gets
+``HOST_KEYS`` and ``FOREIGN_ENV``: when the payload or the environment shows another host, the guard exits 0
+with no output and reads nothing else (see :func:`foreign_host`).
+
 ``elydora verify`` sets ``ELYDORA_VERIFY_STATE`` to a scratch directory of its own: the decision then comes
 from that directory's ``status.json`` (after the usual ``config.json`` checks) and errors are logged there, so
 a probe never reads the agent's real status nor writes to its state. Whoever can set a hook's environment
@@ -33,6 +37,8 @@ DENY_EXIT = 2  # @param
 DENY = {"frozen": (b"", b""), "revoked": (b"", b"")}  # @param
 FAILURE_EXIT = 0  # @param
 FAILURE_STDOUT = b""  # @param
+HOST_KEYS: tuple[bytes, ...] = ()  # @param
+FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
 # ---------------------------------------------------------------------------------------------------------
 
 STDIN_LIMIT = 1 << 20
@@ -422,8 +428,24 @@ def verify_directory() -> str | None:
     return directory
 
 
+FOREIGN = "foreign"
+
+
+def foreign_host(data: bytes) -> bool:
+    """Whether another agent runs this agent's entries: the environment holds a variable of ``FOREIGN_ENV``
+    or the payload is an object without a member name of ``HOST_KEYS`` (both empty: only this agent reads
+    the entries). Input that is no object at all gets the usual failure mode: nobody's event is lost."""
+    if not HOST_KEYS:
+        return False
+    if any(name in posix.environ for name in FOREIGN_ENV):
+        return True
+    return data.lstrip(b" \t\r\n").startswith(b"{") and not all(key in data for key in HOST_KEYS)
+
+
 def decide(override: str | None = None) -> str:
     data = read_stdin()[0]  # the decision needs none of the event: an unclosed stdin is not an error
+    if foreign_host(data):
+        return FOREIGN
     if not data.lstrip(_WS.encode()).startswith(b"{"):
         raise GuardError("stdin is not a JSON object")
     config = load_config()
@@ -454,6 +476,8 @@ def main() -> int:
         out.write(FAILURE_STDOUT)
         out.flush()
         return FAILURE_EXIT
+    if status == FOREIGN:  # another agent's tool call: it is neither ours to allow nor to block
+        return 0
     if status == "active":
         out.write(ALLOW_STDOUT)
         out.flush()

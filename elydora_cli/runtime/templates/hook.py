@@ -7,6 +7,9 @@ as one line ``<receipt epoch ms> <event>`` (after a newline that ends any torn l
 ``O_APPEND`` write. A detached flusher (``elydora_cli.runtime.flush``) signs, chains and delivers the
 spooled events; it is started when none holds ``flush.lock``, with the lock already taken by the hook.
 
+An agent whose entries other agents also run gets ``HOST_KEYS`` and ``FOREIGN_ENV`` (see the guard): an
+event of another host is not recorded, and the hook exits 0 with no output.
+
 Under ``elydora verify`` (``ELYDORA_VERIFY_STATE`` names a scratch directory) the event is spooled into that
 directory instead, no flusher is started and errors are logged there: a probe never reaches the ledger.
 """
@@ -25,6 +28,8 @@ PYTHON = "/usr/bin/python3"  # @param
 SUCCESS_STDOUT = b""  # @param
 FAILURE_EXIT = 0  # @param
 FAILURE_STDOUT = b""  # @param
+HOST_KEYS: tuple[bytes, ...] = ()  # @param
+FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
 # ---------------------------------------------------------------------------------------------------------
 
 STDIN_LIMIT = 1 << 20
@@ -45,6 +50,21 @@ WRITE_DIR = AGENT_DIR  # the spool and error.log go here (the agent directory, o
 
 class AuditError(Exception):
     """The event could not be recorded: the provider's failure mode applies."""
+
+
+class ForeignHost(Exception):
+    """Another agent runs this agent's entries: its tool call is recorded by its own hooks, not here."""
+
+
+def foreign_host(data: bytes) -> bool:
+    """Whether another agent runs this agent's entries: the environment holds a variable of ``FOREIGN_ENV``
+    or the payload is an object without a member name of ``HOST_KEYS`` (both empty: only this agent reads
+    the entries). Input that is no object at all gets the usual failure mode: nobody's event is lost."""
+    if not HOST_KEYS:
+        return False
+    if any(name in posix.environ for name in FOREIGN_ENV):
+        return True
+    return data.lstrip(b" \t\r\n").startswith(b"{") and not all(key in data for key in HOST_KEYS)
 
 
 def log_error(message: str) -> None:
@@ -112,6 +132,8 @@ def read_stdin(limit: int = STDIN_LIMIT, deadline: float = STDIN_DEADLINE) -> tu
 
 def read_event() -> bytes:
     data, closed = read_stdin()
+    if foreign_host(data):
+        raise ForeignHost
     if len(data) > STDIN_LIMIT:
         raise AuditError(f"the event is larger than {STDIN_LIMIT} bytes and was not recorded")
     body = data.strip(_WS)
@@ -224,6 +246,8 @@ def main() -> int:
             if exc.errno in _FULL:
                 mark_dropped(received, WRITE_DIR)
             raise
+    except ForeignHost:
+        return 0
     except Exception as exc:  # every failure to record gets the provider's failure mode
         message = describe(exc)
         log_error(message)

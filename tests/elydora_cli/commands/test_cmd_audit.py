@@ -100,7 +100,12 @@ def test_tail(agent: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_hook_then_verify_through_the_cli(agent: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = runtime_argv(sys.executable, agent / "hook.py")
-    assert subprocess.run(argv, input=b'{"tool_name": "Bash"}', capture_output=True).returncode == 0
+    assert (
+        subprocess.run(
+            argv, input=b'{"hook_event_name": "PostToolUse", "transcript_path": "/t"}', capture_output=True
+        ).returncode
+        == 0
+    )
     deadline = time.monotonic() + 30  # the hook started a background flusher; ours may find it busy
     while _cli(capsys, "audit", "flush", *_args(agent))[1].startswith("a background") and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -30,7 +30,7 @@ def ledger(root: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     assert cli(capsys, root, "install", PROVIDER)[0] == 0
     directory = root / "home" / ".elydora" / PROVIDER
     for n in range(4):
-        event = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Bash", "session_id": f"s{n}"})
+        event = json.dumps({"hook_event_name": "PostToolUse", "transcript_path": "/t.jsonl", "session_id": f"s{n}"})
         argv = runtime_argv(sys.executable, directory / "hook.py")
         subprocess.run(argv, input=event.encode(), capture_output=True, check=True, timeout=30)
     assert cli(capsys, root, "audit", "flush", "--provider", PROVIDER)[0] == 0

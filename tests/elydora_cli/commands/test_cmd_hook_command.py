@@ -163,7 +163,7 @@ def test_switching_between_runtime_and_supervisor_leaves_one_set(
     assert not (agent / "_elydora_guard.py").exists()
     assert cli(capsys, root, "install", "claudecode", "--no-hook-command")[0] == 0  # supervisor entries replaced
     settings = json.loads(path.read_text())
-    assert [g["hooks"][0]["args"][-1] for g in settings["hooks"]["PreToolUse"]] == [str(agent / "guard.py")]
+    assert [g["hooks"][0]["command"] for g in settings["hooks"]["PreToolUse"]] == [str(agent / "guard.py")]
     assert cli(capsys, root, "status", "claudecode")[0] == 0
     assert cli(capsys, root, "uninstall", "claudecode")[0] == 0
     assert path.read_bytes() == before

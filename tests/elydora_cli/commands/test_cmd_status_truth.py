@@ -39,8 +39,9 @@ def agent_dir(root: Path) -> Path:
 
 def guard_exit(root: Path) -> int:
     argv = runtime_argv(sys.executable, agent_dir(root) / "guard.py")
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s"}).encode()
-    return subprocess.run(argv, input=event, capture_output=True, check=False, timeout=30).returncode
+    event = {"hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl", "tool_name": "Bash", "session_id": "s"}
+    data = json.dumps(event).encode()
+    return subprocess.run(argv, input=data, capture_output=True, check=False, timeout=30).returncode
 
 
 @pytest.fixture

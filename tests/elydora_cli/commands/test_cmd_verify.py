@@ -101,10 +101,9 @@ def test_a_deleted_guard_script_fails(root: Path, capsys: pytest.CaptureFixture[
     found = rows(out)
     assert code == 1
     assert found["claudecode", "config", "-"].endswith("guard.py: runtime file is missing")
-    allow = found["claudecode", "PreToolUse", "allow"]
-    assert allow.startswith("FAIL exit 2, expected 0") and "can't open file" in allow
-    # python's own exit 2 looks like Claude's block: verify wants the block to say why
-    assert found["claudecode", "PreToolUse", "block"].startswith("FAIL the block does not say the agent is frozen")
+    missing = f"FAIL cannot run {root / 'home' / '.elydora' / 'claudecode' / 'guard.py'}: No such file or directory"
+    assert found["claudecode", "PreToolUse", "allow"] == missing  # the entry runs the launcher itself
+    assert found["claudecode", "PreToolUse", "block"] == missing
     assert found["claudecode", "PostToolUse", "audit"] == "OK"
     assert {v for k, v in found.items() if k[0] == "codex"} == {"OK"}
     assert out.splitlines()[-1] == "3 of 8 checks failed"

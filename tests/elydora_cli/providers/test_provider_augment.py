@@ -1,9 +1,9 @@
-"""Auggie specifics: wrapper scripts, handler shape, the 7-event schema, JavaScript matchers, status."""
+"""Auggie specifics: exec-form handlers, migration of the quoted-wrapper form, the 7-event schema, JavaScript
+matchers, status."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -32,7 +32,13 @@ def write(path: Path, value: Any) -> None:
     path.write_text(value if isinstance(value, str) else json.dumps(value, indent=2) + "\n", encoding="utf-8")
 
 
-def ours(ctx: Context, wrapper: str) -> dict[str, Any]:
+def ours(ctx: Context, script: str) -> dict[str, Any]:
+    argv = [PY, "-I", "-S", f"{ctx.home}/.elydora/augment/{script}"]
+    return {"matcher": ".*", "hooks": [{"type": "command", "command": argv[0], "args": argv[1:], "timeout": 10000}]}
+
+
+def old_wrapper_entry(ctx: Context, wrapper: str) -> dict[str, Any]:
+    """What earlier versions (and the Python SDK installer) wrote: the POSIX-quoted wrapper path."""
     command = f"'{ctx.home}/.elydora/augment/{wrapper}'"
     return {"matcher": ".*", "hooks": [{"type": "command", "command": command, "timeout": 10000}]}
 
@@ -42,38 +48,55 @@ def ctx(tmp_path: Path) -> Context:
     return make_context(tmp_path)
 
 
-def test_install_writes_wrapper_handlers_and_the_wrappers(ctx: Context) -> None:
+def test_install_writes_exec_form_handlers_auggie_spawns_without_a_shell(ctx: Context) -> None:
     operations.install("augment", ctx)
     assert json.loads(settings(ctx).read_text()) == {
-        "hooks": {"PreToolUse": [ours(ctx, "augment-guard.sh")], "PostToolUse": [ours(ctx, "augment-hook.sh")]}
+        "hooks": {"PreToolUse": [ours(ctx, "guard.py")], "PostToolUse": [ours(ctx, "hook.py")]}
     }
-    agent = ctx.agent_dir("augment")
-    for name, script in (("augment-guard.sh", "guard.py"), ("augment-hook.sh", "hook.py")):
-        wrapper = agent / name
-        assert wrapper.read_text() == f"#!/bin/sh\nexec '{PY}' -I -S '{agent}/{script}'\n"
-        assert wrapper.stat().st_mode & 0o777 == 0o700
+    assert operations.status("augment", ctx).healthy
     operations.uninstall("augment", ctx)
     assert not settings(ctx).exists()
+
+
+def test_the_quoted_wrapper_form_is_migrated_and_its_wrappers_removed(ctx: Context) -> None:
+    agent = ctx.agent_dir("augment")
+    write(settings(ctx), {"hooks": {"PreToolUse": [old_wrapper_entry(ctx, "augment-guard.sh")],
+                                    "PostToolUse": [old_wrapper_entry(ctx, "augment-hook.sh")]}})  # fmt: skip
+    assert not operations.status("augment", ctx).healthy
+    operations.install("augment", ctx)
+    assert json.loads(settings(ctx).read_text()) == {
+        "hooks": {"PreToolUse": [ours(ctx, "guard.py")], "PostToolUse": [ours(ctx, "hook.py")]}
+    }
+    assert operations.status("augment", ctx).healthy
+    operations.uninstall("augment", ctx)
+    assert ".elydora" not in settings(ctx).read_text() and not (agent / "augment-guard.sh").exists()
+
+
+def test_wrappers_an_earlier_install_generated_are_removed_on_reinstall(ctx: Context) -> None:
+    from elydora_cli.installer.manifest import MANIFEST_NAME, Manifest
+
+    operations.install("augment", ctx)
+    agent = ctx.agent_dir("augment")
+    manifest = Manifest.decode((agent / MANIFEST_NAME).read_bytes(), agent / MANIFEST_NAME)
+    for name in ("augment-guard.sh", "augment-hook.sh"):  # what the earlier version left and recorded
+        (agent / name).write_text("#!/bin/sh\n")
+        manifest.runtime.append(name)
+    (agent / MANIFEST_NAME).write_bytes(manifest.encode())
+    operations.install("augment", ctx)
     assert not (agent / "augment-guard.sh").exists() and not (agent / "augment-hook.sh").exists()
-
-
-def test_wrapper_quoting(tmp_path: Path) -> None:
-    ctx = make_context(tmp_path).with_options(state_root=Path("/st/it's"), python="/py/it's/python3")
-    text = augment.wrapper_text(ctx, "augment", "guard").decode()
-    assert text == "#!/bin/sh\nexec '/py/it'\"'\"'s/python3' -I -S '/st/it'\"'\"'s/.elydora/augment/guard.py'\n"
+    assert operations.status("augment", ctx).healthy
 
 
 def test_windows_forms(tmp_path: Path) -> None:
     ctx = make_context(tmp_path).with_options(state_root=Path('/st/100%"x'), python="/py/py%.exe", windows=True)
     assert augment.make_handler(Ref("augment", "audit", ctx.python, 10000), ctx) == {
         "type": "command",
-        "command": '"/st/100%\\"x/.elydora/augment/augment-hook.cmd"',
+        "command": "/py/py%.exe",
+        "args": ["-I", "-S", '/st/100%"x/.elydora/augment/hook.py'],
         "timeout": 10000,
     }
-    assert set(augment.extra_runtime(ctx, "augment")) == {"augment-guard.cmd", "augment-hook.cmd"}
-    assert augment.wrapper_text(ctx, "augment", "guard") == (
-        b'@echo off\r\n"/py/py%%.exe" -I -S "/st/100%%"x/.elydora/augment/guard.py"\r\nexit /b %errorlevel%\r\n'
-    )
+    old = {"type": "command", "command": '"/st/100%\\"x/.elydora/augment/augment-hook.cmd"', "timeout": 10000}
+    assert augment.legacy(old, ctx) == Ref("augment", "audit", ctx.python, 10000)
 
 
 def test_timeout_is_in_milliseconds(ctx: Context) -> None:
@@ -203,24 +226,11 @@ def test_look_alikes_are_not_ours(ctx: Context) -> None:
     assert json.loads(settings(ctx).read_text()) == {"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": look_alikes}]}}
 
 
-def test_reference_entries_are_ours_already(ctx: Context) -> None:
-    """The Python SDK installer wrote the same settings entries (only its wrappers lacked -I -S)."""
-    write(settings(ctx), {"hooks": {"PreToolUse": [ours(ctx, "augment-guard.sh")]}})
+def test_reference_entries_are_ours_and_migrated(ctx: Context) -> None:
+    """The Python SDK installer wrote the quoted-wrapper entries too: they are replaced, not duplicated."""
+    write(settings(ctx), {"hooks": {"PreToolUse": [old_wrapper_entry(ctx, "augment-guard.sh")]}})
     operations.install("augment", ctx)
-    assert json.loads(settings(ctx).read_text())["hooks"]["PreToolUse"] == [ours(ctx, "augment-guard.sh")]
-
-
-def test_status_checks_both_wrappers_byte_for_byte(ctx: Context) -> None:
-    operations.install("augment", ctx)
-    agent = ctx.agent_dir("augment")
-    (agent / "augment-guard.sh").write_text(f"#!/bin/sh\nexec '{PY}' '{agent}/guard.py'\n")
-    os.unlink(agent / "augment-hook.sh")
-    assert sorted(f.render() for f in operations.status("augment", ctx).findings) == [
-        f"{agent}/augment-guard.sh: runtime file differs from what this version generates (reinstall)",
-        f"{agent}/augment-hook.sh: runtime file is missing",
-    ]
-    operations.install("augment", ctx)
-    assert operations.status("augment", ctx).healthy
+    assert json.loads(settings(ctx).read_text())["hooks"]["PreToolUse"] == [ours(ctx, "guard.py")]
 
 
 def test_status_names_a_missing_handler(ctx: Context) -> None:

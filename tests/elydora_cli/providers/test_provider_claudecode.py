@@ -1,4 +1,5 @@
-"""Claude Code specifics: the exact exec-form handler, pinned literally, and the switch that refuses."""
+"""Claude Code specifics: the exact exec-form handler, pinned literally, its migration, and the switch that
+refuses."""
 
 from __future__ import annotations
 
@@ -20,8 +21,14 @@ def _settings(ctx: Context) -> Path:
 
 
 def _handler(ctx: Context, script: str, message: str) -> dict[str, object]:
+    """The launcher alone (it starts through its ``#!`` line), exec form with no arguments."""
     path = str(ctx.home / ".elydora" / "claudecode" / script)
-    return {"type": "command", "command": sys.executable, "args": ["-I", "-S", path], "timeout": 10,
+    return {"type": "command", "command": path, "args": [], "timeout": 10, "statusMessage": message}
+
+
+def _interpreter_handler(ctx: Context, python: str, script: str, message: str) -> dict[str, object]:
+    path = str(ctx.home / ".elydora" / "claudecode" / script)
+    return {"type": "command", "command": python, "args": ["-I", "-S", path], "timeout": 10,
             "statusMessage": message}  # fmt: skip
 
 
@@ -57,3 +64,45 @@ def test_a_mistyped_switch_is_refused(tmp_path: Path) -> None:
     with pytest.raises(MalformedConfigError) as malformed:
         operations.install("claudecode", ctx)
     assert "disableAllHooks" in malformed.value.reason
+
+
+def test_the_interpreter_exec_form_of_earlier_installs_is_migrated(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path)
+    old_guard = _interpreter_handler(ctx, sys.executable, "guard.py", "Checking Elydora agent state")
+    old_audit = _interpreter_handler(ctx, sys.executable, "hook.py", "Recording Elydora tool use")
+    _settings(ctx).parent.mkdir(parents=True)
+    old = {"PreToolUse": [{"hooks": [old_guard]}], "PostToolUse": [{"hooks": [old_audit]}]}
+    _settings(ctx).write_text(json.dumps({"hooks": old}))
+    operations.install("claudecode", ctx)
+    hooks = json.loads(_settings(ctx).read_text())["hooks"]
+    assert hooks["PreToolUse"] == [{"hooks": [_handler(ctx, "guard.py", "Checking Elydora agent state")]}]
+    assert hooks["PostToolUse"] == [{"hooks": [_handler(ctx, "hook.py", "Recording Elydora tool use")]}]
+    operations.uninstall("claudecode", ctx)
+    assert ".elydora" not in _settings(ctx).read_text()
+
+
+def test_an_interpreter_without_a_usable_shebang_keeps_the_interpreter_form(tmp_path: Path) -> None:
+    python = str(tmp_path / "py thon" / "python3")  # whitespace: no #! line can name it
+    Path(python).parent.mkdir()
+    Path(python).symlink_to(sys.executable)
+    ctx = make_context(tmp_path).with_options(python=python)
+    operations.install("claudecode", ctx)
+    hooks = json.loads(_settings(ctx).read_text())["hooks"]
+    guard = _interpreter_handler(ctx, python, "guard.py", "Checking Elydora agent state")
+    assert hooks["PreToolUse"] == [{"hooks": [guard]}]
+    assert operations.status("claudecode", ctx).healthy
+
+
+@pytest.mark.parametrize("name", ["st ate", "st$ate", "st'ate"])
+def test_a_state_path_a_shell_would_interpret_keeps_the_interpreter_form(tmp_path: Path, name: str) -> None:
+    ctx = make_context(tmp_path).with_options(state_root=tmp_path / name)
+    operations.install("claudecode", ctx)
+    [guard] = json.loads(_settings(ctx).read_text())["hooks"]["PreToolUse"][0]["hooks"]
+    assert guard["command"] == sys.executable and guard["args"][:2] == ["-I", "-S"]
+
+
+def test_a_non_ascii_state_path_still_gets_the_launcher_alone(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path).with_options(state_root=tmp_path / "josé")
+    operations.install("claudecode", ctx)
+    [guard] = json.loads(_settings(ctx).read_text())["hooks"]["PreToolUse"][0]["hooks"]
+    assert guard["args"] == [] and guard["command"].endswith("/.elydora/claudecode/guard.py")

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from elydora_testkit.runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
+from elydora_testkit.runtime_helpers import AgentHandle, host_envelope, make_agent, no_flusher_running, wait_until
 from locations import CAPTURED_PAYLOADS, PAYLOADS
 
 from elydora_cli import identity
@@ -52,11 +52,12 @@ def _settled(agent: AgentHandle, count: int) -> bool:
 @pytest.mark.parametrize("provider", sorted(AUDIT))
 def test_audit_success_output_and_spooled_event(tmp_path: Path, provider: str) -> None:
     agent = make_agent(tmp_path, provider)
-    result = agent.run("hook.py", b'{"tool_name": "Read", "session_id": "s-1"}')
+    event = b'{"tool_name": "Read", "session_id": "s-1"}'
+    result = agent.run("hook.py", event)
     assert (result.returncode, result.stdout.decode(), result.stderr) == (0, AUDIT[provider][0], b"")
     assert wait_until(lambda: _settled(agent, 1))
     [entry] = _entries(agent)
-    assert entry["record"]["payload"] == {"tool_name": "Read", "session_id": "s-1"}  # type: ignore[index]
+    assert entry["record"]["payload"] == json.loads(host_envelope(provider, event))  # type: ignore[index]
 
 
 @pytest.mark.parametrize("provider", sorted(AUDIT))
@@ -80,7 +81,8 @@ def test_every_sample_event_is_recorded_verbatim(tmp_path: Path) -> None:
         assert agent.run("hook.py", sample.read_bytes()).returncode == 0
     assert wait_until(lambda: _settled(agent, len(SAMPLES)))
     entries = _entries(agent)
-    assert [e["record"]["payload"] for e in entries] == [json.loads(s.read_bytes()) for s in SAMPLES]  # type: ignore[index]
+    sent = [json.loads(host_envelope("claudecode", s.read_bytes())) for s in SAMPLES]
+    assert [e["record"]["payload"] for e in entries] == sent  # type: ignore[index]
     assert _verify(agent).ok and _verify(agent).entries == len(SAMPLES)
 
 

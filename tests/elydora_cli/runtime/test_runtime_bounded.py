@@ -16,7 +16,7 @@ from elydora_cli.runtime import dropmark, runtime_argv
 from elydora_cli.runtime.templates import guard as guard_template
 from elydora_cli.runtime.templates import hook as hook_template
 
-EVENT = b'{"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s"}'
+EVENT = b'{"hook_event_name": "PreToolUse", "transcript_path": "/t", "tool_name": "Bash", "session_id": "s"}'
 
 
 def _open_stdin(agent_dir: Path, script: str, data: bytes) -> tuple[int, float]:

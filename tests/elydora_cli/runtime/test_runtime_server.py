@@ -151,7 +151,8 @@ def test_oversized_payload_is_reduced_for_the_server_and_kept_whole_locally(
     tmp_path: Path, server: FakeElydora
 ) -> None:
     agent = make_agent(tmp_path, "claudecode", server=server)
-    event = {"session_id": "s-9", "tool_name": "Write", "tool_input": {"content": "z" * 300_000}}
+    event = {"session_id": "s-9", "hook_event_name": "PostToolUse", "transcript_path": "/t.jsonl"}
+    event |= {"tool_name": "Write", "tool_input": {"content": "z" * 300_000}}
     assert agent.run("hook.py", json.dumps(event).encode()).returncode == 0
     assert wait_until(lambda: _arrived(server, agent, 1))
     [sent] = server.state.agents["claudecode"].records

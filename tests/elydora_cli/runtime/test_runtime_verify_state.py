@@ -24,7 +24,7 @@ from elydora_cli.runtime.templates import guard as guard_template
 from elydora_cli.runtime.templates import hook as hook_template
 
 ENV = "ELYDORA_VERIFY_STATE"
-EVENT = b'{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "true"}}'
+EVENT = b'{"hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl", "tool_name": "Bash", "tool_input": {}}'
 
 
 def scratch(tmp_path: Path, status: str) -> Path:

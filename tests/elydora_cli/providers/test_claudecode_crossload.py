@@ -1,0 +1,102 @@
+"""Claude Code's entries run by other agents (Grok Build, Copilot CLI): each form those agents use is
+simulated on the generated runtime, which must act for Claude Code alone and do nothing for anyone else."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from elydora_testkit.provider_cases import installed_commands, make_context, payload, run_as_agent
+
+from elydora_cli import identity
+from elydora_cli.installer import operations
+from elydora_cli.plug.cmdforms import posix_command
+from elydora_cli.plug.context import Context
+
+GROK_ENV = {"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "claude", "CLAUDE_PROJECT_DIR": "/tmp"}
+CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/tmp", "CLAUDECODE": "1"}
+COPILOT_PAYLOAD = b'{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"x":true,"y":null}}'
+
+
+def _installed(tmp_path: Path) -> tuple[Context, dict[str, list[str]], Path]:
+    """claudecode installed, frozen in a verify scratch directory (events spool there, no flusher starts)."""
+    ctx = make_context(tmp_path)
+    operations.install("claudecode", ctx)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(mode=0o700)
+    (scratch / identity.STATUS).write_bytes(identity.status_bytes("frozen", None))
+    (scratch / identity.STATUS).chmod(0o600)
+    argvs = {role: argv for event, role, argv in installed_commands("claudecode", ctx) if event != "PostToolUseFailure"}
+    return ctx, argvs, scratch
+
+
+def _run(argv: list[str], data: bytes, scratch: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:
+    done = run_as_agent(argv, data, {**env, "ELYDORA_VERIFY_STATE": str(scratch)})
+    return done.returncode, done.stdout, done.stderr
+
+
+def _spooled(scratch: Path) -> int:
+    spool = scratch / "spool.jsonl"
+    return len([line for line in spool.read_bytes().splitlines() if line]) if spool.exists() else 0
+
+
+def test_claude_code_itself_is_guarded_and_audited(tmp_path: Path) -> None:
+    _, argvs, scratch = _installed(tmp_path)
+    assert [len(argv) for argv in argvs.values()] == [1, 1]  # the launcher alone: nothing an agent can drop
+    code, _, err = _run(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
+    assert code == 2 and b"frozen" in err
+    code, _, _ = _run(argvs["audit"], payload("claudecode", "PostToolUse"), scratch, CLAUDE_ENV)
+    assert code == 0 and _spooled(scratch) == 1
+
+
+@pytest.mark.parametrize("shell", ["/bin/sh", "bash"])
+@pytest.mark.parametrize(
+    ("host", "data", "env"),
+    [
+        ("grok", b"", GROK_ENV),  # Grok: camelCase envelope, GROK_HOOK_EVENT set for every hook
+        ("grok-claude-shaped", b"", GROK_ENV),  # even a Claude-shaped payload: the variable decides
+        ("copilot", COPILOT_PAYLOAD, {}),  # Copilot: camelCase payload with true/null inside
+    ],
+)
+def test_another_agent_running_the_command_as_a_shell_string_changes_nothing(
+    tmp_path: Path, shell: str, host: str, data: bytes, env: dict[str, str]
+) -> None:
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    _, argvs, scratch = _installed(tmp_path)
+    if host == "grok":
+        data = payload("grok", "PreToolUse")
+    elif host == "grok-claude-shaped":
+        data = payload("claudecode", "PreToolUse")
+    for role in ("guard", "audit"):
+        code, out, err = _run([shell, "-c", argvs[role][0]], data, scratch, env)  # args dropped / shell string
+        assert (code, out, err) == (0, b"", b""), role
+    assert _spooled(scratch) == 0
+
+
+def test_an_old_shell_string_entry_run_by_another_agent_changes_nothing(tmp_path: Path) -> None:
+    """A hand-written or older installer's Claude entry as one shell string: Grok runs all of it."""
+    ctx, _, scratch = _installed(tmp_path)
+    agent_dir = ctx.agent_dir("claudecode")
+    for script in ("guard.py", "hook.py"):
+        command = posix_command([sys.executable, "-I", "-S", str(agent_dir / script)])
+        code, out, err = _run(["/bin/sh", "-c", command], payload("grok", "PreToolUse"), scratch, GROK_ENV)
+        assert (code, out, err) == (0, b"", b"")
+        code, _, _ = _run(["/bin/sh", "-c", command], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
+        assert code == (2 if script == "guard.py" else 0)
+    assert _spooled(scratch) == 1  # only Claude Code's own event
+
+
+def test_the_launcher_runs_without_its_interpreter_flags_in_the_environment(tmp_path: Path) -> None:
+    """The ``#!<python> -IS`` line gives isolated mode even when the agent passes no flag at all."""
+    ctx, argvs, _ = _installed(tmp_path)
+    first = Path(argvs["guard"][0]).read_bytes().split(b"\n", 1)[0]
+    assert first == f"#!{sys.executable} -IS".encode() and os.access(argvs["guard"][0], os.X_OK)
+    assert (
+        json.loads((ctx.home / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["args"]
+        == []
+    )
