@@ -17,7 +17,6 @@ import contextlib
 import json
 import os
 import selectors
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -27,22 +26,11 @@ from typing import Any
 
 from ..plug.agentprobe import AGENT, FILE_LEVEL, ListedHook, ProbeError, ProbeReport
 from ..plug.context import Context
+from .probe import ExecutableProbe
 
-TIMEOUT_SECONDS = 30.0
 """How long Codex may take to start and answer (about 2 s on a 2-core machine)."""
 MAX_ANSWER_BYTES = 16 << 20
 HOOKS_FILE = "hooks.json"
-
-
-def executable(ctx: Context) -> str | None:
-    """The ``codex`` on the ``PATH`` of this command's environment."""
-    from .. import catalog
-
-    for name in catalog.provider("codex").executables:
-        found = shutil.which(name, path=ctx.env.get("PATH", os.defpath))
-        if found:
-            return found
-    return None
 
 
 def codex_home(ctx: Context) -> Path:
@@ -52,30 +40,18 @@ def codex_home(ctx: Context) -> Path:
     return load("codex").sources(ctx).targets[0].path.parent
 
 
-class CodexProbe:
+class CodexProbe(ExecutableProbe):
     """``codex app-server`` for one home; :attr:`report` says whether Codex answered."""
 
+    provider_id = "codex"
     name = "codex app-server"
+    display = "Codex"
     records_trust = True
     compares_commands = False
 
-    def __init__(self, ctx: Context, timeout: float = TIMEOUT_SECONDS) -> None:
-        self._ctx = ctx
-        self._timeout = timeout
-        self.report = ProbeReport()
-
-    def available(self) -> bool:
-        return executable(self._ctx) is not None
-
-    def listed(self) -> list[ListedHook]:
-        try:
-            home = codex_home(self._ctx)
-            hooks = list_hooks(self._exe(), self._env(home, self._ctx.home), str(self._ctx.repo_root), self._timeout)
-        except ProbeError as exc:
-            self.report = ProbeReport(FILE_LEVEL, f"file-level check only: {exc}")
-            raise
-        self.report = ProbeReport(AGENT, f"checked with {self.name}")
-        return hooks
+    def _list(self) -> list[ListedHook]:
+        home = codex_home(self._ctx)
+        return list_hooks(self._exe(), self._env(home, self._ctx.home), str(self._ctx.repo_root), self._timeout)
 
     def hashes_for(self, hooks_text: str) -> dict[str, str]:
         try:
@@ -89,12 +65,6 @@ class CodexProbe:
         self.report = ProbeReport(AGENT, f"trusted with {self.name}")
         prefix = f"{home / HOOKS_FILE}:"
         return {h.key[len(prefix):]: h.current_hash for h in hooks if h.key.startswith(prefix)}
-
-    def _exe(self) -> str:
-        found = executable(self._ctx)
-        if found is None:
-            raise ProbeError("Codex not found (no codex on PATH)")
-        return found
 
     def _env(self, home: Path, user_home: Path) -> dict[str, str]:
         return {**self._ctx.env, "CODEX_HOME": str(home), "HOME": str(user_home)}

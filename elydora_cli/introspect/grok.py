@@ -9,58 +9,26 @@ show is each of our entries, by event and command. Every failure is one
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 
-from ..plug.agentprobe import AGENT, FILE_LEVEL, ListedHook, ProbeError, ProbeReport
-from ..plug.context import Context
-
-TIMEOUT_SECONDS = 30.0
-"""How long ``grok inspect`` may take (well under a second here)."""
+from ..plug.agentprobe import ListedHook, ProbeError
+from .probe import ExecutableProbe
 
 
-def executable(ctx: Context) -> str | None:
-    from .. import catalog
-
-    for name in catalog.provider("grok").executables:
-        found = shutil.which(name, path=ctx.env.get("PATH", os.defpath))
-        if found:
-            return found
-    return None
-
-
-class GrokProbe:
+class GrokProbe(ExecutableProbe):
     """``grok inspect --json`` for one home and project."""
 
+    provider_id = "grok"
     name = "grok inspect"
+    display = "Grok"
     records_trust = False
     compares_commands = True
-
-    def __init__(self, ctx: Context, timeout: float = TIMEOUT_SECONDS) -> None:
-        self._ctx = ctx
-        self._timeout = timeout
-        self.report = ProbeReport()
-
-    def available(self) -> bool:
-        return executable(self._ctx) is not None
-
-    def listed(self) -> list[ListedHook]:
-        try:
-            hooks = self._inspect()
-        except ProbeError as exc:
-            self.report = ProbeReport(FILE_LEVEL, f"file-level check only: {exc}")
-            raise
-        self.report = ProbeReport(AGENT, f"checked with {self.name}")
-        return hooks
 
     def hashes_for(self, hooks_text: str) -> dict[str, str]:
         raise ProbeError("Grok has no hook trust to record")
 
-    def _inspect(self) -> list[ListedHook]:
-        exe = executable(self._ctx)
-        if exe is None:
-            raise ProbeError("Grok not found (no grok on PATH)")
+    def _list(self) -> list[ListedHook]:
+        exe = self._exe()
         env = {**self._ctx.env, "HOME": str(self._ctx.home)}
         try:
             done = subprocess.run(
