@@ -24,7 +24,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.jsregex import Pattern, require_compilable
+from ..plug.jsregex import Pattern, group_patterns, require_compilable
 from ..plug.ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv
 from ..plug.schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
 
@@ -93,15 +93,7 @@ def sources(ctx: Context) -> Sources:
 
 def user_matchers(path: Path, value: Any) -> list[Pattern]:
     """Every matcher Auggie will compile, except our own ``.*`` (valid in every JavaScript engine)."""
-    hooks = value.get("hooks") if isinstance(value, dict) else None
-    found = []
-    for event in TOOL_EVENTS:
-        groups = hooks.get(event, []) if isinstance(hooks, dict) else []
-        for index, group in enumerate(groups):
-            matcher = group.get("matcher")
-            if isinstance(matcher, str) and matcher != OUR_MATCHER:
-                found.append(Pattern(path, f"hooks.{event}[{index}].matcher", matcher))
-    return found
+    return group_patterns(value, path, ("hooks",), events=TOOL_EVENTS, literal=lambda p: p == OUR_MATCHER)
 
 
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
