@@ -105,7 +105,8 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
-    return check_hooks(docs, single_target(docs, SCHEMA), HOOKS, ctx, agent_id)
+    path = single_target(docs, SCHEMA)
+    return [*check_hooks(docs, path, HOOKS, ctx, agent_id), Finding(ENABLE_HOOKS_NOTE, path, severity="note")]
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -118,8 +119,8 @@ extra_runtime = defaults.no_extra_runtime
 installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 agent_argv = defaults.default_argv
 
-NOTES = (
-    "Restart Auggie so it loads the new hooks; check with `auggie tools list`.",
+ENABLE_HOOKS_NOTE = (
     "Auggie runs hooks only when its `enable_hooks` feature flag is on; Augment's server sets that flag,"
-    " not Elydora or your settings: check that `/hooks` exists inside Auggie.",
+    " not Elydora or your settings: check that `/hooks` exists inside Auggie."
 )
+NOTES = ("Restart Auggie so it loads the new hooks; check with `auggie tools list`.", ENABLE_HOOKS_NOTE)

@@ -118,7 +118,15 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     reason = _disabled(value, ctx, by_command=False)
     if reason:
         return [Finding(reason, path)]
-    return check_hooks(docs, path, HOOKS, ctx, agent_id)
+    findings = check_hooks(docs, path, HOOKS, ctx, agent_id)
+    return [*findings, Finding(FOLDER_TRUST_NOTE, path, severity="note")] if _folder_trust_on(value) else findings
+
+
+def _folder_trust_on(value: Any) -> bool:
+    """Whether the user settings switch Gemini's folder trust on (then untrusted folders run no hooks)."""
+    security = value.get("security") if isinstance(value, dict) else None
+    trust = security.get("folderTrust") if isinstance(security, dict) else None
+    return isinstance(trust, dict) and trust.get("enabled") is True
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:

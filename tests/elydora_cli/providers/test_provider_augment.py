@@ -238,6 +238,15 @@ def test_status_names_a_missing_handler(ctx: Context) -> None:
     value = json.loads(settings(ctx).read_text())
     del value["hooks"]["PostToolUse"]
     write(settings(ctx), value)
-    assert [f.render() for f in operations.status("augment", ctx).findings] == [
+    found = operations.status("augment", ctx).findings
+    assert [f.render() for f in found if f.severity == "error"] == [
         f"{settings(ctx)}: no Elydora audit handler for PostToolUse (expected exactly one)"
     ]
+    assert [f.severity for f in found if f.severity != "error"] == ["note"]  # the enable_hooks flag
+
+
+def test_status_notes_that_hooks_need_the_servers_feature_flag(ctx: Context) -> None:
+    operations.install("augment", ctx)
+    status = operations.status("augment", ctx)
+    assert status.healthy
+    assert [f.message for f in status.findings] == [augment.ENABLE_HOOKS_NOTE]

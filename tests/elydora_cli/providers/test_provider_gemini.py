@@ -66,3 +66,18 @@ def test_a_malformed_hooks_config_is_refused(tmp_path: Path) -> None:
     with pytest.raises(MalformedConfigError) as malformed:
         operations.install("gemini", ctx)
     assert malformed.value.path == str(_settings(ctx)) and "hooksConfig" in malformed.value.reason
+
+
+@pytest.mark.parametrize(("security", "noted"), [({"folderTrust": {"enabled": True}}, True), ({}, False)])
+def test_status_notes_folder_trust_when_the_user_turned_it_on(
+    tmp_path: Path, security: dict[str, object], noted: bool
+) -> None:
+    from elydora_cli.providers import gemini
+
+    ctx = make_context(tmp_path)
+    _settings(ctx).parent.mkdir(parents=True)
+    _settings(ctx).write_text(json.dumps({"security": security}))
+    operations.install("gemini", ctx)
+    status = operations.status("gemini", ctx)
+    assert status.healthy  # a note, not a problem: trusted folders run our hooks
+    assert [f.message for f in status.findings] == ([gemini.FOLDER_TRUST_NOTE] if noted else [])
