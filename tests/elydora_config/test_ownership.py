@@ -74,10 +74,8 @@ def test_read_only_settings_file_is_refused_with_a_way_forward(tmp_path: Path) -
     assert settings.read_bytes() == b"{}\n" and _ids(settings)[2] == 0o444
 
 
-@root_only
-def test_file_not_writable_by_the_caller_is_refused(shared: Path) -> None:
-    tmp_path = shared
-    settings = _owned(tmp_path / "settings.json", BOB, BOB, 0o644)
+def _rewrite_as_alice(tmp_path: Path, settings: Path) -> str:
+    """Rewrite ``settings`` as ALICE through a transaction whose state directory she owns; the error's name."""
     state = tmp_path / "state"
     state.mkdir(mode=0o700)
     os.chown(state, ALICE, ALICE)
@@ -86,7 +84,14 @@ def test_file_not_writable_by_the_caller_is_refused(shared: Path) -> None:
         with Transaction(state) as tx:
             tx.write(settings, b"{}\n")
 
-    assert _as_user(ALICE, rewrite) == "ReadOnlyFileError"
+    return _as_user(ALICE, rewrite)
+
+
+@root_only
+def test_file_not_writable_by_the_caller_is_refused(shared: Path) -> None:
+    tmp_path = shared
+    settings = _owned(tmp_path / "settings.json", BOB, BOB, 0o644)
+    assert _rewrite_as_alice(tmp_path, settings) == "ReadOnlyFileError"
     assert settings.read_bytes() == b'{"a": 1}\n' and _ids(settings) == (BOB, BOB, 0o644)
 
 
@@ -104,15 +109,7 @@ def test_owner_and_group_of_a_rewritten_file_are_kept(tmp_path: Path) -> None:
 def test_rewrite_that_cannot_keep_the_owner_is_refused(shared: Path) -> None:
     tmp_path = shared
     settings = _owned(tmp_path / "settings.json", BOB, BOB, 0o666)
-    state = tmp_path / "state"
-    state.mkdir(mode=0o700)
-    os.chown(state, ALICE, ALICE)
-
-    def rewrite() -> None:
-        with Transaction(state) as tx:
-            tx.write(settings, b"{}\n")
-
-    assert _as_user(ALICE, rewrite) == "ForeignOwnerError"
+    assert _rewrite_as_alice(tmp_path, settings) == "ForeignOwnerError"
     assert settings.read_bytes() == b'{"a": 1}\n' and _ids(settings) == (BOB, BOB, 0o666)
     assert not [p for p in tmp_path.iterdir() if "elydora-tmp" in p.name]
 
