@@ -14,83 +14,31 @@ namespace:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from elydora_testkit.e2e_agents import (
-    AGENTS,
-    DENIAL_WITH_REASON,
-    NOT_RUNNABLE,
-    STDERR_TO_MODEL,
-    TASK_ABORTED,
-    Agent,
-    run_env,
+from elydora_testkit.e2e_agents import AGENTS, DENIAL_WITH_REASON, NOT_RUNNABLE, STDERR_TO_MODEL, TASK_ABORTED
+from elydora_testkit.e2e_harness import COMMAND, PROOF_FILE, contains, record_version
+from elydora_testkit.e2e_session import (
+    AgentSession,
+    assert_reached_only_the_fake_model,
+    guard_line,
+    installed_ok,
+    ledger_payloads,
 )
-from elydora_testkit.e2e_harness import COMMAND, PROOF_FILE, Driver, Run, Sandbox, contains, read_log, record_version
 
 from elydora_cli import catalog
 from elydora_cli import providers as registry
 
 pytestmark = pytest.mark.e2e
 
-RUN_TIMEOUT = 150
 ROWS = list(catalog.provider_ids())
 
 # Product bugs that these tests found and that are reported to the lead; strict, so a fix turns them red
 # until the mark is removed.
 KNOWN_PRODUCT_BUGS: dict[tuple[str, str], str] = {}
-
-
-def guard_line(agent_id: str) -> str:
-    return f'[Elydora guard] Agent "{agent_id}" is frozen in Elydora. Tool execution blocked.'
-
-
-class AgentSession:
-    """One agent's sandbox, its namespace driver and its runs, shared by the three phases."""
-
-    def __init__(self, agent: Agent, info: dict[str, Any], root: Path,
-                 before_install: Callable[[Sandbox], None] | None = None) -> None:
-        self.agent = agent
-        self.info = info
-        self.sandbox = Sandbox(agent.id, root)
-        self.driver = Driver(root)
-        self.setup_notes: list[str] = []
-        sb = self.sandbox
-        agent.configure(sb, self.driver.port)
-        if agent.setup_argv is not None:  # the user's own provider setup (e.g. `cline auth`), before installing
-            result = self.run_raw("setup", agent.setup_argv(info["bin"], self.driver.port), tool="-")
-            assert result.rc == 0 and not result.timed_out, result.describe()
-        if before_install is not None:  # a test's own user files, beyond the agent's settings
-            before_install(sb)
-        self.install = sb.elydora("install", agent.id, "--root", str(sb.home))
-        self.status = sb.elydora("status", agent.id, "--root", str(sb.home), check=False)
-
-    def run_raw(self, phase: str, argv: list[str], *, tool: str) -> Run:
-        sb = self.sandbox
-        log = sb.logs / f"{phase}.requests.jsonl"
-        out, err = sb.logs / f"{phase}.stdout", sb.logs / f"{phase}.stderr"
-        self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log))
-        env = run_env(self.agent, sb, self.driver.port, self.info["path_prefix"])
-        answer = self.driver.call(op="run", argv=argv, env=env, cwd=str(sb.work), timeout=RUN_TIMEOUT,
-                                  stdout=str(out), stderr=str(err))
-        return Run(
-            phase=phase, rc=answer["rc"], timed_out=answer["timed_out"], seconds=answer["seconds"],
-            stdout=out.read_text(errors="replace"), stderr=err.read_text(errors="replace"),
-            requests=read_log(log), proof_exists=(sb.work / PROOF_FILE).exists(), workdir=sb.work,
-        )
-
-    def run(self, phase: str, extra_args: tuple[str, ...] = ()) -> Run:
-        self.sandbox.reset_work()
-        self.sandbox.clear_bytecode()
-        argv = self.agent.argv(self.info["bin"]) + list(extra_args)
-        result = self.run_raw(phase, argv, tool=self.agent.shell_tool)
-        assert not result.timed_out, f"{self.agent.name} did not finish in {RUN_TIMEOUT}s\n{result.describe()}"
-        return result
-
-    def close(self) -> None:
-        self.driver.close()
 
 
 @pytest.fixture(scope="module", params=ROWS)
@@ -120,29 +68,6 @@ def known_bug(request: pytest.FixtureRequest, agent_id: str, phase: str) -> None
     if reason:
         request.node._e2e_xfail = True
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"product bug (reported): {reason}"))
-
-
-def assert_reached_only_the_fake_model(run: Run, *, expect_followup: bool = True) -> None:
-    """The namespace has nothing but loopback, so every model request the agent made is in this log."""
-    assert run.tool_call is not None, (
-        f"the fake model never got a request offering the shell tool\n{run.describe()}"
-    )
-    if expect_followup:
-        assert run.after_tool_call(), f"the agent did not report the tool result to the model\n{run.describe()}"
-
-
-def ledger_payloads(session: AgentSession) -> list[dict[str, Any]]:
-    return [entry["record"]["payload"] for entry in session.sandbox.ledger()]
-
-
-def installed_ok(agent_id: str, status: Any) -> bool:
-    """``status`` after an install: healthy. Codex runs here with --dangerously-bypass-hook-trust standing in
-    for the user's one-time trust, so for it the only acceptable problem is that trust is still awaited."""
-    words = status.stdout.split()
-    if agent_id == "codex" and words[1:3] == ["awaiting", "approval"]:
-        problems = [line for line in status.stdout.splitlines() if line.strip().startswith("- ")]
-        return status.returncode == 1 and len(problems) == 1 and "awaiting trust" in problems[0]
-    return bool(status.returncode == 0 and words[1:2] == ["healthy"])
 
 
 # -- the four phases ------------------------------------------------------------------------------------------
@@ -250,139 +175,3 @@ def _agent_status(home: Path, agent_id: str) -> str | None:
     """The local status the guard enforces for ``agent_id`` (``None`` before the agent exists)."""
     path = home / ".elydora" / agent_id / "status.json"
     return json.loads(path.read_text(encoding="utf-8")).get("status") if path.exists() else None
-
-
-# -- Codex: hooks run only once trusted --------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def codex_untrusted(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[
-    AgentSession
-]:
-    info = agent_cache.get("codex") or {}
-    if not info.get("available"):
-        pytest.skip(f"codex: {info.get('reason', 'not in the e2e cache manifest')}")
-    s = AgentSession(AGENTS["codex"], info, tmp_path_factory.mktemp("e2e-codex-untrusted"))
-    try:
-        yield s
-    finally:
-        s.close()
-
-
-def test_codex_skips_untrusted_hooks(codex_untrusted: AgentSession) -> None:
-    """What a user gets right after ``elydora install codex``: Codex skips hooks nobody trusted yet."""
-    s = codex_untrusted
-    s.sandbox.elydora("agent", "freeze", "--provider", "codex", "--root", str(s.sandbox.home))
-    argv = [a for a in s.agent.argv(s.info["bin"]) if a != "--dangerously-bypass-hook-trust"]
-    s.sandbox.reset_work()
-    s.sandbox.clear_bytecode()
-    run = s.run_raw("untrusted", argv, tool=s.agent.shell_tool)
-    assert_reached_only_the_fake_model(run)
-    assert run.proof_exists and not s.sandbox.runtime_ran("guard"), (
-        f"Codex ran untrusted hooks (the trust gate changed: revisit the status check)\n{run.describe()}"
-    )
-
-
-def test_codex_status_reports_untrusted_hooks(codex_untrusted: AgentSession) -> None:
-    status = codex_untrusted.status
-    assert "trust" in (status.stdout + status.stderr).lower() and "healthy" not in status.stdout.split(), (
-        status.stdout
-    )
-
-
-# -- Codex: trusted by `install --trust`, no bypass flag --------------------------------------------------------
-def _codex_path(info: dict[str, Any]) -> list[str]:
-    """The folder of the cached ``codex`` (and its runtime): on ``PATH``, ``elydora`` can ask Codex itself."""
-    return [str(Path(info["bin"]).parent), *info["path_prefix"]]
-
-
-def _codex_status(s: AgentSession) -> dict[str, Any]:
-    out = s.sandbox.elydora("status", "codex", "--root", str(s.sandbox.home), "--json", check=False,
-                            path_prefix=_codex_path(s.info))
-    row: dict[str, Any] = json.loads(out.stdout)["providers"][0]
-    return row
-
-
-def _codex_run_untrusting(s: AgentSession, phase: str) -> Run:
-    """``codex exec`` as a user runs it: without ``--dangerously-bypass-hook-trust``."""
-    argv = [a for a in s.agent.argv(s.info["bin"]) if a != "--dangerously-bypass-hook-trust"]
-    s.sandbox.reset_work()
-    s.sandbox.clear_bytecode()
-    run = s.run_raw(phase, argv, tool=s.agent.shell_tool)
-    assert not run.timed_out, run.describe()
-    assert_reached_only_the_fake_model(run)
-    return run
-
-
-@pytest.fixture(scope="module")
-def codex_trusted(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentSession]:
-    info = agent_cache.get("codex") or {}
-    if not info.get("available"):
-        pytest.skip(f"codex: {info.get('reason', 'not in the e2e cache manifest')}")
-    s = AgentSession(AGENTS["codex"], info, tmp_path_factory.mktemp("e2e-codex-trusted"))
-    try:
-        out = s.sandbox.elydora("install", "codex", "--root", str(s.sandbox.home), "--trust",
-                                path_prefix=_codex_path(info))
-        assert "confirmed by codex app-server" in out.stdout, out.stdout
-        yield s
-    finally:
-        s.close()
-
-
-def test_codex_runs_our_hooks_after_install_trust(codex_trusted: AgentSession) -> None:
-    """After ``install --trust`` Codex runs our hooks with no bypass flag: allow with one audit, then block."""
-    s, sb = codex_trusted, codex_trusted.sandbox
-    row = _codex_status(s)
-    assert (row["state"], row["check"]) == ("healthy", "agent"), row
-    sb.elydora("agent", "unfreeze", "--provider", "codex", "--root", str(sb.home))
-    before = len(ledger_payloads(s))
-    run = _codex_run_untrusting(s, "trusted-allow")
-    assert run.proof_exists and sb.runtime_ran("guard") and sb.runtime_ran("audit"), run.describe()
-    posts = [p for p in ledger_payloads(s)[before:] if s.agent.post_event_ok(p)]
-    assert len(posts) == 1 and s.agent.payload_command(posts[0]) == COMMAND, posts
-    assert "ledger OK" in sb.elydora("audit", "verify", "--provider", "codex", "--root", str(sb.home)).stdout
-    sb.elydora("agent", "freeze", "--provider", "codex", "--root", str(sb.home))
-    run = _codex_run_untrusting(s, "trusted-block")
-    assert not run.proof_exists and sb.runtime_ran("guard") and not sb.runtime_ran("audit"), run.describe()
-    assert any(contains(r["body"], guard_line("codex")) for r in run.after_tool_call()), run.describe()
-
-
-def test_codex_status_unhealthy_after_a_trust_breaking_reinstall(codex_trusted: AgentSession) -> None:
-    """A reinstall with another timeout where Codex cannot be asked leaves the old trust stale: Codex skips the
-    hooks (``modified``) and ``status`` says unhealthy with the fix, until ``install --trust`` trusts them again."""
-    s, sb = codex_trusted, codex_trusted.sandbox
-    sb.elydora("agent", "freeze", "--provider", "codex", "--root", str(sb.home))
-    sb.elydora("install", "codex", "--root", str(sb.home), "--hook-timeout-seconds", "12")  # no codex on PATH
-    row = _codex_status(s)
-    assert (row["state"], row["check"]) == ("unhealthy", "agent"), row
-    fix = f"elydora install codex --trust --root {sb.home}"
-    assert any("changed since it was trusted" in p and fix in p for p in row["problems"]), row["problems"]
-    run = _codex_run_untrusting(s, "modified")
-    assert run.proof_exists and not sb.runtime_ran("guard"), f"Codex ran hooks it lists as modified\n{run.describe()}"
-    sb.elydora("install", "codex", "--root", str(sb.home), "--trust", path_prefix=_codex_path(s.info))
-    assert _codex_status(s)["state"] == "frozen"
-    run = _codex_run_untrusting(s, "retrusted")
-    assert not run.proof_exists and sb.runtime_ran("guard"), run.describe()
-
-
-# -- Droid: our hooks go where Droid loads them ----------------------------------------------------------------
-@pytest.mark.parametrize("existing", ["settings.local.json", "hooks/hooks.json"])
-def test_droid_hooks_land_where_droid_loads_them(existing: str, agent_cache: dict[str, Any],
-                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
-    """A user file ``{"hooks": {}}`` that Droid 0.225.2 never reads hooks from (``settings.local.json``) or reads
-    only as a bare event map (the legacy ``hooks/hooks.json``): after install the guard still blocks."""
-    info = agent_cache.get("droid") or {}
-    if not info.get("available"):
-        pytest.skip(f"droid: {info.get('reason', 'not in the e2e cache manifest')}")
-
-    def user_file(sb: Sandbox) -> None:
-        path = sb.home / ".factory" / existing
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text('{"hooks": {}}\n')
-
-    s = AgentSession(AGENTS["droid"], info, tmp_path_factory.mktemp("e2e-droid-source"), before_install=user_file)
-    try:
-        assert s.status.stdout.split()[1:2] == ["healthy"], s.status.stdout + s.status.stderr
-        s.sandbox.elydora("agent", "freeze", "--provider", "droid", "--root", str(s.sandbox.home))
-        run = s.run("block")
-        assert not run.proof_exists and s.sandbox.runtime_ran("guard"), f"Droid did not run our guard\n{run.describe()}"
-    finally:
-        s.close()
