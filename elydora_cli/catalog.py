@@ -10,12 +10,13 @@ whole guard stderr line); :meth:`GuardFacts.deny_stdout` renders them as one com
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
 from elydora_config.errors import ConfigError
+from elydora_config.records import record, replace
+
+from . import packagedata
 
 FailureMode = Literal["open", "closed"]
 BlockStatus = Literal["frozen", "revoked"]
@@ -27,7 +28,7 @@ class UnknownProviderError(ConfigError):
     """A provider id that the catalog does not list."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Events:
     pre_tool: str
     post_tool: str | None
@@ -56,13 +57,13 @@ class Events:
         return ((self.pre_tool, "guard"), *((event, "audit") for event in self.audit_events))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Timeout:
     value: int
     unit: Literal["s", "ms"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConfigFacts:
     env: str | None
     default_path: str
@@ -86,7 +87,7 @@ def _substitute(value: Any, message: str, stderr: str) -> Any:
     return value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AuditFacts:
     """What a hook prints when it succeeds, and how it fails (the audit hook needs nothing more)."""
 
@@ -107,7 +108,7 @@ class AuditFacts:
         return self.success_stdout if self.failure_mode == "open" else b""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GuardFacts(AuditFacts):
     """The audit facts plus the agent's deny protocol."""
 
@@ -120,7 +121,7 @@ class GuardFacts(AuditFacts):
         return render_output(self.deny_stdout_template, message=message, stderr=stderr_line)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HostMarks:
     """The runtime acts only when the payload names every member in ``payload_keys`` and the environment
     holds none of ``foreign_env`` (variables another agent sets for every hook it runs)."""
@@ -129,7 +130,7 @@ class HostMarks:
     foreign_env: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Provider:
     id: str
     display_name: str
@@ -182,7 +183,7 @@ def audit_error_prefix() -> str:
 
 @cache
 def _raw() -> dict[str, Any]:
-    text = resources.files("elydora_cli").joinpath("catalog.json").read_text(encoding="utf-8")
+    text = packagedata.read_text("catalog.json")
     data = json.loads(text)
     if not isinstance(data, dict) or data.get("schema") != 1:
         raise ConfigError("catalog.json", "unsupported catalog schema")

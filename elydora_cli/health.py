@@ -20,11 +20,11 @@ import fcntl
 import os
 import stat
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
+from elydora_config.records import field, record
 
 from . import statefiles as names
 
@@ -38,7 +38,7 @@ ERROR_TAIL = 64 << 10
 DELIVERY_COMPONENTS = ("flush", "deliver", "client")
 
 
-@dataclass
+@record
 class AuditHealth:
     spooled: int = 0
     """Complete events in ``spool.jsonl`` past the delivered offset (a lower bound beyond the scan limit)."""
@@ -64,7 +64,7 @@ class AuditHealth:
         }
 
 
-@dataclass
+@record
 class Health:
     agent_state: str | None
     """``active``, ``frozen`` or ``revoked`` as the guard will apply it; ``None`` when it cannot decide."""

@@ -9,17 +9,16 @@ by ``elydora agent freeze|unfreeze|revoke``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
+from elydora_config.records import record
 
 if TYPE_CHECKING:  # cryptography is imported by the functions that handle keys: status and hooks never load it
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -80,7 +79,7 @@ def validate_base_url(url: str) -> str:
     return url.rstrip("/")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentConfig:
     org_id: str
     agent_id: str
@@ -194,6 +193,8 @@ def key_id(key: Ed25519PrivateKey) -> str:
     from elydora_config import keys
 
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    import hashlib  # here, not at the top: ``status`` reads identities but computes no key id
+
     return "local-" + keys.b64url_encode(hashlib.sha256(raw).digest())[:16]
 
 

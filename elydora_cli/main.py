@@ -38,9 +38,31 @@ GLOBAL_VALUE_FLAGS = ("--root", "--state-root")
 """Global flags that take a value (``_modules_for`` skips their values when it looks for the command)."""
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, given the terminal width as :func:`shutil.get_terminal_size` would find it
+    (``COLUMNS``, else the terminal, else 80): argparse would import :mod:`shutil` for that on every run."""
+
+    def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("width", _columns() - 2)
+        super().__init__(prog, *args, **kwargs)
+
+
+def _columns() -> int:
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:

@@ -9,10 +9,10 @@ or the directory the agent's environment variable names; the executables are the
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path, PurePosixPath
 
 from . import catalog
+from .executables import which
 from .plug.context import Context
 
 XDG_CONFIG_HOME = "XDG_CONFIG_HOME"
@@ -40,7 +40,7 @@ def absence(provider: str, ctx: Context) -> str | None:
         return None
     names = catalog.provider(provider).executables
     search = ctx.env.get("PATH", os.defpath)
-    if any(shutil.which(name, path=search) for name in names):
+    if any(which(name, path=search) for name in names):
         return None
     on_path = " or ".join(f"`{name}`" for name in names) or "its executable"
     return f"not found: no {directory} and no {on_path} on PATH (name it, or use --every, to install anyway)"

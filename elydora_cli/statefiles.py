@@ -104,3 +104,7 @@ __all__ = [
     "agent_dir_path",
     "check_agent_id",
 ]
+
+GENESIS = "A" * 43
+"""The ``prev_chain_hash`` of an agent's first record. Kept here with the state file names, so that reading
+a chain state does not import the record machinery (hashing, canonical JSON)."""

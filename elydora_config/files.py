@@ -15,7 +15,6 @@ import contextlib
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from typing import Literal, overload
 
 from . import _sysio
@@ -28,6 +27,7 @@ from .errors import (
     UnsafePathError,
 )
 from .paths import opened_directory, split_target
+from .records import record
 
 TEMP_MARKER = ".elydora-tmp-"
 """Every temporary file the library creates has this in its name; recovery removes stale ones."""
@@ -35,7 +35,7 @@ TEMP_MARKER = ".elydora-tmp-"
 _READ_FLAGS = os.O_RDONLY | _sysio.O_NOFOLLOW | _sysio.O_NONBLOCK
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PhysicalRead:
     """The bytes of a regular file together with the ``fstat`` of the very descriptor they came from."""
 

@@ -9,9 +9,10 @@ the agent runs each one (the exec form or ``/bin/sh -c`` by default; Copilot's `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from elydora_config.records import record
 
 from ..plug.context import Context
 from ..plug.contract import Provider
@@ -19,7 +20,7 @@ from ..plug.documents import Documents
 from ..plug.ownership import Ref
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     source: Path
     """The config file (or hook file) the entry is in."""

@@ -7,11 +7,11 @@ config edits. Together with an exact-shape match it decides which entries are ou
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.records import field, record
 
 from ..plug.hookmap import EditLog
 
@@ -19,7 +19,7 @@ MANIFEST_NAME = "install-manifest.json"
 FORMAT = 1
 
 
-@dataclass
+@record
 class FileRecord:
     created_file: bool = False
     created: list[list[str | int]] = field(default_factory=list)
@@ -35,7 +35,7 @@ class FileRecord:
         }
 
 
-@dataclass
+@record
 class Manifest:
     provider: str
     agent_id: str

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.files import read_physical_stat as _read_physical_stat
 from elydora_config.log import get_logger
+from elydora_config.records import field, record
 
 from .. import identity
 from ..exitcodes import UsageError
@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that wr
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
 
-@dataclass
+@record
 class Outcome:
     provider: str
     agent_id: str
@@ -98,37 +98,46 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
     """Every manifest of ``provider_id`` under the state root, by agent id."""
     found: dict[str, Manifest] = {}
     root = ctx.elydora_dir
-    if not root.is_dir():
+    try:
+        with os.scandir(root) as listing:
+            names = sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
+    except (FileNotFoundError, NotADirectoryError):
         return found
-    for entry in sorted(root.iterdir()):
-        path = entry / MANIFEST_NAME
-        if not entry.is_dir() or entry.is_symlink() or not os.path.lexists(path):
-            continue
+    for name in names:
         if tx is None:
-            manifest: Manifest | None = _read_manifest(path)
+            manifest = _read_manifest(os.path.join(root, name, MANIFEST_NAME))
         else:
-            data = tx.read(path, max_bytes=4 << 20)
+            path = root / name / MANIFEST_NAME
+            data = tx.read(path, max_bytes=4 << 20) if os.path.lexists(path) else None
             manifest = None if data is None else Manifest.decode(data, path)
         if manifest is not None and manifest.provider == provider_id:
             found[manifest.agent_id] = manifest
     return found
 
 
-_DECODED: dict[tuple[str, int, int, int], Manifest] = {}
+_DECODED: dict[tuple[str, int, int, int, int, int], Manifest] = {}
 """Manifests read outside a transaction, by path and file identity: ``status`` of every provider reads every
 agent's manifest once, not once per provider."""
 
 
-def _read_manifest(path: Path) -> Manifest | None:
+def _identity(path: str, st: os.stat_result) -> tuple[str, int, int, int, int, int]:
+    return (path, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+
+
+def _read_manifest(path: str) -> Manifest | None:
     """The manifest at ``path`` read physically (bounded, never blocking on a FIFO), decoded once per file
-    identity in this process."""
-    read = _read_physical_stat(path, max_bytes=4 << 20)
+    identity in this process: a file whose identity (device, inode, size, mtime, ctime) is unchanged since it
+    was read is not read again. A symbolic link never matches (its own inode is not the file's)."""
+    try:
+        known = _DECODED.get(_identity(path, os.lstat(path)))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if known is not None:
+        return known
+    read = _read_physical_stat(Path(path), max_bytes=4 << 20)
     if read is None:
         return None
-    key = (str(path), read.stat.st_ino, read.stat.st_mtime_ns, read.stat.st_size)
-    manifest = _DECODED.get(key)
-    if manifest is None:
-        manifest = _DECODED[key] = Manifest.decode(read.data, path)
+    manifest = _DECODED[_identity(path, read.stat)] = Manifest.decode(read.data, Path(path))
     return manifest
 
 
@@ -140,7 +149,7 @@ def _scoped(provider: Provider, ctx: Context, provider_id: str, manifests: dict[
     return ctx.with_options(provider=provider_id, known_hook_commands=known, hook_command=hook_command)
 
 
-@dataclass
+@record
 class _Prepared:
     """The prelude every operation shares: the parsed files, the manifests, the scoped context."""
 
@@ -353,7 +362,7 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
     return outcome
 
 
-@dataclass
+@record
 class ProviderStatus:
     provider: str
     agent_id: str

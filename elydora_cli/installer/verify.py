@@ -27,10 +27,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from .. import catalog, health, identity
+from .. import catalog, health, identity, packagedata
 from ..plug.context import Context
 from ..statefiles import VERIFY_ENV
 from . import operations
@@ -81,7 +80,7 @@ class Probe:
 
 @cache
 def _samples() -> dict[str, Any]:
-    text = resources.files("elydora_cli").joinpath("verify_payloads.json").read_text(encoding="utf-8")
+    text = packagedata.read_text("verify_payloads.json")
     payloads: dict[str, Any] = json.loads(text)["payloads"]
     return payloads
 

@@ -3,33 +3,24 @@
 The exchange (Codex 0.171): the ``initialize`` request, the ``initialized`` notification, then
 ``hooks/list {"cwds": [...]}``, whose answer lists every hook with its ``key``, ``currentHash``,
 ``trustStatus`` and ``enabled``. Notifications Codex sends in between are skipped. Every failure (no
-executable, a crash, no answer within :data:`TIMEOUT_SECONDS`, an answer of another shape) is one
+executable, a crash, no answer within the probe's timeout, an answer of another shape) is one
 :class:`~elydora_cli.plug.agentprobe.ProbeError`: the caller falls back to the file-level check.
 
 :meth:`CodexProbe.hashes_for` lets Codex hash a hooks file not yet written: the file goes into a scratch
 ``CODEX_HOME`` (the hash does not depend on the file's path, only the key does), so install can write the
-trust entries in the same transaction as the hooks.
+trust entries in the same transaction as the hooks. The exchange itself is in :mod:`.appserver`, imported
+only when Codex is asked (``status`` without a ``codex`` executable does not load the process machinery).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import selectors
-import signal
-import subprocess
-import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 from ..plug.agentprobe import AGENT, FILE_LEVEL, ListedHook, ProbeError, ProbeReport
 from ..plug.context import Context
 from .probe import ExecutableProbe
 
-"""How long Codex may take to start and answer (about 2 s on a 2-core machine)."""
-MAX_ANSWER_BYTES = 16 << 20
 HOOKS_FILE = "hooks.json"
 
 
@@ -50,10 +41,17 @@ class CodexProbe(ExecutableProbe):
     compares_commands = False
 
     def _list(self) -> list[ListedHook]:
+        exe = self._exe()  # before the import: no executable, no process machinery
+        from .appserver import list_hooks
+
         home = codex_home(self._ctx)
-        return list_hooks(self._exe(), self._env(home, self._ctx.home), str(self._ctx.repo_root), self._timeout)
+        return list_hooks(exe, self._env(home, self._ctx.home), str(self._ctx.repo_root), self._timeout)
 
     def hashes_for(self, hooks_text: str) -> dict[str, str]:
+        import tempfile
+
+        from .appserver import list_hooks
+
         try:
             with tempfile.TemporaryDirectory(prefix="elydora-codex-") as scratch:
                 home = Path(os.path.realpath(scratch))
@@ -68,101 +66,3 @@ class CodexProbe(ExecutableProbe):
 
     def _env(self, home: Path, user_home: Path) -> dict[str, str]:
         return {**self._ctx.env, "CODEX_HOME": str(home), "HOME": str(user_home)}
-
-
-def list_hooks(exe: str, env: dict[str, str], cwd: str, timeout: float) -> list[ListedHook]:
-    """Every hook ``codex app-server`` lists for ``cwd``."""
-    answer = _exchange(exe, env, cwd, timeout)
-    try:
-        rows = [hook for entry in answer["data"] for hook in entry["hooks"]]
-        return [
-            ListedHook(str(h["key"]), str(h["currentHash"]), str(h["trustStatus"]), bool(h["enabled"]))
-            for h in rows
-        ]
-    except (KeyError, TypeError) as exc:
-        raise ProbeError(f"Codex answered hooks/list in an unknown shape ({exc!r})") from None
-
-
-def _exchange(exe: str, env: dict[str, str], cwd: str, timeout: float) -> Any:
-    try:
-        proc = subprocess.Popen(
-            [exe, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, cwd=cwd, start_new_session=True,
-        )
-    except OSError as exc:
-        raise ProbeError(f"Codex did not start ({exc.strerror or exc})") from None
-    reader = _Lines(proc, time.monotonic() + timeout)
-    try:
-        reader.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                     "params": {"clientInfo": {"name": "elydora", "version": "1"}}})
-        reader.answer(1)
-        reader.send({"jsonrpc": "2.0", "method": "initialized"})
-        reader.send({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}})
-        answer = reader.answer(2)
-    except BaseException:
-        reader.close(wait=0)  # a Codex that failed once gets no grace time
-        raise
-    reader.close(wait=5)
-    return answer
-
-
-class _Lines:
-    """Newline-delimited JSON-RPC with one deadline for the whole exchange."""
-
-    def __init__(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
-        self._proc = proc
-        self._deadline = deadline
-        self._buffer = b""
-        self._read = 0
-        self._selector = selectors.DefaultSelector()
-        assert proc.stdout is not None
-        self._selector.register(proc.stdout, selectors.EVENT_READ)
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(json.dumps(message).encode() + b"\n")
-            self._proc.stdin.flush()
-        except OSError:
-            raise ProbeError("Codex did not answer (it closed its input)") from None
-
-    def answer(self, request_id: int) -> Any:
-        while True:
-            message = self._message()
-            if isinstance(message, dict) and message.get("id") == request_id:
-                if "error" in message:
-                    raise ProbeError(f"Codex refused the request: {message['error']}")
-                return message.get("result")
-
-    def _message(self) -> Any:
-        while b"\n" not in self._buffer:
-            left = self._deadline - time.monotonic()
-            if left <= 0 or not self._selector.select(left):
-                raise ProbeError("Codex did not answer in time")
-            assert self._proc.stdout is not None
-            chunk = os.read(self._proc.stdout.fileno(), 65536)
-            self._read += len(chunk)
-            if not chunk:
-                raise ProbeError(f"Codex did not answer (it exited with {self._proc.wait()})")
-            if self._read > MAX_ANSWER_BYTES:
-                raise ProbeError("Codex's answer is too large")
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            return json.loads(line) if line.strip() else None
-        except ValueError:
-            raise ProbeError("Codex answered something that is not JSON-RPC") from None
-
-    def close(self, wait: float) -> None:
-        """End the exchange: Codex exits at the end of its input; after ``wait`` seconds it is killed."""
-        self._selector.close()
-        for stream in (self._proc.stdin, self._proc.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        try:
-            self._proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(OSError):  # its own session: the native binary the launcher started too
-                os.killpg(self._proc.pid, signal.SIGKILL)
-            self._proc.wait()

@@ -9,7 +9,6 @@ show is each of our entries, by event and command. Every failure is one
 from __future__ import annotations
 
 import json
-import subprocess
 
 from ..plug.agentprobe import ListedHook, ProbeError
 from .probe import ExecutableProbe
@@ -29,6 +28,8 @@ class GrokProbe(ExecutableProbe):
 
     def _list(self) -> list[ListedHook]:
         exe = self._exe()
+        import subprocess  # only when Grok is at hand: a read-only status elsewhere needs no process machinery
+
         env = {**self._ctx.env, "HOME": str(self._ctx.home)}
         try:
             done = subprocess.run(

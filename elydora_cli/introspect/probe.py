@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import shutil
 
+from ..executables import which
 from ..plug.agentprobe import AGENT, FILE_LEVEL, ListedHook, ProbeError, ProbeReport
 from ..plug.context import Context
 
@@ -17,7 +17,7 @@ def executable(ctx: Context, provider_id: str) -> str | None:
     from .. import catalog
 
     for name in catalog.provider(provider_id).executables:
-        found = shutil.which(name, path=ctx.env.get("PATH", os.defpath))
+        found = which(name, path=ctx.env.get("PATH", os.defpath))
         if found:
             return found
     return None

@@ -6,8 +6,9 @@ passes it in :attr:`~.context.Context.probe`; agent modules only read it, so the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
+
+from elydora_config.records import record
 
 FILE_LEVEL = "file-level"
 AGENT = "agent"
@@ -17,7 +18,7 @@ class ProbeError(Exception):
     """The agent could not be asked (missing, timed out, answered nonsense): fall back to the file-level check."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ListedHook:
     """One hook as the agent lists it."""
 
@@ -63,7 +64,7 @@ class AgentProbe(Protocol):
         """The agent's hash of each entry of a hooks file not yet written, by key suffix (``event:group:handler``)."""
 
 
-@dataclass
+@record
 class ProbeReport:
     """How a check was made, for ``status --json`` (``check``) and the text output."""
 

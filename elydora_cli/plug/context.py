@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
+
+from elydora_config.records import field, record, replace
 
 from ..statefiles import RUNTIME_FLAGS
 
@@ -17,7 +18,7 @@ DEFAULT_TIMEOUT_SECONDS = 10
 __all__ = ["DEFAULT_TIMEOUT_SECONDS", "RUNTIME_FLAGS", "Context"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Context:
     home: Path
     """The settings root: every agent path is resolved as if this were the home directory."""
@@ -76,4 +77,4 @@ class Context:
         return self.place(value) if value else None
 
     def with_options(self, **changes: object) -> Context:
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)

@@ -9,10 +9,11 @@ the protocol (``elydora_cli/providers/__init__.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from elydora_config.records import field, record
 
 if TYPE_CHECKING:
     from .. import catalog
@@ -31,7 +32,7 @@ class Format(str, Enum):
     TEXT = "text"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """A file the provider may write (created from ``new_text`` when absent)."""
 
@@ -43,7 +44,7 @@ class Target:
     """Mode of a file we create (``None``: 0600); an existing file keeps its mode."""
 
 
-@dataclass
+@record
 class Sources:
     targets: list[Target]
     depends: list[Path] = field(default_factory=list)
@@ -72,7 +73,7 @@ class Document(Protocol):
     def remove(self, path: Sequence[str | int]) -> object: ...
 
 
-@dataclass
+@record
 class Finding:
     """One problem (or note) ``status`` reports for a provider."""
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.nesting import check_nesting
+from elydora_config.records import field, record
 
 from .contract import Document, Format, Target
 from .hookmap import EditLog, FileEdit
@@ -108,7 +108,7 @@ def _parse(text: str, fmt: Format, path: Path | None) -> Document:
     return JsoncDocument.parse(text, dialect[fmt], path=path)
 
 
-@dataclass
+@record
 class Documents:
     """Targets (editable) and read-only sources of one provider operation."""
 

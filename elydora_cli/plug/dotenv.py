@@ -21,21 +21,23 @@ _HS = re.escape("".join(c for c in _SPACE if c not in _EOL))
 """``\\s`` without the line ends: the space a line may start with. (JavaScript's ``^\\s*`` may also run over
 blank lines, but a match that does so starts again on the key's own line with the same groups: letting the
 leading space cross line ends only made every blank line rescan all the blank lines after it.)"""
-_LINE = re.compile(
+_LINE_SOURCE = (
     rf"(?:(?<=[{_EOL}])|\A)[{_HS}]*(?:export[{_WS}]+)?([A-Za-z0-9_.-]+)(?:[{_WS}]*=[{_WS}]*?|:[{_WS}]+?)"
     rf"([{_WS}]*'(?:\\'|[^'])*'|[{_WS}]*\"(?:\\\"|[^\"])*\"|[{_WS}]*`(?:\\`|[^`])*`|[^#\r\n]+)?"
     rf"[{_WS}]*(?:#[^\r{_EOL}]*)?(?=[{_EOL}]|\Z)"
 )
-_QUOTED = re.compile(rf"(?:(?<=[\r{_EOL}])|\A)(['\"`])([\s\S]*)\1(?=[\r{_EOL}]|\Z)")
+_QUOTED_SOURCE = rf"(?:(?<=[\r{_EOL}])|\A)(['\"`])([\s\S]*)\1(?=[\r{_EOL}]|\Z)"
 """Enclosing quotes, matched line by line as JavaScript's multiline ``replace`` does."""
 
 
 def parse(text: str) -> dict[str, str]:
     """The variables a ``.env`` text defines, in order of first appearance (later values win)."""
     found: dict[str, str] = {}
-    for match in _LINE.finditer(re.sub(r"\r\n?", "\n", text)):
+    # compiled on the first parse (re caches them), not at import: the Unicode space classes cost a millisecond
+    line, quoted = re.compile(_LINE_SOURCE), re.compile(_QUOTED_SOURCE)
+    for match in line.finditer(re.sub(r"\r\n?", "\n", text)):
         value = (match.group(2) or "").strip(_SPACE)
-        unquoted = _QUOTED.sub(r"\2", value)
+        unquoted = quoted.sub(r"\2", value)
         if value.startswith('"'):
             unquoted = unquoted.replace("\\n", "\n").replace("\\r", "\r")
         found[match.group(1)] = unquoted

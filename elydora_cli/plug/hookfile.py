@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.records import field, record
 
 from . import hookmap
 from .common import check_hooks, refuse_if, validated
@@ -40,7 +40,7 @@ Disabled = Callable[[Documents, Context, Path, dict[str, Any]], str | None]
 """Why the agent would not run the hooks of the file (``None``: it would)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HookFile:
     """One agent's hook file.
 

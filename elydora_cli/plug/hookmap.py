@@ -8,8 +8,9 @@ its map with a :class:`HookMap` and gets ``add``, ``remove`` and ``check`` from 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from elydora_config.records import field, record
 
 from .context import Context
 from .contract import Document, Finding
@@ -19,7 +20,7 @@ Path_ = tuple[str | int, ...]
 MAX_TIMEOUT_SECONDS = 3600
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HookMap:
     events: Mapping[str, str]
     """Event name -> role (``guard`` or ``audit``), in the order entries are added."""
@@ -40,7 +41,7 @@ class HookMap:
     """Grok: handlers inside groups of another shape (a matcher, extra keys) are the user's, never touched."""
 
 
-@dataclass
+@record
 class EditLog:
     """What an install or uninstall did to one document (feeds the install manifest)."""
 
@@ -49,7 +50,7 @@ class EditLog:
     removed: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass
+@record
 class FileEdit:
     """One file an operation edits: its document, the log of this operation, and what earlier installs recorded
     (handler values, and the containers they created, which are removed again when they end up empty)."""

@@ -10,9 +10,10 @@ command and the timeout, and its command runs our runtime (or our supervisor) in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from elydora_config.records import record
 
 from .context import Context
 from .contract import Finding
@@ -22,7 +23,7 @@ from .hookmap import timeout_finding, timeout_in
 from .ownership import HandlerFactory, Ref, refs_in, supervisor_refs
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HookTables:
     events: Mapping[str, str]
     """Event name -> role (``guard`` or ``audit``), in the order tables are appended."""

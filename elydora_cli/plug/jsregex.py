@@ -7,13 +7,14 @@ pattern of a file through one short ``node`` process, and only when a file holds
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
+from elydora_config.records import record
+
+from ..executables import which
 
 if TYPE_CHECKING:
     import subprocess
@@ -33,7 +34,7 @@ class NodeUnavailableError(ConfigError):
     """A pattern needs Node.js to be checked and ``node`` cannot be run."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pattern:
     path: Path
     where: str
@@ -78,7 +79,7 @@ def require_compilable(patterns: Sequence[Pattern], node: str = "node") -> None:
     import subprocess  # only when there are patterns to check
 
     first = patterns[0]
-    executable = shutil.which(node)
+    executable = which(node)
     if executable is None:
         raise NodeUnavailableError(
             first.path,

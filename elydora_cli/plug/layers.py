@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.records import record
 
 from .context import Context
 from .documents import Documents
@@ -24,14 +24,14 @@ Key = str | Sequence[str]
 """A top-level key, or a path of keys into nested objects (``("security", "folderTrust", "enabled")``)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Layer:
     path: Path
     value: Any
     """The file's parsed top-level value; ``None`` when the file is absent."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Setting:
     """Where a switch was set explicitly, and to what."""
 

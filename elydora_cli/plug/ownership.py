@@ -16,9 +16,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from elydora_config.records import record
 
 from ..statefiles import AUDIT_SCRIPT, GUARD_SCRIPT
 from .cmdforms import looks_like_python, parse_encoded_powershell, parse_posix, parse_powershell_call
@@ -28,7 +29,7 @@ GUARD, AUDIT = "guard", "audit"
 DEFAULT_SCRIPTS: Mapping[str, str] = {GUARD_SCRIPT: GUARD, AUDIT_SCRIPT: AUDIT}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ref:
     """What one of our handlers points at."""
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from elydora_config.records import field, record
 
 from .cmdforms import (
     encoded_powershell,
@@ -55,14 +56,14 @@ def exactly(value: Any) -> Check:
     return Check(lambda v: type(v) is type(value) and v == value, f"exactly {value!r}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pair:
     ref: Ref
     argv: list[str]
     """``[python, script]`` (or ``[script]`` for the bare form)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OldShape:
     keys: frozenset[str]
     command: str

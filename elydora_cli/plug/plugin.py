@@ -24,14 +24,13 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
+from elydora_config.records import record
 
-from .. import catalog, identity
+from .. import catalog, identity, packagedata
 from . import defaults, markerline
 from .common import RefusedError, catalog_events, refuse_if
 from .context import RUNTIME_FLAGS, Context
@@ -57,7 +56,7 @@ _PARAM_LINE = re.compile(r"^const ([A-Z_]+) = .*; // @param$", re.MULTILINE)
 _PARAMS = ["DENY_EXIT", "FAIL_CLOSED", "FLAGS", "GUARD", "GUARD_TIMEOUT_MS", "HOOK", "HOST", "HOST_PIDS", "PYTHON"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Marker:
     """What our plugin file says about itself."""
 
@@ -93,7 +92,7 @@ def marker_of(text: str, path: Path) -> Marker | None:
 
 @functools.cache
 def _template() -> str:
-    source = resources.files("elydora_cli.runtime.templates").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    source = packagedata.read_template(TEMPLATE)
     names = _PARAM_LINE.findall(source)
     if sorted(names) != _PARAMS:
         raise ValueError(f"{TEMPLATE}: unexpected parameters {names}")
@@ -127,7 +126,7 @@ def render(facts: catalog.Provider, marker: Marker, ctx: Context) -> str:
 
 def host_program() -> Path:
     """The plugin-host stub shipped in the package (``node`` runs it)."""
-    return Path(str(resources.files("elydora_cli.runtime.templates").joinpath(HOST_TEMPLATE)))
+    return Path(packagedata.template_path(HOST_TEMPLATE))
 
 
 def agent_argv(handler: Any) -> list[str]:
@@ -140,7 +139,7 @@ Uninstaller = Callable[[Documents, Context, "set[str] | None"], None]
 Checker = Callable[[Documents, Context, str], list[Finding]]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PluginAgent:
     """The plug functions of one agent of the family: its catalog entry and its global config folder."""
 

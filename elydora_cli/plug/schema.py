@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.records import field, record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     test: Callable[[Any], bool]
     what: str
@@ -51,7 +51,7 @@ def nullable(check: Check) -> Check:
     return Check(lambda v: v is None or check.test(v), f"null or {check.what}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HandlerSchema:
     by_type: Mapping[str, Mapping[str, Check]]
     """Handler type -> its own keys (``type`` itself is implied)."""
@@ -66,7 +66,7 @@ ANY_HANDLER = HandlerSchema(by_type={}, open_keys=True)
 """Handlers must be objects; nothing else is checked (Codex, Cursor)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MapSchema:
     handler: HandlerSchema
     events: Collection[str] | None = None

@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.records import record
 
 from .cmdforms import posix_command, powershell_call
 from .context import Context
@@ -38,7 +38,7 @@ def make_action(ref: Ref, ctx: Context) -> dict[str, Any]:
     return {"type": "command", "command": powershell_call(argv) if ctx.windows else posix_command(argv)}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TriggerFile:
     """One agent's standalone trigger-list file: its triggers (trigger name -> role) in the order written."""
 

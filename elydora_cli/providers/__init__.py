@@ -7,6 +7,7 @@ satisfies :class:`~elydora_cli.plug.contract.Provider` (``mypy --strict`` checks
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 from typing import TYPE_CHECKING, cast
@@ -46,8 +47,10 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
     )  # fmt: skip
 
 
+@functools.cache
 def implemented_ids() -> tuple[str, ...]:
-    """Provider ids with an installer module, in catalog order."""
+    """Provider ids with an installer module, in catalog order (looked up once per process: ``status`` asks
+    for every provider it checks)."""
     return tuple(pid for pid in catalog.provider_ids() if importlib.util.find_spec(f"{__package__}.{pid}"))
 
 

@@ -111,9 +111,10 @@ SCHEMA = MapSchema(
 )
 
 
-_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+,:@%=\u0080-\U0010ffff-]+")
+_SHELL_SAFE = re.compile(r"(?:[A-Za-z0-9_./+,:@%=-]|[^\x00-\x7f])+")
 """A path a POSIX shell runs as it stands (non-ASCII letters included): no quoting, expansion or word
-splitting applies."""
+splitting applies. (Non-ASCII as a negated class: the range ``\u0080-\U0010ffff`` takes milliseconds to
+compile, on every start.)"""
 
 
 def standalone(ref: Ref, ctx: Context) -> bool:

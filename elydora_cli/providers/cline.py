@@ -17,14 +17,13 @@ import functools
 import json
 import os
 import re
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
+from elydora_config.records import record
 
-from .. import catalog, identity
+from .. import catalog, identity, packagedata
 from ..plug import defaults, markerline
 from ..plug.common import RefusedError, catalog_events, refuse_if
 from ..plug.context import RUNTIME_FLAGS, Context
@@ -50,7 +49,7 @@ word ``KIND`` of its heading and each ``// @param`` line with the agent's values
 _PARAM_LINE = re.compile(r"^const ([A-Z_]+) = .*; // @param$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Marker:
     """What a hook file says about itself: its kind, agent, runtime and (ours only) interpreter."""
 
@@ -119,7 +118,7 @@ def render(marker: Marker) -> str:
 
 @functools.cache
 def _template() -> str:
-    source = resources.files("elydora_cli.runtime.templates").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    source = packagedata.read_template(TEMPLATE)
     names = _PARAM_LINE.findall(source)
     if sorted(names) != ["DENY_EXIT", "FLAGS", "KIND", "PYTHON", "RUNTIME"]:
         raise ValueError(f"{TEMPLATE}: unexpected parameters {names}")

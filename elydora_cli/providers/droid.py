@@ -14,10 +14,11 @@ every file consulted is a snapshot precondition of the transaction.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 from typing import Any
+
+from elydora_config.records import replace
 
 from .. import catalog
 from ..plug import defaults, hookmap
@@ -59,7 +60,7 @@ HANDLERS = HandlerSchema(
     open_keys=True,
 )
 SCHEMA = MapSchema(HANDLERS, group={"matcher": STR, "commandRegex": STR}, open_group_keys=True)
-BARE_SCHEMA = dataclasses.replace(SCHEMA, container=(), switches={**SWITCHES, WRAPPER: OBJECT})
+BARE_SCHEMA = replace(SCHEMA, container=(), switches={**SWITCHES, WRAPPER: OBJECT})
 MANAGED = {
     "posix": "/etc/factory/settings.json",
     "macos": "/Library/Application Support/Factory/settings.json",
@@ -84,7 +85,7 @@ HOOKS = HookMap(
     group={"matcher": "*"},
     legacy=recogniser(REFERENCE),
 )
-BARE_HOOKS = dataclasses.replace(HOOKS, container=())
+BARE_HOOKS = replace(HOOKS, container=())
 
 
 def factory_dir(ctx: Context) -> Path:
@@ -173,7 +174,7 @@ def placement(docs: Documents, ctx: Context | None = None) -> dict[str, dict[str
 
 def _maps(docs: Documents, placed: dict[str, dict[str, str]]) -> list[tuple[Path, HookMap]]:
     maps = [(name, *_hookmap(docs, name)) for name in placed]
-    return [(path, dataclasses.replace(hm, events=placed[name])) for name, path, hm in maps]
+    return [(path, replace(hm, events=placed[name])) for name, path, hm in maps]
 
 
 def validate(docs: Documents) -> None:
@@ -251,7 +252,7 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
         _unwrap(docs, name, ctx, None)
         path, hm = _hookmap(docs, name)
         if name in placed:
-            add_hooks(docs, path, dataclasses.replace(hm, events=placed[name]), ctx, agent_id)
+            add_hooks(docs, path, replace(hm, events=placed[name]), ctx, agent_id)
         else:
             remove_hooks(docs, path, hm, ctx, None)
 

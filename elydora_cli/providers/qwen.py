@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
+from elydora_config.records import record
 
 from .. import catalog
 from ..plug import defaults, dotenv, schema
@@ -125,7 +125,7 @@ def expand(ctx: Context, value: str) -> Path:
     return ctx.place(value)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QwenHome:
     path: Path
     env_files: tuple[Path, ...]
@@ -181,7 +181,7 @@ def trusted_folders(ctx: Context, home: Path) -> Path:
     return ctx.place(configured) if configured else home / "trustedFolders.json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Places:
     home: QwenHome
     settings: Path

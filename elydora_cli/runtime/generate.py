@@ -122,22 +122,39 @@ def _deny(facts: catalog.Provider, status: catalog.BlockStatus) -> tuple[bytes, 
 
 
 def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, params: dict[str, Any]) -> bytes:
-    from importlib import resources
-
-    source = resources.files(f"{__package__}.templates").joinpath(template).read_text(encoding="utf-8")
-    seen: set[str] = set()
-
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in params or name in seen:
+    texts, names = _parsed(template)
+    for name in names:
+        if name not in params:
             raise ValueError(f"{template}: unexpected parameter {name}")
-        seen.add(name)
-        return f"{name} = {params[name]!r}"
+    if len(set(names)) != len(names):
+        raise ValueError(f"{template}: unexpected parameter {next(n for n in names if names.count(n) > 1)}")
+    if set(names) != set(params):
+        raise ValueError(f"{template}: parameters not found: {sorted(set(params) - set(names))}")
+    parts = [_header(facts, agent_id, python), texts[0]]
+    for name, text in zip(names, texts[1:], strict=True):
+        parts += (f"{name} = {params[name]!r}", text)
+    return "".join(parts).encode("utf-8")
 
-    body = _PARAM_LINE.sub(replace, source)
-    if seen != set(params):
-        raise ValueError(f"{template}: parameters not found: {sorted(set(params) - seen)}")
-    return (_header(facts, agent_id, python) + body).encode("utf-8")
+
+_PARSED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The template cut at its parameter lines: the texts between them and the parameter names in order,
+    read and cut once per process (``status`` renders every agent's runtime to compare it)."""
+    known = _PARSED.get(template)
+    if known is None:
+        from .. import packagedata
+
+        source = packagedata.read_template(template)
+        texts, names, start = [], [], 0
+        for match in _PARAM_LINE.finditer(source):
+            texts.append(source[start : match.start()])
+            names.append(match.group(1))
+            start = match.end()
+        texts.append(source[start:])
+        known = _PARSED[template] = (tuple(texts), tuple(names))
+    return known
 
 
 SHEBANG_LIMIT = 127

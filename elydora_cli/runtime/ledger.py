@@ -22,9 +22,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..statefiles import GENESIS
 from .jcs import canonicalize
 from .receipt import check_receipt
-from .record import GENESIS, REDUCED_MARKER, b64url, b64url_decode, check_record, reduce_payload
+from .record import REDUCED_MARKER, b64url, b64url_decode, check_record, reduce_payload
 
 if TYPE_CHECKING:  # only annotations: reading the ledger (audit tail) needs no cryptography
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey

@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the keys are passed in: reading records (audit tail) needs 
 OP_VERSION = "1.0"
 OPERATION_TYPE = "ai.tool_use"
 TTL_MS = 30_000  # a slow client clock is corrected from the server's Date header (see deliver.py)
-GENESIS = "A" * 43
 SERVER_PAYLOAD_LIMIT = 262_144  # UTF-8 bytes of JSON.stringify(payload) (= its RFC 8785 form's size)
 REDUCED_MARKER = "elydora_reduced"
 REDUCED_SCALAR_LIMIT = 1024

@@ -16,14 +16,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
+from elydora_config.records import record
 
 from ..identity import CHAIN_STATE, OUTBOX
-from .record import GENESIS
+from ..statefiles import GENESIS
 
 STATE_LIMIT = 64 << 10
 OUTBOX_LIMIT = 64 << 20
@@ -33,7 +33,7 @@ class StateError(ConfigError):
     """A runtime state file is malformed."""
 
 
-@dataclass
+@record
 class ChainState:
     prev_chain_hash: str = GENESIS
     seq: int = 0

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Dialect:
     """What a text may contain beyond RFC 8259.
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..errors import MalformedConfigError, PathLike
+from ..records import record
 from .diagnostics import fail, line_and_column
 from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
@@ -40,7 +40,7 @@ class Splice(NamedTuple):
     old: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Edit:
     """One edit operation and the splices it made."""
 

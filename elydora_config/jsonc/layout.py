@@ -10,10 +10,10 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from ..records import record
 from .lexical import line_break_near, line_indent, scanstring, starts_line
 from .located import Container
 
@@ -25,7 +25,7 @@ _KEY_SEPARATOR_RE = re.compile(r"[ \t]*:[ \t]*")
 DEFAULT_UNIT = "  "
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Style:
     """How new JSON text is written at one place of a document."""
 

@@ -10,8 +10,9 @@ import datetime as dt
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from ..records import record
 
 Key = str | int
 Path = tuple[Key, ...]
@@ -25,7 +26,7 @@ _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r
 _LITERAL_OK = re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]*\Z")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Style:
     """How new text is written so that it looks like its neighbours."""
 

@@ -56,9 +56,11 @@ def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
     return [name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
 
 
-def _run(tmp_path: Path, *args: str) -> tuple[int, list[str]]:
+def _run(tmp_path: Path, *args: str, path: str | None = None) -> tuple[int, list[str]]:
     out = tmp_path / "modules.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
+    if path is not None:
+        env["PATH"] = path
     subprocess.run(
         [sys.executable, "-c", WRAPPER, str(out), *args], capture_output=True, check=False, env=env, cwd=tmp_path
     )
@@ -93,6 +95,35 @@ def test_read_only_command_imports(home: Path, args: tuple[str, ...], used: str,
     assert code in (0, 1)  # 1: an agent awaits approval (codex), which status and verify report
     assert used in modules  # the command did its work
     assert _loaded(modules, forbidden) == []
+
+
+START_UP = (
+    "dataclasses",  # records (elydora_config.records) instead: no code compiled per class, no inspect/ast
+    "inspect",
+    "importlib.resources",  # package data read beside the code (elydora_cli.packagedata): no tempfile/zipfile
+    "tempfile",
+    "shutil",  # executables found by elydora_cli.executables; argparse given the terminal width
+    "zipfile",
+    "subprocess",  # the agents' own introspection only when their executable is at hand
+    "hashlib",  # no key id is computed, no record is hashed
+)
+
+
+def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> None:
+    """With no agent executable on PATH (so no agent is asked), a status loads none of the modules that used
+    to make up most of its start-up."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    code, modules = _run(home, "status", "--root", str(home), path=str(empty))
+    assert code in (0, 1) and "elydora_cli.health" in modules
+    # what the interpreter's own start-up loads here (a site-packages .pth may import some of these) is not ours
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
+    bare = subprocess.run(
+        [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True, env={**env, "PATH": str(empty)},
+    )
+    ours = sorted(set(modules) - set(json.loads(bare.stdout)))
+    assert _loaded(ours, (*READ_ONLY, *START_UP)) == []
 
 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:

@@ -52,8 +52,11 @@ def test_32k_blank_lines_are_each_scanned_once() -> None:
     """A match attempt that starts on a blank line ends on that line: before, its leading space ran over every
     blank line after it (and then backtracked), so 32k blank lines before a comment cost ~30 s. The results are
     those of the longer matches (``python -m benchmarks.parsers_bounded`` measures the per-line cost)."""
-    from elydora_cli.plug.dotenv import _LINE
+    import re
 
+    from elydora_cli.plug.dotenv import _LINE_SOURCE
+
+    _LINE = re.compile(_LINE_SOURCE)
     blank = "  \n\t\n \u2028\n"
     assert _LINE.match(blank + "K=v\n") is None
     assert [m.start() for m in _LINE.finditer(blank + "K=v\n")] == [len(blank)]

@@ -143,7 +143,7 @@ def test_patterns_compile_as_javascript_regexps(ctx):
 
 
 def test_node_is_needed_only_for_real_patterns(ctx, monkeypatch):
-    monkeypatch.setattr(jsregex.shutil, "which", lambda name: None)
+    monkeypatch.setattr(jsregex, "which", lambda name: None)
     write(ctx, HOOKS_JSON, {"hooks": {"PreToolUse": [{"matcher": "", "hooks": []}, {"matcher": "*", "hooks": []}]}})
     operations.install("droid", ctx)
     operations.install("droid", ctx)  # our own "*" groups need no Node either

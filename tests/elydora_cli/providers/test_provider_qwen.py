@@ -295,7 +295,7 @@ def test_malformed_settings_abort_with_every_file_unchanged(ctx, text, message):
 def test_matchers_are_checked_on_matcher_events_of_every_settings_file(ctx, monkeypatch):
     write(ctx.home, USER, {"hooks": {"Stop": [{"matcher": "(", "hooks": []}]}})  # Stop has no matcher to compile
     write(ctx.home, SYSTEM, {"hooks": {"PreToolUse": [{"matcher": " ", "hooks": []}, {"matcher": "*", "hooks": []}]}})
-    monkeypatch.setattr(jsregex.shutil, "which", lambda name: None)  # no pattern needs Node here
+    monkeypatch.setattr(jsregex, "which", lambda name: None)  # no pattern needs Node here
     operations.install("qwen", ctx)
     monkeypatch.undo()
     write(ctx.home, SYSTEM, {"hooks": {"SessionStart": [{"matcher": "[", "hooks": []}]}})

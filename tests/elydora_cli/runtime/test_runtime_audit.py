@@ -11,8 +11,8 @@ import pytest
 from elydora_testkit.runtime_helpers import AgentHandle, host_envelope, make_agent, no_flusher_running, wait_until
 from locations import CAPTURED_PAYLOADS, PAYLOADS
 
-from elydora_cli import identity
-from elydora_cli.runtime import flush, flusher, ledger, record, state
+from elydora_cli import identity, statefiles
+from elydora_cli.runtime import flush, flusher, ledger, state
 
 SAMPLES = sorted(PAYLOADS.glob("*.json")) + sorted(CAPTURED_PAYLOADS.glob("*.json"))
 AUDIT = {  # providers.md: success output and failure mode of hook.py
@@ -183,7 +183,7 @@ def test_record_fields_follow_the_eor_rules(tmp_path: Path) -> None:
     assert isinstance(rec, dict)
     assert rec["subject"] == {"session_id": event["taskId"]}
     assert rec["action"] == {"tool": event["tool_result"]["name"]}
-    assert rec["prev_chain_hash"] == record.GENESIS and rec["ttl_ms"] == 30000
+    assert rec["prev_chain_hash"] == statefiles.GENESIS and rec["ttl_ms"] == 30000
     assert rec["operation_type"] == "ai.tool_use" and rec["op_version"] == "1.0"
     assert rec["org_id"] == "local" and rec["agent_pubkey_kid"] == agent.config.kid
     assert len(rec["signature"]) == 86 and len(rec["nonce"]) == 22

@@ -12,8 +12,8 @@ import pytest
 from elydora_testkit.fake_elydora_server import FakeElydora
 from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent
 
-from elydora_cli import identity
-from elydora_cli.runtime import flush, ledger, record
+from elydora_cli import identity, statefiles
+from elydora_cli.runtime import flush, ledger
 
 
 def _append(agent: AgentHandle, start: int, count: int) -> None:
@@ -74,7 +74,7 @@ def test_server_delivery_survives_random_kills(tmp_path: Path, server: FakeElydo
     assert flush.flush(str(agent.directory)) == flush.DRAINED
     records = server.state.agents["codex"].records
     assert [r["payload"]["n"] for r in records] == list(range(total))
-    prev = record.GENESIS
+    prev = statefiles.GENESIS
     for rec in records:
         assert rec["prev_chain_hash"] == prev
         prev = rec["chain_hash"]

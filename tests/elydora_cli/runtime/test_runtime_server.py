@@ -12,7 +12,7 @@ import pytest
 from elydora_testkit.fake_elydora_server import FakeElydora
 from elydora_testkit.runtime_helpers import AgentHandle, make_agent, no_flusher_running, wait_until
 
-from elydora_cli import identity
+from elydora_cli import identity, statefiles
 from elydora_cli.runtime import client, flush, ledger, record, state
 from elydora_cli.runtime.deliver import RetryPolicy
 
@@ -30,7 +30,7 @@ def _ledger(agent: AgentHandle) -> list[dict[str, Any]]:
 
 def _assert_server_chain(server: FakeElydora, agent: AgentHandle) -> None:
     records = server.state.agents[agent.config.agent_id].records
-    prev = record.GENESIS
+    prev = statefiles.GENESIS
     for rec in records:
         assert rec["prev_chain_hash"] == prev
         prev = rec["chain_hash"]
