@@ -7,8 +7,9 @@ marked ``"async": true`` is started and forgotten and can never block: our entri
 The file is validated as OpenHands validates it: six events, spelt in PascalCase (``PreToolUse``) or snake
 case (``pre_tool_use``); an unknown event or the same event in both spellings makes OpenHands reject the
 whole file. A file in the unwrapped form (events at the top level) is refused: adding a ``hooks`` key would
-make OpenHands ignore the user's events. The project's ``.openhands/hooks.json`` is a read-only source:
-the SDK loader reads it *instead of* the user file when it exists, which ``status`` reports.
+make OpenHands ignore the user's events. The project's ``.openhands/hooks.json`` (in the working directory, or
+``$OPENHANDS_WORK_DIR``) is a read-only source: OpenHands reads it *instead of* the user file when it exists,
+so our hooks do not run in that project and ``status`` is unhealthy there (seen with OpenHands CLI 1.16.0).
 """
 
 from __future__ import annotations
@@ -83,8 +84,12 @@ def rules(path: Path, value: dict[str, Any], ctx: Context) -> None:
 FILE = HookFile(FACTS.id, HOOKS, SCHEMA, rules=rules)
 
 
+WORK_DIR_VARIABLE = "OPENHANDS_WORK_DIR"
+"""Moves the CLI's working directory, and with it the project hooks file it looks for."""
+
+
 def project_file(ctx: Context) -> Path:
-    return ctx.repo_root / ".openhands" / "hooks.json"
+    return (ctx.env_dir(WORK_DIR_VARIABLE) or ctx.repo_root) / ".openhands" / "hooks.json"
 
 
 def sources(ctx: Context) -> Sources:
@@ -101,14 +106,14 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     findings = check_file(docs, ctx, agent_id)
     shadow = project_file(ctx)
     if docs.depends.get(shadow) is not None:
-        findings.append(
-            Finding(
-                "this project has its own hooks.json: the OpenHands SDK loader reads it instead of the user file",
-                shadow,
-                severity="note",
-            )
-        )
+        findings.append(Finding(SHADOWED, shadow))
     return findings
+
+
+SHADOWED = (
+    "this project has its own hooks.json, which OpenHands reads instead of the user file: our hooks do not run "
+    "here (move its hooks into the user file and delete it)"
+)
 
 
 ROLES = HOOKS.events

@@ -138,8 +138,9 @@ def install_node(cache: Path, lock: dict[str, Any], *, update_locks: bool) -> Pa
     return binary
 
 
-def find_python(minimum: tuple[int, ...]) -> tuple[str | None, str]:
-    """The newest interpreter of at least ``minimum`` already on this machine (PATH or pyenv's versions).
+def find_python(minimum: tuple[int, ...], below: tuple[int, ...] | None = None) -> tuple[str | None, str]:
+    """The newest interpreter of at least ``minimum`` (and older than ``below``, where a package caps it: OpenHands
+    wants 3.12 only) already on this machine (PATH or pyenv's versions).
 
     The newest, because kimi-cli 1.51.0 crashes at start-up on Python 3.12.1 (``TypeError: super(type, obj)``
     in ``SlashCommand``, a generic dataclass) and runs on 3.13.0.
@@ -165,10 +166,10 @@ def find_python(minimum: tuple[int, ...]) -> tuple[str | None, str]:
             continue
         if out.returncode == 0:
             found_versions.append((tuple(int(p) for p in out.stdout.strip().split(".")), exe))
-    good = sorted((v for v in found_versions if v[0] >= minimum), reverse=True)
+    good = sorted((v for v in found_versions if v[0] >= minimum and (below is None or v[0] < below)), reverse=True)
     if good:
         return good[0][1], ".".join(map(str, good[0][0]))
-    want = ".".join(map(str, minimum))
+    want = ".".join(map(str, minimum)) + (f" and < {'.'.join(map(str, below))}" if below else "")
     seen = ", ".join(f"{exe} ({'.'.join(map(str, v))})" for v, exe in sorted(found_versions)) or "none"
     return None, (
         f"needs Python >= {want}; interpreters found on this machine: {seen}; no Python interpreter is "
@@ -185,7 +186,7 @@ def install_agent(
     if entry.get("needs_node22") and node22 is not None:
         path_prefix.append(str(node22.parent))
     if entry["registry"] == "pypi":
-        python, detail = find_python(tuple(entry["python_min"]))
+        python, detail = find_python(tuple(entry["python_min"]), tuple(entry.get("python_below") or ()) or None)
         if python is None:
             return {"available": False, "reason": f"{entry['package']} {entry['version']} {detail}"}
         stamp = dict(entry, interpreter=detail, pip_lock=lock_digest(agent, "requirements.txt"))

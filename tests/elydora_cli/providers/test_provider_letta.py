@@ -53,7 +53,6 @@ def test_fresh_install_writes_exactly_these_groups_and_uninstall_deletes_the_fil
         "hooks": {
             "PreToolUse": [ours(ctx.home, "guard.py")],
             "PostToolUse": [ours(ctx.home, "hook.py")],
-            "PostToolUseFailure": [ours(ctx.home, "hook.py")],
         }
     }
     assert text.startswith('{\n  "hooks": {\n    "PreToolUse": [\n')
@@ -295,11 +294,24 @@ def test_legacy_and_reference_entries_are_migrated_and_look_alikes_kept(ctx: Con
         },
     )
     operations.install("letta", ctx)
+    # The reference installer's entry on PostToolUseFailure goes too: Letta also runs PostToolUse for failed
+    # calls, so it recorded each of them twice (docs/e2e.md, finding 8).
     assert json.loads(settings(ctx).read_text())["hooks"] == {
         "PreToolUse": [{"matcher": "Bash", "hooks": look_alikes}, ours(ctx.home, "guard.py")],
         "PostToolUse": [ours(ctx.home, "hook.py")],
-        "PostToolUseFailure": [ours(ctx.home, "hook.py")],
     }
+
+
+def test_uninstall_removes_our_old_failure_event_entry(ctx: Context) -> None:
+    """An earlier install's audit entry on PostToolUseFailure (docs/e2e.md, finding 8) is ours to remove."""
+    user_group = {"matcher": "Bash", "hooks": [{"type": "command", "command": "notify-send failed"}]}
+    write(settings(ctx), {"theme": "dark", "hooks": {
+        "PreToolUse": [ours(ctx.home, "guard.py")],
+        "PostToolUse": [ours(ctx.home, "hook.py")],
+        "PostToolUseFailure": [user_group, ours(ctx.home, "hook.py")],
+    }})
+    operations.uninstall("letta", ctx)
+    assert json.loads(settings(ctx).read_text()) == {"theme": "dark", "hooks": {"PostToolUseFailure": [user_group]}}
 
 
 def test_uninstall_of_another_agent_id_leaves_ours(ctx: Context) -> None:
@@ -312,12 +324,12 @@ def test_uninstall_of_another_agent_id_leaves_ours(ctx: Context) -> None:
 def test_status_names_each_missing_or_duplicated_entry(ctx: Context) -> None:
     operations.install("letta", ctx)
     value = json.loads(settings(ctx).read_text())
-    value["hooks"]["PostToolUseFailure"] = []
+    value["hooks"]["PostToolUse"] = []
     value["hooks"]["PreToolUse"].append(ours(ctx.home, "guard.py"))
     write(settings(ctx), value)
     assert sorted(f.render() for f in operations.status("letta", ctx).findings) == [
         f"{settings(ctx)}: 2 Elydora guard handler for PreToolUse (expected exactly one)",
-        f"{settings(ctx)}: no Elydora audit handler for PostToolUseFailure (expected exactly one)",
+        f"{settings(ctx)}: no Elydora audit handler for PostToolUse (expected exactly one)",
     ]
 
 
@@ -328,7 +340,5 @@ def test_audit_is_fail_closed_and_guard_fail_open(ctx: Context) -> None:
     assert audit.returncode == 1 and audit.stderr.startswith(b"[Elydora audit] ") and audit.stdout == b""
     guard = run_as_agent(shell_argv(hooks["PreToolUse"][0]["hooks"][0]["command"]), b"not json")
     assert guard.returncode == 0 and guard.stderr.startswith(b"[Elydora guard] ")
-    ok = run_as_agent(
-        shell_argv(hooks["PostToolUseFailure"][0]["hooks"][0]["command"]), payload("letta", "PostToolUseFailure")
-    )
+    ok = run_as_agent(shell_argv(hooks["PostToolUse"][0]["hooks"][0]["command"]), payload("letta", "PostToolUse"))
     assert ok.returncode == 0, ok.stderr

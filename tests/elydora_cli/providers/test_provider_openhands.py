@@ -97,22 +97,35 @@ def test_snake_case_events_of_the_user_are_kept(tmp_path: Path) -> None:
     assert _user(ctx).read_bytes() == before
 
 
-def test_a_project_hooks_file_is_noted_and_guards_the_transaction(
+def test_a_project_hooks_file_makes_status_unhealthy_and_guards_the_transaction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """OpenHands CLI 1.16.0 reads the project's hooks.json instead of the user file (docs/e2e.md)."""
     ctx = make_context(tmp_path)
     project = ctx.repo_root / ".openhands" / "hooks.json"
     _write(project, {"hooks": {"Stop": []}})
     operations.install("openhands", ctx)
     status = operations.status("openhands", ctx)
-    assert status.healthy
-    assert [(f.severity, f.path) for f in status.findings] == [("note", project)]
-    assert "reads it instead of the user file" in status.findings[0].message
+    assert not status.healthy
+    assert [(f.severity, f.path) for f in status.findings] == [("error", project)]
+    assert "reads instead of the user file: our hooks do not run here" in status.findings[0].message
     operations.uninstall("openhands", ctx)
     change_before_commit(monkeypatch, project, b'{"hooks": {}}\n')
     with pytest.raises(ConcurrentModificationError):
         operations.install("openhands", ctx)
     assert not _user(ctx).exists()
+
+
+def test_the_project_file_follows_openhands_work_dir(tmp_path: Path) -> None:
+    """The CLI looks for the project file in ``$OPENHANDS_WORK_DIR`` when set, not in the current directory."""
+    elsewhere = tmp_path / "elsewhere"
+    ctx = make_context(tmp_path, env={"OPENHANDS_WORK_DIR": str(elsewhere)}).with_options(rooted=False)
+    _write(ctx.repo_root / ".openhands" / "hooks.json", {"hooks": {}})  # not the CLI's project any more
+    operations.install("openhands", ctx)
+    assert operations.status("openhands", ctx).healthy
+    _write(elsewhere / ".openhands" / "hooks.json", {"hooks": {}})
+    status = operations.status("openhands", ctx)
+    assert [(f.severity, f.path) for f in status.findings] == [("error", elsewhere / ".openhands" / "hooks.json")]
 
 
 def test_a_concurrent_writer_of_the_user_file_aborts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
