@@ -134,6 +134,16 @@ def agent_argv(handler: Any) -> list[str]:
     return ["node", str(host_program()), handler["hook"], handler["module"]]
 
 
+def install_notes(agent: str, package: str) -> tuple[str, ...]:
+    """What ``install`` tells the user of an agent of the family (``agent``: its short name, ``package``: the
+    npm package it adds to a config folder that holds a plugin, seen in its 1.18/7.7 binaries)."""
+    return (
+        f"{agent} loads plugins at start: restart running {agent} sessions.",
+        f"On its next start {agent} installs {package} with npm into its config folder (it does so for any "
+        "plugin there) and waits for it; without network every start waits until npm gives up (about 90 s).",
+    )
+
+
 Installer = Callable[[Documents, Context, str], None]
 Uninstaller = Callable[[Documents, Context, "set[str] | None"], None]
 Checker = Callable[[Documents, Context, str], list[Finding]]

@@ -25,4 +25,6 @@ def config_dir(ctx: Context) -> Path:
 _AGENT = plugin.PluginAgent(FACTS, config_dir)
 ROLES, HOOK_COMMAND_REFUSED, agent_argv, extra_runtime = _AGENT.constants()
 sources, install, uninstall, check, installed_entries = _AGENT.plugs()
-NOTES = ("Kilo loads plugins at start: restart running Kilo sessions.",)
+PLUGIN_PACKAGE = "@kilocode/plugin"
+"""The npm package Kilo installs into its config folder when a plugin is there."""
+NOTES = plugin.install_notes("Kilo", PLUGIN_PACKAGE)

@@ -229,6 +229,27 @@ def install_agent(
     }
 
 
+def seed_config_deps(cache: Path, agent: str, entry: dict[str, Any], *, update_locks: bool) -> str | None:
+    """The npm packages an agent installs into its own config folder at start-up, installed here once.
+
+    OpenCode and Kilo, whenever a local plugin is in their config folder, first make sure that folder has a
+    ``node_modules`` whose ``package-lock.json`` lists their plugin package (``config_deps`` in the lock
+    entry), and fetch it from npm otherwise, waiting for that before the first tool call (about 90 s of
+    retries in a namespace without network). The tests copy this folder's ``package.json``,
+    ``package-lock.json`` and ``node_modules`` into the sandbox's config folder (``into``), the state the
+    agent leaves there after its first start with network. Returns the folder (``None``: nothing to seed).
+    """
+    deps = entry.get("config_deps")
+    if not deps:
+        return None
+    lock_name = f"{agent}-config-deps"
+    folder = cache / agent / entry["version"] / "config-deps"
+    if update_locks or not stamp_ok(folder, dict(deps, npm_lock=lock_digest(lock_name)), folder / "node_modules"):
+        npm_install(folder, lock_name, deps["package"], deps["version"], update_locks=update_locks)
+        write_stamp(folder, dict(deps, npm_lock=lock_digest(lock_name)))
+    return str(folder)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agents", nargs="*", help="agents to install (default: all in the lock file)")
@@ -264,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         try:
             manifest[agent] = install_agent(cache, agent, entry, node22, update_locks=args.update_locks)
+            seeded = seed_config_deps(cache, agent, entry, update_locks=args.update_locks)
+            if seeded is not None:
+                manifest[agent]["config_deps"] = {"folder": seeded, "into": entry["config_deps"]["into"]}
         except InstallError as exc:
             failed = True
             text = str(exc)

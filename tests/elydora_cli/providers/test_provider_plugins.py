@@ -3,11 +3,13 @@ byte-identical, the user's own plugins untouched, ownership by exact content, st
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 from elydora_testkit.provider_cases import change_before_commit, files_under, make_context
+from locations import PROJECT_ROOT
 
 from elydora_cli.installer import operations
 from elydora_cli.plug import plugin
@@ -168,3 +170,14 @@ def test_a_hook_command_does_not_apply(tmp_path: Path, agent: str, capsys: pytes
     assert code == 2
     assert f"{agent}: --hook-command does not apply: {name} loads the plugin module Elydora generates" in err
     assert not (tmp_path / ".config").exists()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_install_says_the_agent_fetches_its_plugin_package(ctx: Context, agent: str) -> None:
+    """The package named in the note is the one the e2e suite pre-installs because the real agent fetches it
+    (docs/e2e.md, finding 7)."""
+    module = {"opencode": opencode, "kilo": kilo}[agent]
+    notes = operations.install(agent, ctx).notes
+    assert any(module.PLUGIN_PACKAGE in note and "npm" in note for note in notes), notes
+    lock = json.loads((PROJECT_ROOT / "tests" / "e2e" / "agents.lock.json").read_text())
+    assert lock["agents"][agent]["config_deps"]["package"] == module.PLUGIN_PACKAGE
