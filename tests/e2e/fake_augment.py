@@ -9,7 +9,8 @@ path alone says which server Auggie believes it has:
 * ``chat-stream``: newline-delimited JSON objects ``{"text", "nodes", "stop_reason"}``. The first request that
   offers the shell tool (its ``tool_definitions``) is answered with one tool_use node (type 5) calling it;
   every other one with a final text.
-* any other endpoint (telemetry, feature checks, indexing): ``{}``.
+* any other endpoint (telemetry, MCP settings, remote tools, error reports): ``{}``, or the empty answer it
+  needs (``ANSWERS``).
 
 Requests are logged through the ``FakeModel`` like the other dialects (``answer`` ``tool_call``/``text`` on
 ``chat-stream``, ``augment`` elsewhere), so the tests see the tool call and the follow-up carrying its result.
@@ -123,13 +124,10 @@ def _chat_stream(handler: HandlerLike, body: dict[str, Any], entry: dict[str, An
 
 
 def _ndjson(handler: HandlerLike, lines: list[dict[str, Any]]) -> None:
+    """The whole stream at once: Auggie reads ``chat-stream`` line by line, however the bytes arrive."""
+    raw = "".join(json.dumps(line) + "\n" for line in lines).encode()
     handler.send_response(200)
     handler.send_header("Content-Type", "application/x-ndjson")
-    handler.send_header("Transfer-Encoding", "chunked")
+    handler.send_header("Content-Length", str(len(raw)))
     handler.end_headers()
-    for line in lines:
-        raw = (json.dumps(line) + "\n").encode()
-        handler.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
-        handler.wfile.flush()
-    handler.wfile.write(b"0\r\n\r\n")
-    handler.wfile.flush()
+    handler.wfile.write(raw)
