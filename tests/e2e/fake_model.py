@@ -7,6 +7,7 @@ Dialects (by request path):
 * OpenAI Responses: ``POST /v1/responses`` (JSON, or SSE ``response.*`` events).
 * Gemini: ``POST /v1beta/models/<model>:generateContent`` and ``:streamGenerateContent`` (SSE with ``alt=sse``,
   else a JSON array), ``:countTokens``.
+* Augment (Auggie): ``POST /augment/<endpoint>``, in ``fake_augment.py``.
 * ``GET .../models``: a one-model list in the OpenAI and Gemini shapes. Anything else: ``{}`` with 404.
 
 Behaviour: the first request that offers the agent's shell tool (``shell_tool``) is answered with exactly one
@@ -30,6 +31,8 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import fake_augment
 
 FINAL_TEXT = "Done: the fake model has nothing more to do."
 DESCRIPTION = "Create the e2e proof file (fake model)"
@@ -244,7 +247,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.record(entry)
             self._json(400, {"error": {"message": "fake model: body is not a JSON object"}})
             return
-        if path.endswith("/messages/count_tokens"):
+        if fake_augment.serves(path):
+            fake_augment.answer(self, path, body, entry, FINAL_TEXT)
+        elif path.endswith("/messages/count_tokens"):
             entry["answer"] = "count_tokens"
             self.fake.record(entry)
             self._json(200, {"input_tokens": 10})

@@ -89,12 +89,14 @@ def installed_ok(agent_id: str, status: Any) -> bool:
 
 
 def open_session(agent_id: str, agent_cache: dict[str, Any], root: Path,
-                 before_install: Callable[[Sandbox], None] | None = None) -> Iterator[AgentSession]:
-    """A session for a test of its own (beyond the four phases): skipped when the agent is not in the cache."""
+                 before_install: Callable[[Sandbox], None] | None = None,
+                 agent: Agent | None = None) -> Iterator[AgentSession]:
+    """A session for a test of its own (beyond the four phases): skipped when the agent is not in the cache.
+    ``agent``: a variant of the agent's row (e.g. another environment) instead of the row itself."""
     info = agent_cache.get(agent_id) or {}
     if not info.get("available"):
         pytest.skip(f"{agent_id}: {info.get('reason', 'not in the e2e cache manifest')}")
-    s = AgentSession(AGENTS[agent_id], info, root, before_install=before_install)
+    s = AgentSession(agent or AGENTS[agent_id], info, root, before_install=before_install)
     try:
         yield s
     finally:

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 from elydora_testkit.provider_cases import make_context
+from locations import CAPTURED_PAYLOADS
 
-from elydora_cli.installer import operations
+from elydora_cli.installer import operations, verify
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.jsregex import NodeUnavailableError
 from elydora_cli.plug.ownership import Ref
@@ -250,3 +251,14 @@ def test_status_notes_that_hooks_need_the_servers_feature_flag(ctx: Context) -> 
     status = operations.status("augment", ctx)
     assert status.healthy
     assert [f.message for f in status.findings] == [augment.ENABLE_HOOKS_NOTE]
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse"])
+def test_verify_probes_send_the_payload_auggie_sends(event: str, tmp_path: Path) -> None:
+    """``elydora verify`` feeds our hooks Auggie 0.36.0's own shape (keys in its order, a string
+    ``tool_output``, ``tool_error``), as captured from the real CLI in the end-to-end suite."""
+    captured = json.loads((CAPTURED_PAYLOADS / f"augment-{event}.json").read_text(encoding="utf-8"))
+    sample = json.loads(verify.payload("augment", event, str(tmp_path)))
+    assert list(sample) == list(captured)
+    assert {k: type(v) for k, v in sample.items()} == {k: type(v) for k, v in captured.items()}
+    assert sample["workspace_roots"] == [str(tmp_path)]
