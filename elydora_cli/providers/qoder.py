@@ -24,7 +24,7 @@ from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 
 FACTS = catalog.provider("qoder")
-CONFIG_DIR_ENV = "QODER_CONFIG_DIR"
+CONFIG_DIR_ENV = str(FACTS.config.env)  # QODER_CONFIG_DIR
 CLI_HOME_ENV = "QODER_CLI_HOME"
 DIR_NAME_ENV = "QODER_CONFIG_DIR_NAME"
 DEFAULT_DIR_NAME = ".qoder"
