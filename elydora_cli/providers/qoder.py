@@ -1,15 +1,18 @@
-"""Qoder CLI: strict JSON ``settings.json`` in ``QODER_CONFIG_DIR`` (default ``~/.qoder``), Claude-shaped groups,
-exec-form handlers (``command`` + ``args``, no shell), timeouts in seconds.
+"""Qoder CLI: strict JSON ``settings.json`` in ``QODER_CONFIG_DIR`` (default ``~/.qoder``, or
+``$QODER_CLI_HOME/<QODER_CONFIG_DIR_NAME>``), Claude-shaped groups, exec-form handlers (``command`` + ``args``, no
+shell), timeouts in seconds.
 
 Whether hooks run is decided by ``disableAllHooks`` across three layers: the user file (which we edit) and,
-read-only, the project's ``.qoder/settings.json`` and ``.qoder/settings.local.json``. The last layer that sets
-it decides (project-local over project over user). Groups and handlers of the user are kept as they are;
-unknown handler keys and events are tolerated, since Qoder adds events from release to release.
+read-only, the project's ``.qoder/settings.json`` and ``.qoder/settings.local.json`` (the folder is named by
+``QODER_CONFIG_DIR_NAME`` when that is set). The last layer that sets it decides (project-local over project over
+user). Groups and handlers of the user are kept as they are; unknown handler keys and events are tolerated, since
+Qoder adds events from release to release.
 """
 
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 from .. import catalog
@@ -21,6 +24,13 @@ from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 
 FACTS = catalog.provider("qoder")
+CONFIG_DIR_ENV = str(FACTS.config.env)  # QODER_CONFIG_DIR
+CLI_HOME_ENV = "QODER_CLI_HOME"
+DIR_NAME_ENV = "QODER_CONFIG_DIR_NAME"
+DEFAULT_DIR_NAME = ".qoder"
+PROTECTED_DIR_NAMES = frozenset({".git", ".svn", ".hg", ".vscode", ".idea", ".husky", ".github", "node_modules",
+                                 "bower_components"})
+"""Names Qoder refuses for its folder (compared without regard to case)."""
 SWITCH = "disableAllHooks"
 EVENTS = (
     "PreToolUse",
@@ -85,15 +95,33 @@ make_handler = exec_handler()
 HOOKS = HookMap(events=catalog_events(FACTS), make=make_handler, legacy=legacy_command_only())
 
 
+def dir_name(ctx: Context) -> str:
+    """The folder name Qoder uses for the user root (without a full path) and for the project's folder."""
+    name = ctx.env_value(DIR_NAME_ENV)
+    if not name:  # unset or strictly empty: Qoder's default
+        return DEFAULT_DIR_NAME
+    name = unicodedata.normalize("NFC", name)
+    if (len(name) > 64 or name != name.strip() or name.endswith(".") or "/" in name or "\\" in name
+            or name.lower() in PROTECTED_DIR_NAMES):
+        raise RefusedError(None, f"{DIR_NAME_ENV}={name!r} is not a folder name Qoder accepts (it would not start)")
+    return name
+
+
 def config_dir(ctx: Context) -> Path:
-    configured = ctx.env_value("QODER_CONFIG_DIR")
+    """Qoder's order: ``QODER_CONFIG_DIR`` (the whole root), else ``QODER_CLI_HOME`` or the home, plus the
+    folder name (``QODER_CONFIG_DIR_NAME``, default ``.qoder``)."""
+    configured = ctx.env_value(CONFIG_DIR_ENV)
     if configured == "":
         raise RefusedError(None, "QODER_CONFIG_DIR is set but empty: unset it (Qoder then uses ~/.qoder) or name one")
-    return Path(os.path.abspath(ctx.place(configured))) if configured else ctx.home / ".qoder"
+    if configured:
+        return Path(os.path.abspath(ctx.place(configured)))
+    cli_home = ctx.env_value(CLI_HOME_ENV)
+    base = Path(os.path.abspath(ctx.place(cli_home))) if cli_home else ctx.home
+    return base / dir_name(ctx)
 
 
 def sources(ctx: Context) -> Sources:
-    project = ctx.repo_root / ".qoder"
+    project = ctx.repo_root / dir_name(ctx)
     depends = [project / "settings.json", project / "settings.local.json"]
     user = config_dir(ctx) / "settings.json"
     depends = [path for path in depends if os.path.abspath(path) != os.path.abspath(user)]

@@ -3,6 +3,7 @@ e2e test file shares (what the model was told, what the ledger holds, whether ``
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,16 @@ class AgentSession:
         out, err = sb.logs / f"{phase}.stdout", sb.logs / f"{phase}.stderr"
         self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log))
         env = run_env(self.agent, sb, self.driver.port, self.info["path_prefix"])
+        started = time.time()
         answer = self.driver.call(op="run", argv=argv, env=env, cwd=str(sb.work), timeout=RUN_TIMEOUT,
                                   stdout=str(out), stderr=str(err))
+        requests = read_log(log)
+        if self.agent.model_log is not None:
+            requests += self.agent.model_log(sb, started)
         return Run(
             phase=phase, rc=answer["rc"], timed_out=answer["timed_out"], seconds=answer["seconds"],
             stdout=out.read_text(errors="replace"), stderr=err.read_text(errors="replace"),
-            requests=read_log(log), proof_exists=(sb.work / PROOF_FILE).exists(), workdir=sb.work,
+            requests=requests, proof_exists=(sb.work / PROOF_FILE).exists(), workdir=sb.work,
         )
 
     def run(self, phase: str, extra_args: tuple[str, ...] = ()) -> Run:

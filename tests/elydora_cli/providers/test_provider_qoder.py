@@ -164,3 +164,35 @@ def test_status_names_the_layer_that_disabled_hooks(tmp_path: Path) -> None:
     assert [f.render() for f in status.findings] == [
         f"{project}: Qoder CLI hooks are disabled: disableAllHooks is true in {project}"
     ]
+
+
+def test_the_folder_name_variable_moves_the_user_and_project_files(tmp_path: Path) -> None:
+    """Qoder 1.1.52 with ``QODER_CONFIG_DIR_NAME=.qalt`` runs the hooks of ``~/.qalt/settings.json`` (checked with
+    the real CLI, docs/e2e.md): a hook installed into ``~/.qoder`` would never run while status said healthy."""
+    ctx = _ctx(tmp_path, QODER_CONFIG_DIR_NAME=".qalt")
+    _write(ctx.repo_root / ".qalt" / "settings.json", {"disableAllHooks": True})
+    with pytest.raises(RefusedError, match="disableAllHooks"):
+        operations.install("qoder", ctx)
+    _write(ctx.repo_root / ".qalt" / "settings.json", {})
+    operations.install("qoder", ctx)
+    settings = json.loads((ctx.home / ".qalt" / "settings.json").read_text())
+    assert set(settings["hooks"]) == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+    assert not _user(ctx).exists()
+
+
+def test_qoder_cli_home_holds_the_named_folder_and_yields_to_qoder_config_dir(tmp_path: Path) -> None:
+    ctx = _ctx(tmp_path, QODER_CLI_HOME="/srv/qoder-home", QODER_CONFIG_DIR_NAME="profile")
+    assert qoder.config_dir(ctx) == ctx.home / "srv" / "qoder-home" / "profile"
+    default_name = _ctx(tmp_path, QODER_CLI_HOME="/srv/qoder-home")
+    assert qoder.config_dir(default_name) == ctx.home / "srv" / "qoder-home" / ".qoder"
+    both = _ctx(tmp_path, QODER_CLI_HOME="/srv/qoder-home", QODER_CONFIG_DIR="/etc/qoder-profile")
+    assert qoder.config_dir(both) == ctx.home / "etc" / "qoder-profile"
+    assert qoder.config_dir(_ctx(tmp_path, QODER_CONFIG_DIR_NAME="")) == _user(ctx).parent
+
+
+@pytest.mark.parametrize("name", ["a/b", "abc.", " abc", ".git", "Node_Modules", "x" * 65])
+def test_a_folder_name_qoder_refuses_is_refused(tmp_path: Path, name: str) -> None:
+    ctx = _ctx(tmp_path, QODER_CONFIG_DIR_NAME=name)
+    with pytest.raises(RefusedError, match="QODER_CONFIG_DIR_NAME"):
+        operations.install("qoder", ctx)
+    assert not (ctx.home / ".qoder").exists()

@@ -83,6 +83,9 @@ class Agent:
     setup_argv: Callable[[str, int], list[str]] | None = None  # a one-time setup command (e.g. `cline auth`)
     extra_run_args: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # For an agent whose model is not the fake server (Qoder: a scripted answer file): the run's model requests,
+    # in the fake model's log shape, read from what the agent left in the sandbox since the run started.
+    model_log: Callable[[Sandbox, float], list[Json]] | None = None
     # Reading the native post-tool payload; the defaults read Claude Code's snake_case envelope.
     post_event_ok: Callable[[Json], bool] = _POST_TOOL_USE
     payload_tool: Reader = _TOOL_NAME
