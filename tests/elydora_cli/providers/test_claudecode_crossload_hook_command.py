@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from elydora_testkit.provider_cases import installed_commands, make_context, payload, run_as_agent
+from locations import CAPTURED_PAYLOADS
 
 from elydora_cli import identity
 from elydora_cli.installer import operations
@@ -22,6 +23,7 @@ from elydora_cli.plug.context import Context
 
 GROK_ENV = {"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "claude", "CLAUDE_PROJECT_DIR": "/tmp"}
 CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/tmp", "CLAUDECODE": "1"}
+COPILOT_CLAUDE_PAYLOAD = (CAPTURED_PAYLOADS / "copilot-claude-PreToolUse.json").read_bytes()
 COPILOT_PAYLOAD = b'{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"x":true,"y":null}}'
 
 
@@ -82,8 +84,9 @@ def test_claude_code_itself_is_guarded_and_audited_by_the_supervisor(tmp_path: P
         (payload("grok", "PreToolUse"), GROK_ENV),  # Grok: camelCase envelope, GROK_HOOK_EVENT for every hook
         (payload("claudecode", "PreToolUse"), GROK_ENV),  # a Claude-shaped payload: the variable decides
         (COPILOT_PAYLOAD, {}),  # Copilot: camelCase payload with true/null inside
+        (COPILOT_CLAUDE_PAYLOAD, {"COPILOT_PROJECT_DIR": "/tmp"}),  # what Copilot 1.0.102 sends Claude entries
     ],
-    ids=["grok", "grok-claude-shaped", "copilot"],
+    ids=["grok", "grok-claude-shaped", "copilot", "copilot-claude-shaped"],
 )
 def test_another_agent_running_the_entry_without_args_changes_nothing(
     tmp_path: Path, shell: str, data: bytes, env: dict[str, str]
