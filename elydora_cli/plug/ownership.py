@@ -49,7 +49,7 @@ def script_path(ctx: Context, agent_id: str, role: str, scripts: Mapping[str, st
 def runtime_argv(ref: Ref, ctx: Context) -> list[str]:
     """How an agent runs our hook for ``ref``: the runtime script, or the ``--hook-command`` supervisor (through
     its argument-free launcher when other agents run this agent's entries, see :func:`hosted`)."""
-    if ctx.hook_command and hosted(ctx.provider):
+    if launches_supervisor(ctx):
         return [ref.python, *RUNTIME_FLAGS, str(ctx.agent_dir(ref.agent_id) / SUPERVISOR_SCRIPT)]
     if ctx.hook_command:
         return supervisor_argv(ctx.hook_command, ctx, ref.agent_id)
@@ -81,6 +81,18 @@ def supervisor_argv(command: str, ctx: Context, agent_id: str) -> list[str]:
     return [*command_words(command), *extra]
 
 
+def launches_supervisor(ctx: Context) -> bool:
+    """Whether the entries run the supervisor through its launcher: a ``--hook-command`` install of a
+    :func:`hosted` provider on a POSIX system (the launcher, like the runtime, is POSIX-only; on Windows the
+    entries run the supervisor itself)."""
+    return bool(ctx.hook_command) and _launcher_form(ctx)
+
+
+def _launcher_form(ctx: Context) -> bool:
+    """Whether this provider's supervisor entries, under any hook command, go through the launcher."""
+    return not ctx.windows and hosted(ctx.provider)
+
+
 def supervisor_exec(command: str, ctx: Context, agent_id: str) -> tuple[list[str], dict[str, str]]:
     """:func:`supervisor_argv` as an exec needs it: the argv without the ``env`` prefix, and its assignments."""
     from ..neutral.hookcommand import parse_hook_command
@@ -93,7 +105,7 @@ def supervisor_exec(command: str, ctx: Context, agent_id: str) -> tuple[list[str
 def supervisor_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, int]]:
     """The supervisor launcher (``supervisor.py``, 0700) of a ``--hook-command`` install of a :func:`hosted`
     provider; nothing otherwise (an ``extra_runtime`` of the agent modules)."""
-    if not (ctx.hook_command and hosted(ctx.provider)):
+    if not (ctx.hook_command and launches_supervisor(ctx)):
         return {}
     from ..runtime.generate import SCRIPT_MODE, supervisor_launcher
 
@@ -169,7 +181,7 @@ def supervisor_refs(handler: Mapping[str, Any], ctx: Context) -> Iterator[tuple[
     if ctx.provider is None or not commands:
         return
     for argv in map(list, dict.fromkeys(map(tuple, handler_argvs(handler)))):  # one path parsed two ways: once
-        launched = _launcher_agent(argv, ctx) if hosted(ctx.provider) else None
+        launched = _launcher_agent(argv, ctx) if _launcher_form(ctx) else None
         for command in commands:
             if launched is not None:
                 scoped = ctx.with_options(hook_command=command)

@@ -132,3 +132,31 @@ def test_status_uninstall_and_a_reinstall_without_the_supervisor(tmp_path: Path)
     operations.install("claudecode", ctx)
     operations.uninstall("claudecode", plain)  # the manifest remembers the supervisor
     assert not settings.exists() and not launcher.exists()
+
+
+def test_without_a_usable_shebang_the_entries_run_the_launcher_through_the_interpreter(tmp_path: Path) -> None:
+    """An interpreter path with a space cannot be a ``#!`` line: the entries keep ``<python> -I -S <launcher>``
+    (as the runtime's do), and are still recognised, checked and removed as ours."""
+    spaced = tmp_path / "my python" / "python3"
+    spaced.parent.mkdir()
+    spaced.symlink_to(sys.executable)
+    ctx = make_context(tmp_path, hook_command=_supervisor(tmp_path)).with_options(python=str(spaced))
+    operations.install("claudecode", ctx)
+    launcher = ctx.agent_dir("claudecode") / "supervisor.py"
+    argvs = {tuple(argv) for _, _, argv in installed_commands("claudecode", ctx)}
+    assert argvs == {(str(spaced), "-I", "-S", str(launcher))}
+    assert operations.status("claudecode", ctx).findings == []
+    operations.uninstall("claudecode", ctx)
+    assert not (ctx.home / ".claude" / "settings.json").exists() and not launcher.exists()
+
+
+def test_on_windows_the_entries_run_the_supervisor_itself(tmp_path: Path) -> None:
+    """The launcher is POSIX-only, like the runtime: a Windows install keeps the supervisor's own words."""
+    from elydora_cli.plug.ownership import AUDIT, Ref
+    from elydora_cli.providers import claudecode
+
+    ctx = make_context(tmp_path, hook_command=_supervisor(tmp_path), provider="claudecode", windows=True)
+    handler = claudecode.make_handler(Ref("claudecode", AUDIT, ctx.python, 10), ctx)
+    assert [handler["command"], *handler["args"]][:2] == ["env", "SUP_MARK=1"]
+    assert handler["args"][-2:] == ["--provider", "claudecode"]
+    assert claudecode.extra_runtime(ctx, "claudecode") == {}
