@@ -14,7 +14,6 @@ agents did with the earlier interpreter exec form).
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -44,9 +43,12 @@ def _starts(sb: Sandbox) -> list[str]:
 
 
 def _supervisor(sb: Sandbox) -> str:
-    elydora = shutil.which("elydora", path=str(Path(sys.executable).parent))
-    assert elydora, "the elydora console script is not beside this interpreter"
-    return f"{elydora} hook --state-root {sb.home}"
+    """``elydora hook`` as a supervisor: this interpreter's ``elydora`` (as ``sb.elydora`` runs it)."""
+    exe = sb.root / "supervisor" / "elydora"
+    exe.parent.mkdir(exist_ok=True)
+    exe.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m elydora_cli \"$@\"\n")
+    exe.chmod(0o755)
+    return f"{exe} hook --state-root {sb.home}"
 
 
 def _install_claudecode(supervised: bool) -> Callable[[Sandbox], None]:
