@@ -20,6 +20,7 @@ from elydora_cli import identity
 from elydora_cli.installer import operations
 from elydora_cli.neutral.hookcommand import quote_word
 from elydora_cli.plug.context import Context
+from elydora_cli.runtime import stubs
 
 GROK_ENV = {"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "claude", "CLAUDE_PROJECT_DIR": "/tmp"}
 CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/tmp", "CLAUDECODE": "1"}
@@ -131,7 +132,11 @@ def test_status_uninstall_and_a_reinstall_without_the_supervisor(tmp_path: Path)
     assert not launcher.exists() and "supervisor.py" not in settings.read_text()
     operations.install("claudecode", ctx)
     operations.uninstall("claudecode", plain)  # the manifest remembers the supervisor
-    assert not settings.exists() and not launcher.exists()
+    assert not settings.exists()
+    # a session started before the uninstall still runs the launcher: it is now an inert stub (allow, no record)
+    assert stubs.stub_time(launcher) is not None
+    for data in (payload("claudecode", "PreToolUse"), COPILOT_CLAUDE_PAYLOAD):
+        assert run_as_agent([str(launcher)], data).returncode == 0
 
 
 def test_without_a_usable_shebang_the_entries_run_the_launcher_through_the_interpreter(tmp_path: Path) -> None:
@@ -147,7 +152,7 @@ def test_without_a_usable_shebang_the_entries_run_the_launcher_through_the_inter
     assert argvs == {(str(spaced), "-I", "-S", str(launcher))}
     assert operations.status("claudecode", ctx).findings == []
     operations.uninstall("claudecode", ctx)
-    assert not (ctx.home / ".claude" / "settings.json").exists() and not launcher.exists()
+    assert not (ctx.home / ".claude" / "settings.json").exists() and stubs.stub_time(launcher) is not None
 
 
 def test_on_windows_the_entries_run_the_supervisor_itself(tmp_path: Path) -> None:
