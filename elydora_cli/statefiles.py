@@ -37,6 +37,9 @@ SECRET_LIMIT = 64 << 10
 GUARD_SCRIPT = "guard.py"
 AUDIT_SCRIPT = "hook.py"
 """The generated runtime's entry points an agent's hook entries run (launchers of the two modules below)."""
+SUPERVISOR_SCRIPT = "supervisor.py"
+"""With ``--hook-command``, for an agent whose entries other agents also run (catalog ``host``): the
+argument-free launcher the entries name, which does the host check and then becomes the supervisor."""
 GUARD_MODULE = "_elydora_guard"
 AUDIT_MODULE = "_elydora_audit"
 RUNTIME_FLAGS = ("-I", "-S")
@@ -100,6 +103,7 @@ __all__ = [
     "STATUS",
     "STATUSES",
     "STATUS_CACHE",
+    "SUPERVISOR_SCRIPT",
     "VERIFY_ENV",
     "agent_dir_path",
     "check_agent_id",

@@ -349,9 +349,9 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
         if any(left.values()):
             outcome.changed += [str(agent_dir / name) for name, new in left.items() if new]
             outcome.notes.append(
-                f"{agent_dir}: guard.py and hook.py are now inert stubs (they allow and record nothing) so that "
-                "sessions started before the uninstall keep working; restart those sessions. The next install "
-                "or uninstall removes the stubs after 24 h."
+                f"{agent_dir}: {' and '.join(sorted(left))} {'is' if len(left) == 1 else 'are'} now inert stubs"
+                " (they allow and record nothing) so that sessions started before the uninstall keep working;"
+                " restart those sessions. The next install or uninstall removes the stubs after 24 h."
             )
         stage_pycache_removal(tx, agent_dir)
     _finish(tx, outcome, dry_run, ctx)

@@ -1,8 +1,10 @@
 """Asking Grok Build which hooks it loads: ``grok inspect --json`` (Grok 0.2.111).
 
-Its ``hooks`` array lists each loaded hook with ``event``, ``hookType``, ``target`` (the command) and its
-``source``. Grok has no trust gate for user hooks, so every listed hook counts as trusted and enabled; what must
-show is each of our entries, by event and command. Every failure is one
+Its ``hooks`` array lists each hook it found with ``event``, ``hookType``, ``target`` (the command) and its
+``source``; those it will not run carry ``"disabled": true`` (seen on the Claude Code hooks it cross-loads, with
+``vendor`` and ``compatibilityStatus``, once ``[compat.claude] hooks = false``). Grok has no trust gate for user
+hooks, so every listed hook counts as trusted; what must show is each of our entries, by event and command,
+not disabled. Every failure is one
 :class:`~elydora_cli.plug.agentprobe.ProbeError` (the caller falls back to the file-level check).
 """
 
@@ -45,7 +47,8 @@ class GrokProbe(ExecutableProbe):
         try:
             rows = json.loads(done.stdout)["hooks"]
             return [
-                ListedHook(f"{h['event']}:{h['target']}", "", "trusted", True, str(h["event"]), str(h["target"]))
+                ListedHook(f"{h['event']}:{h['target']}", "", "trusted", h.get("disabled") is not True,
+                           str(h["event"]), str(h["target"]))
                 for h in rows
                 if h.get("hookType") == "command"
             ]

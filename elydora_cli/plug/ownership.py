@@ -9,6 +9,9 @@ With ``--hook-command`` the entries run a supervisor instead of the runtime: :fu
 place every command form is built from) gives the supervisor's argv plus ``--provider <id>`` (and
 ``--agent-id <id>`` when the agent id is not the provider id). An entry running the supervisor of the current
 flag, or of one an earlier install recorded in its manifest, is recognised by the same exact regeneration.
+For an agent whose entries other agents also run (:func:`hosted`), the entries name the argument-free
+launcher ``<state>/.elydora/<id>/supervisor.py`` instead, which holds the supervisor's argv
+(:func:`supervisor_runtime`); an agent that drops ``args`` then still runs the host check.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 from elydora_config.records import record
 
-from ..statefiles import AUDIT_SCRIPT, GUARD_SCRIPT
+from ..statefiles import AUDIT_SCRIPT, GUARD_SCRIPT, SUPERVISOR_SCRIPT
 from .cmdforms import looks_like_python, parse_encoded_powershell, parse_posix, parse_powershell_call
 from .context import RUNTIME_FLAGS, Context
 
@@ -45,10 +48,21 @@ def script_path(ctx: Context, agent_id: str, role: str, scripts: Mapping[str, st
 
 
 def runtime_argv(ref: Ref, ctx: Context) -> list[str]:
-    """How an agent runs our hook for ``ref``: the runtime script, or the ``--hook-command`` supervisor."""
+    """How an agent runs our hook for ``ref``: the runtime script, or the ``--hook-command`` supervisor (through
+    its argument-free launcher when other agents run this agent's entries, see :func:`hosted`)."""
+    if launches_supervisor(ctx):
+        return [ref.python, *RUNTIME_FLAGS, str(ctx.agent_dir(ref.agent_id) / SUPERVISOR_SCRIPT)]
     if ctx.hook_command:
         return supervisor_argv(ctx.hook_command, ctx, ref.agent_id)
     return [ref.python, *RUNTIME_FLAGS, str(script_path(ctx, ref.agent_id, ref.role))]
+
+
+def hosted(provider: str | None) -> bool:
+    """Whether other agents run this provider's entries, so its runtime checks which agent sent the event
+    (catalog ``host``); its supervisor entries then go through the launcher that does the same check."""
+    from .. import catalog
+
+    return provider is not None and catalog.provider(provider).host is not None
 
 
 @functools.lru_cache(maxsize=64)
@@ -66,6 +80,48 @@ def supervisor_argv(command: str, ctx: Context, agent_id: str) -> list[str]:
         raise ValueError("a supervisor entry needs the provider id (Context.provider)")
     extra = ["--provider", ctx.provider] + (["--agent-id", agent_id] if agent_id != ctx.provider else [])
     return [*command_words(command), *extra]
+
+
+def launches_supervisor(ctx: Context) -> bool:
+    """Whether the entries run the supervisor through its launcher: a ``--hook-command`` install of a
+    :func:`hosted` provider on a POSIX system (the launcher, like the runtime, is POSIX-only; on Windows the
+    entries run the supervisor itself)."""
+    return bool(ctx.hook_command) and _launcher_form(ctx)
+
+
+def _launcher_form(ctx: Context) -> bool:
+    """Whether this provider's supervisor entries, under any hook command, go through the launcher."""
+    return not ctx.windows and hosted(ctx.provider)
+
+
+def supervisor_exec(command: str, ctx: Context, agent_id: str) -> tuple[list[str], dict[str, str]]:
+    """:func:`supervisor_argv` as an exec needs it: the argv without the ``env`` prefix, and its assignments."""
+    from ..neutral.hookcommand import parse_hook_command
+
+    parsed = parse_hook_command(command)
+    words = supervisor_argv(command, ctx, agent_id)
+    return words[parsed.executable_index :], parsed.environment
+
+
+def supervisor_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, int]]:
+    """The supervisor launcher (``supervisor.py``, 0700) of a ``--hook-command`` install of a :func:`hosted`
+    provider; nothing otherwise (an ``extra_runtime`` of the agent modules)."""
+    if not (ctx.hook_command and launches_supervisor(ctx)):
+        return {}
+    from ..runtime.generate import SCRIPT_MODE, supervisor_launcher
+
+    assert ctx.provider is not None  # hosted() says so
+    argv, env = supervisor_exec(ctx.hook_command, ctx, agent_id)
+    return {SUPERVISOR_SCRIPT: (supervisor_launcher(ctx.provider, agent_id, ctx.python, argv, env), SCRIPT_MODE)}
+
+
+def _launcher_agent(argv: list[str], ctx: Context) -> str | None:
+    """The agent id when ``argv`` runs a supervisor launcher: ``<state>/.elydora/<id>/supervisor.py`` alone or
+    after an interpreter and the runtime flags."""
+    if not (len(argv) == 1 or (len(argv) == 2 + len(RUNTIME_FLAGS) and looks_like_python(argv[0]))):
+        return None
+    found = split_script(argv[-1], ctx, {SUPERVISOR_SCRIPT: GUARD})
+    return found[0] if found else None
 
 
 def _agent_named(rest: list[str], provider: str) -> str | None:
@@ -125,8 +181,15 @@ def supervisor_refs(handler: Mapping[str, Any], ctx: Context) -> Iterator[tuple[
     commands = dict.fromkeys(c for c in (ctx.hook_command, *ctx.known_hook_commands) if c)
     if ctx.provider is None or not commands:
         return
-    for argv in handler_argvs(handler):
+    for argv in map(list, dict.fromkeys(map(tuple, handler_argvs(handler)))):  # one path parsed two ways: once
+        launched = _launcher_agent(argv, ctx) if _launcher_form(ctx) else None
         for command in commands:
+            if launched is not None:
+                scoped = ctx.with_options(hook_command=command)
+                python = argv[0] if len(argv) > 1 else ctx.python
+                for role in (GUARD, AUDIT):
+                    yield Ref(launched, role, python), scoped
+                continue
             words = list(command_words(command))
             agent = _agent_named(argv[len(words) :], ctx.provider) if argv[: len(words)] == words else None
             if agent is not None:

@@ -4,8 +4,11 @@ Grok Build (from ``~/.claude/settings.json``) and Copilot CLI (from a project's 
 run these entries too, dropping ``args`` or running ``command`` as a shell string. So the handler's
 ``command`` is the generated launcher itself (``args: []``: Claude Code still spawns it without a shell,
 through its ``#!<python> -IS`` line), which needs no argument and, being a plain path, means the same as a
-shell string; the runtime then acts only for Claude Code's own payloads (catalog ``host``). When the launcher
-cannot stand alone (no usable ``#!`` line, a path a shell would split, Windows) the interpreter form stays.
+shell string; the runtime then acts only for Claude Code's own payloads (catalog ``host``). With
+``--hook-command`` the entries name the supervisor's launcher (``supervisor.py``, see
+:func:`~elydora_cli.plug.ownership.supervisor_runtime`) the same way, which does the same host check first.
+When the launcher cannot stand alone (no usable ``#!`` line, a path a shell would split, Windows) the
+interpreter form stays.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.ownership import Ref, refs_in, runtime_argv, runtime_context
+from ..plug.ownership import Ref, refs_in, runtime_argv, runtime_context, supervisor_runtime
 from ..plug.schema import (
     BOOL,
     HTTP_URL,
@@ -120,7 +123,7 @@ compile, on every start.)"""
 def standalone(ref: Ref, ctx: Context) -> bool:
     """Whether the launcher alone can be the command (see the module docstring)."""
     launcher = runtime_argv(ref, ctx)[-1]
-    return not (ctx.hook_command or ctx.windows) and bool(shebang(ref.python)) and bool(_SHELL_SAFE.fullmatch(launcher))
+    return not ctx.windows and bool(shebang(ref.python)) and bool(_SHELL_SAFE.fullmatch(launcher))
 
 
 make_handler = exec_handler(status_messages=True, standalone=standalone)
@@ -188,6 +191,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
-extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
+_, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
+extra_runtime = supervisor_runtime
 
 NOTES = ("Check the hooks with /hooks inside Claude Code (or `claude doctor`); managed policy can still disable them.",)

@@ -1,6 +1,7 @@
 """Render the guard and audit scripts of one agent from the templates in this package.
 
-The templates (``templates/guard.py``, ``templates/hook.py``, ``templates/launcher.py``) are ordinary,
+The templates (``templates/guard.py``, ``templates/hook.py``, ``templates/launcher.py``, and
+``templates/supervisor.py`` for ``--hook-command`` installs of an agent other agents cross-load) are ordinary,
 linted modules whose parameter lines end in ``# @param``; rendering replaces each such line with the Python
 literal of the agent's value (state directory, interpreter, the provider's deny, success and failure
 outputs), so a generated script needs neither the catalog nor this package at run time.
@@ -84,6 +85,26 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
         f"{GUARD_MODULE}.py": (guard, MODULE_MODE),
         f"{AUDIT_MODULE}.py": (hook, MODULE_MODE),
     }
+
+
+def supervisor_launcher(
+    provider_id: str, agent_id: str, python: str, argv: list[str], env: dict[str, str]
+) -> bytes:
+    """The argument-free launcher of a ``--hook-command`` supervisor (``templates/supervisor.py``): the host
+    check of the agent's runtime, then ``argv`` (with ``env`` added) in its place."""
+    from .. import catalog
+
+    facts = catalog.provider(provider_id)
+    if not (argv and os.path.isabs(argv[0])):
+        raise ValueError("the supervisor must be an absolute executable")
+    params = {
+        "ARGV": tuple(argv),
+        "ENV": dict(env),
+        **_host_params(facts),
+        "ERROR_PREFIX": catalog.guard_error_prefix(),
+        "FAILURE_EXIT": facts.guard_runtime.failure_exit_code,
+    }
+    return _render("supervisor.py", facts, agent_id, python, params)
 
 
 def _host_params(facts: catalog.Provider) -> dict[str, tuple[bytes, ...]]:

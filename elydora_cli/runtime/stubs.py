@@ -1,4 +1,5 @@
-"""Inert runtime stubs: what uninstall leaves at ``guard.py``/``hook.py`` so running sessions keep working.
+"""Inert runtime stubs: what uninstall leaves at ``guard.py``/``hook.py`` (and at the ``--hook-command``
+launcher ``supervisor.py``) so running sessions keep working.
 
 An agent session started before ``elydora uninstall`` keeps calling the scripts its settings named when it
 started. Deleting them would make every tool call of that session fail (the interpreter cannot open the
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 from .. import catalog
+from ..statefiles import SUPERVISOR_SCRIPT
 from .generate import GUARD_NAME, HOOK_NAME
 
 GRACE_SECONDS = 24 * 3600
@@ -38,14 +40,16 @@ os.write(1, {stdout!r})
 
 def stub_bytes(provider_id: str, script: str, python: str, now: float | None = None) -> bytes:
     facts = catalog.provider(provider_id)
-    stdout = facts.guard_runtime.success_stdout if script == GUARD_NAME else facts.audit.success_stdout
+    guard = script in (GUARD_NAME, SUPERVISOR_SCRIPT)  # the supervisor's launcher answers first as a guard
+    stdout = facts.guard_runtime.success_stdout if guard else facts.audit.success_stdout
     stamp = int(time.time() if now is None else now)
     shebang = f"#!{python} -IS\n" if not any(c.isspace() for c in python) else ""
     return (shebang + f"{MARKER}{stamp}\n" + _BODY.format(stdout=stdout)).encode("utf-8")
 
 
 def stubs(provider_id: str, python: str, now: float | None = None) -> dict[str, bytes]:
-    return {name: stub_bytes(provider_id, name, python, now) for name in (GUARD_NAME, HOOK_NAME)}
+    """Stubs for every launcher an entry may name (only those present are ever written: ``stage_stubs``)."""
+    return {name: stub_bytes(provider_id, name, python, now) for name in (GUARD_NAME, HOOK_NAME, SUPERVISOR_SCRIPT)}
 
 
 def stub_time(path: Path) -> int | None:

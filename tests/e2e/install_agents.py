@@ -74,6 +74,13 @@ def write_stamp(folder: Path, entry: dict[str, Any]) -> None:
     (folder / STAMP).write_text(json.dumps(entry, sort_keys=True) + "\n")
 
 
+def locate(folder: Path, pattern: str) -> Path:
+    """The executable ``pattern`` names below ``folder``; a ``*`` stands for the part that depends on the
+    venv's interpreter (``venv/lib/python3.*/site-packages/...`` for a wheel shipping a binary as data)."""
+    found = sorted(folder.glob(pattern)) if "*" in pattern else []
+    return found[0] if found else folder / pattern
+
+
 def npm_env() -> dict[str, str]:
     env = dict(os.environ)
     env.update(
@@ -181,7 +188,7 @@ def install_agent(
     cache: Path, agent: str, entry: dict[str, Any], node22: Path | None, *, update_locks: bool
 ) -> dict[str, Any]:
     folder = cache / agent / entry["version"]
-    binary = folder / entry["bin"]
+    binary = locate(folder, entry["bin"])
     path_prefix: list[str] = []
     if entry.get("needs_node22") and node22 is not None:
         path_prefix.append(str(node22.parent))
@@ -205,6 +212,7 @@ def install_agent(
                     frozen = subprocess.run([*pip, "freeze"], capture_output=True, text=True, check=True).stdout
                     requirements.write_text(frozen)
                     log(f"saved {requirements.relative_to(HERE)}")
+            binary = locate(folder, entry["bin"])
             if not binary.exists():
                 raise InstallError(f"{entry['package']} installed no {entry['bin']}")
             write_stamp(folder, dict(stamp, pip_lock=lock_digest(agent, "requirements.txt")))

@@ -123,7 +123,7 @@ def test_block(session: AgentSession, request: pytest.FixtureRequest) -> None:
             f"the model was not told our block message\n{json.dumps([r['body'] for r in followups])[-3000:]}"
         )
     elif agent.block_feedback == DENIAL_WITH_REASON:  # the agent's denial carries the reason the guard printed
-        told = agent.denial_text + guard_line(agent.id)
+        told = agent.denial_text + (agent.deny_reason or guard_line)(agent.id)
         assert any(contains(r["body"], told) for r in followups), (
             f"the model was not told {told!r}\n{json.dumps([r['body'] for r in followups])[-3000:]}"
         )

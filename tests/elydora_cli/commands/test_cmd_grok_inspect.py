@@ -35,9 +35,10 @@ def test_status_asks_grok_and_is_healthy_when_it_lists_our_hooks(grok_root: Path
     assert (code, row["state"], row["check"], row["check_note"]) == (0, "healthy", "agent", "checked with grok inspect")
 
 
-def test_hooks_grok_does_not_load_are_unhealthy_in_status_and_verify(grok_root: Path,
+@pytest.mark.parametrize("mode", ["hide", "disabled"])
+def test_hooks_grok_does_not_load_are_unhealthy_in_status_and_verify(grok_root: Path, mode: str,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    install_fake(grok_root / "bin", "hide")
+    install_fake(grok_root / "bin", mode)  # not listed, or listed with "disabled": true
     code, row = status(capsys, grok_root)
     assert (code, row["state"]) == (1, "unhealthy")
     assert any("grok inspect does not list our PreToolUse hook" in str(p) for p in row["problems"]), row
@@ -67,3 +68,13 @@ def test_install_asks_no_trust_question_for_grok(grok_root: Path, monkeypatch: p
     monkeypatch.setattr("builtins.input", lambda *_: pytest.fail("asked a trust question"))
     assert main(["install", "grok", "--root", str(grok_root / "home"), "--hook-timeout-seconds", "9"]) == 0
     assert "trusted" not in json.loads((grok_root / "home" / ".elydora" / "grok" / "install-manifest.json").read_text())
+
+
+def test_claude_code_hooks_grok_lists_beside_ours_change_nothing(grok_root: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Grok also lists the Claude Code hooks it cross-loads (``vendor: "claude"``): claudecode's entries are not
+    grok's, and grok's status stays the same with them present."""
+    assert main(["install", "claudecode", "--root", str(grok_root / "home")]) == 0
+    capsys.readouterr()
+    code, row = status(capsys, grok_root)
+    assert (code, row["state"], row["check"]) == (0, "healthy", "agent")

@@ -1,8 +1,9 @@
 """``--hook-command``: entries that run a supervisor instead of the Elydora runtime.
 
 The supervisor in these tests is the ``elydora`` CLI itself (``<script> hook --state-root <home>``), so the
-installed entries really answer: install, status, verify and uninstall round trips for Claude Code (exec
-form), Factory Droid and Cursor (shell strings) and Kimi (TOML), with the users' own bytes restored.
+installed entries really answer: install, status, verify and uninstall round trips for Claude Code (its
+supervisor launcher, exec form), Factory Droid and Cursor (shell strings) and Kimi (TOML), with the users' own
+bytes restored.
 """
 
 from __future__ import annotations
@@ -76,13 +77,14 @@ def test_install_status_verify_uninstall_round_trip(
     path, before = place(root, provider)
     assert cli(capsys, root, "install", provider, "--hook-command", supervisor)[0] == 0
     agent = root / "home" / ".elydora" / provider
-    assert {p.name for p in agent.iterdir()} == {"config.json", "private.key", "status.json", "install-manifest.json"}
+    launcher = ["supervisor.py"] if provider == "claudecode" else []  # other agents run Claude's entries
+    assert {p.name for p in agent.iterdir()} == {"config.json", "private.key", "status.json", "install-manifest.json",
+                                                 *launcher}
     manifest = json.loads((agent / "install-manifest.json").read_text())
-    assert manifest["hook_command"] == supervisor and manifest["runtime"] == []
+    assert manifest["hook_command"] == supervisor and manifest["runtime"] == launcher
     text = path.read_text()
-    assert text.count(posix_command(words(root, provider)) if provider != "claudecode" else '"--provider"') == (
-        2 if provider == "droid" else 3
-    )
+    entry = json.dumps(str(agent / "supervisor.py")) if launcher else posix_command(words(root, provider))
+    assert text.count(entry) == (2 if provider == "droid" else 3)
     code, out, _ = cli(capsys, root, "status", provider, "--hook-command", supervisor)
     assert (code, out.split()) == (0, [provider, "healthy"])
     code, out, _ = cli(capsys, root, "verify", provider, "--hook-command", supervisor)
@@ -96,14 +98,15 @@ def test_the_entries_are_the_supervisor_in_each_agents_form(
 ) -> None:
     assert cli(capsys, root, "install", "claudecode", "kimi", "copilot", "--hook-command", supervisor)[0] == 0
     claude = json.loads((root / "home" / ".claude" / "settings.json").read_text())
-    argv = words(root, "claudecode")
+    launcher = root / "home" / ".elydora" / "claudecode" / "supervisor.py"  # it holds the supervisor's words
+    assert f"ARGV = {tuple(words(root, 'claudecode'))!r}\n" in launcher.read_text()
     assert claude["hooks"]["PreToolUse"] == [
         {
             "hooks": [
                 {
                     "type": "command",
-                    "command": argv[0],
-                    "args": argv[1:],
+                    "command": str(launcher),
+                    "args": [],
                     "timeout": 10,
                     "statusMessage": "Checking Elydora agent state",
                 }

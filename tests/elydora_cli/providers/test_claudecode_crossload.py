@@ -1,5 +1,6 @@
 """Claude Code's entries run by other agents (Grok Build, Copilot CLI): each form those agents use is
-simulated on the generated runtime, which must act for Claude Code alone and do nothing for anyone else."""
+simulated (with the payloads and environments they were seen to give Claude entries) on the generated
+runtime, which must act for Claude Code alone and do nothing for anyone else."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from elydora_testkit.provider_cases import installed_commands, make_context, payload, run_as_agent
+from locations import CAPTURED_PAYLOADS
 
 from elydora_cli import identity
 from elydora_cli.installer import operations
@@ -100,3 +102,30 @@ def test_the_launcher_runs_without_its_interpreter_flags_in_the_environment(tmp_
         json.loads((ctx.home / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["args"]
         == []
     )
+
+
+def _captured(name: str) -> bytes:
+    return (CAPTURED_PAYLOADS / name).read_bytes()
+
+
+def test_copilot_is_told_apart_by_its_hook_environment_not_by_its_payload_alone(tmp_path: Path) -> None:
+    """Copilot 1.0.102 sends Claude entries a Claude-shaped snake_case payload (``hook_event_name``,
+    ``session_id``, ``tool_name`` "Bash": fixtures/payloads/captured/copilot-claude-*.json) with no
+    ``transcript_path``, and sets ``COPILOT_PROJECT_DIR`` for its hooks only (its tool shells get ``COPILOT_CLI``
+    but not that). Were a later Copilot to add ``transcript_path``, the variable still decides."""
+    _, argvs, scratch = _installed(tmp_path)
+    env = {"COPILOT_PROJECT_DIR": "/tmp", "COPILOT_CLI": "1", "CLAUDE_PROJECT_DIR": "/tmp"}
+    for name, role in (("copilot-claude-PreToolUse.json", "guard"), ("copilot-claude-PostToolUse.json", "audit")):
+        event = json.loads(_captured(name))
+        for data in (_captured(name), json.dumps({**event, "transcript_path": "/tmp/t.jsonl"}).encode()):
+            assert _run(["/bin/sh", "-c", argvs[role][0]], data, scratch, env) == (0, b"", b""), (name, data)
+    assert _spooled(scratch) == 0
+
+
+def test_claude_code_started_from_a_copilot_shell_is_still_guarded(tmp_path: Path) -> None:
+    """A Claude Code run from Copilot's shell tool inherits ``COPILOT_CLI`` (not ``COPILOT_PROJECT_DIR``):
+    its own hooks must still guard it."""
+    _, argvs, scratch = _installed(tmp_path)
+    inherited = {**CLAUDE_ENV, "COPILOT_CLI": "1", "COPILOT_AGENT_SESSION_ID": "s", "GROK_AGENT": "1"}
+    code, _, err = _run(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, inherited)
+    assert code == 2 and b"frozen" in err

@@ -15,6 +15,7 @@ from elydora_testkit.runtime_helpers import PYTHON, make_agent
 from elydora_cli.runtime import dropmark, runtime_argv
 from elydora_cli.runtime.templates import guard as guard_template
 from elydora_cli.runtime.templates import hook as hook_template
+from elydora_cli.runtime.templates import supervisor as supervisor_template
 
 EVENT = b'{"hook_event_name": "PreToolUse", "transcript_path": "/t", "tool_name": "Bash", "session_id": "s"}'
 
@@ -92,6 +93,12 @@ def test_runtime_template_copies_are_equal() -> None:
     assert guard_template.STDIN_DEADLINE == hook_template.STDIN_DEADLINE < 1.0  # below the 1 s minimum timeout
     assert inspect.getsource(guard_template.read_stdin) == inspect.getsource(hook_template.read_stdin)
     assert inspect.getsource(guard_template._expire) == inspect.getsource(hook_template._expire)
+    for copy in (hook_template, supervisor_template):  # the host check and the read it works on: one function
+        assert inspect.getsource(copy.foreign_host) == inspect.getsource(guard_template.foreign_host)
+    assert (supervisor_template.STDIN_LIMIT, supervisor_template.STDIN_DEADLINE) == (
+        guard_template.STDIN_LIMIT, guard_template.STDIN_DEADLINE)
+    assert inspect.getsource(supervisor_template.read_stdin) == inspect.getsource(guard_template.read_stdin)
+    assert inspect.getsource(supervisor_template._expire) == inspect.getsource(guard_template._expire)
 
 
 def test_hangs_fifo_error_log_does_not_hang_the_guard(tmp_path: Path) -> None:

@@ -80,6 +80,8 @@ class Agent:
     config_files: tuple[str, ...]  # where hook entries could live (relative to home): checked after uninstall
     block_feedback: str = STDERR_TO_MODEL
     denial_text: str = ""
+    deny_reason: Callable[[str], str] | None = None  # the reason the model gets after denial_text, given the
+    # agent id, when it is the guard's stdout reason rather than its stderr line
     setup_argv: Callable[[str, int], list[str]] | None = None  # a one-time setup command (e.g. `cline auth`)
     extra_run_args: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
