@@ -95,6 +95,11 @@ def register(subparsers: Any) -> None:
         sub = verbs.add_parser(verb, help=f"{verb} a local agent (the guard applies it on the next tool call)")
         add_selection_args(sub)
         sub.add_argument("--reason", help="recorded in status.json")
+        sub.add_argument(
+            "--scope", choices=("user", "system"), default="user",
+            help="system: the root-owned policy of a --scope system install (root only; see docs/fleet.md)",
+        )
+        sub.add_argument("--user", help="--scope system: this OS user only (default: every user)")
         if verb == "revoke":
             sub.add_argument("--yes", action="store_true", help="confirm without asking (revoking is permanent)")
     parser.set_defaults(func=run)
@@ -107,6 +112,16 @@ def run(args: argparse.Namespace) -> int:
         return _create(args)
     if verb == "show":
         return _show(args)
+    if getattr(args, "scope", "user") == "system":
+        from .agentpolicy import set_status
+        from .options import checked_agent_id
+
+        agent_id = checked_agent_id(args.agent_id) or selected_provider(args)
+        if not agent_id:
+            raise UsageError("name the agent with --agent-id or --provider")
+        return set_status(args, verb, agent_id)
+    if getattr(args, "user", None) is not None:
+        raise UsageError("--user applies to --scope system only")
     return _set_status(args, verb)
 
 

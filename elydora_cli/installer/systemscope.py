@@ -1,0 +1,83 @@
+"""What install, uninstall and status do differently under ``--scope system`` (facts in :mod:`..managed`).
+
+The launchers and the policy files are root-owned and must stay writable by nobody else, or a user could
+replace the guard every agent runs: status checks owner and mode of each, and of the directories above them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from .. import managed
+from ..plug.context import Context
+from ..plug.contract import Finding
+
+
+def refuse_unmanaged(provider_id: str, ctx: Context) -> None:
+    """Under system scope an agent without a managed layer is refused before anything is read."""
+    if ctx.system:
+        managed.layer(provider_id)
+
+
+def system_notes(provider_id: str, ctx: Context) -> list[str]:
+    """What an install into the managed layer promises (user scope: none; the agent's own notes apply)."""
+    if not ctx.system:
+        return []
+    facts = managed.layer(provider_id)
+    return [f"managed layer {ctx.place(facts.path)}: {facts.promise}; every user's hooks run the root-owned "
+            f"launchers in {ctx.runtime_root} (see docs/fleet.md)"]
+
+
+def user_root(ctx: Context) -> str | None:
+    """The generated runtime's ``user_root``: ``None`` in user scope; under system scope the prefix user homes
+    are placed below (``--root``, else ``""``)."""
+    if not ctx.system:
+        return None
+    return str(ctx.home) if ctx.rooted else ""
+
+
+def dir_mode(ctx: Context) -> int:
+    """Directories we create for agent files: owner-only, or under system scope readable by every user."""
+    return managed.DIR_MODE if ctx.system else 0o700
+
+
+def _unsafe(path: Path, info: os.stat_result) -> str | None:
+    if info.st_uid != os.geteuid():
+        return f"is owned by uid {info.st_uid}, not by root"
+    if stat.S_IMODE(info.st_mode) & 0o022:
+        return f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o})"
+    return None
+
+
+def system_file_findings(path: Path, mode: int) -> list[Finding]:
+    """A root-owned runtime file: owned by us, writable by nobody else, readable and runnable by every user."""
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return [Finding(f"cannot be checked: {exc.strerror}", path)]
+    problem = _unsafe(path, info)
+    if problem is None and stat.S_IMODE(info.st_mode) & mode != mode:
+        problem = f"has mode {stat.S_IMODE(info.st_mode):04o}; users need {mode:04o} to run it"
+    return [] if problem is None else [Finding(f"{problem}; reinstall with --scope system", path)]
+
+
+def system_policy_findings(runtime_dir: Path) -> list[Finding]:
+    """The policy the guard decides from, and the directories from the runtime root down, are root's only.
+
+    A missing policy file blocks every tool call (fail closed): that is reported as an error too."""
+    findings = []
+    for directory in (runtime_dir.parent, runtime_dir):
+        try:
+            problem = _unsafe(directory, os.lstat(directory))
+        except OSError as exc:
+            problem = f"cannot be checked: {exc.strerror}"
+        if problem:
+            findings.append(Finding(f"{problem}: users could replace the launchers", directory))
+    policy = runtime_dir / managed.SYSTEM_STATUS
+    if not os.path.lexists(policy):
+        findings.append(Finding("is missing: the guard blocks every tool call; reinstall with --scope system", policy))
+    else:
+        findings += system_file_findings(policy, 0o444)
+    return findings
