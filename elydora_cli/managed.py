@@ -47,7 +47,10 @@ class ManagedLayer:
 
     provider: str
     path: str
-    """The POSIX path the agent reads (placed below ``--root``)."""
+    """The Linux path the agent reads (placed below ``--root``, like the two below)."""
+    macos: str
+    windows: str | None
+    """``%ProgramFiles%``/``%ProgramData%``-relative; ``None``: not known, system scope is refused on Windows."""
     lockdown_key: str
     """The top-level switch that makes the agent run managed hooks only (set only with ``--lock-down``)."""
     lockdown_off: str
@@ -60,6 +63,8 @@ LAYERS = {
     "claudecode": ManagedLayer(
         "claudecode",
         "/etc/claude-code/managed-settings.json",
+        "/Library/Application Support/ClaudeCode/managed-settings.json",
+        "%ProgramFiles%\\ClaudeCode\\managed-settings.json",
         "allowManagedHooksOnly",
         "every user, project and local hook, and the hooks of plugins the user installed (only managed hooks and "
         "plugins managed settings enable still run)",
@@ -69,6 +74,8 @@ LAYERS = {
     "codex": ManagedLayer(
         "codex",
         "/etc/codex/requirements.toml",
+        "/etc/codex/requirements.toml",
+        None,
         "allow_managed_hooks_only",
         "every hook of config.toml and hooks.json in the user, project and plugin layers",
         "managed hooks are trusted by policy: they run without a trust step and cannot be disabled in /hooks",

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 from typing import Any
 
 from .. import exitcodes
@@ -55,21 +54,14 @@ def _policy(ctx: Any, agent_id: str) -> tuple[str | None, dict[str, str]]:
     return machine, users
 
 
-def _runs_flusher(python: str) -> bool:
-    """Whether the hook interpreter can import the flusher (the audit delivers nothing otherwise)."""
-    code = "import importlib.util,sys; sys.exit(importlib.util.find_spec('elydora_cli.runtime.flush') is None)"
-    try:
-        return subprocess.run([python, "-I", "-c", code], capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
 def row(pid: str, ctx: Any) -> dict[str, Any]:
     from elydora_config.errors import ConfigError
 
     from ..installer import operations
+    from ..installer.systemscope import runs_flusher
     from ..managed import layer
     from ..plug.contract import Finding
+    from ..plug.layers import managed_file
 
     facts = layer(pid)
     try:
@@ -81,8 +73,9 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
     errors = [f for f in st.findings if f.severity == "error"]
     interpreter = operations.interpreter_of(pid, ctx) if st.installed else None
     machine, users = _policy(ctx, st.agent_id) if st.installed else (None, {})
-    enforced = st.installed and not errors and machine is not None
-    delivering = enforced and bool(interpreter and interpreter["present"] and _runs_flusher(str(interpreter["path"])))
+    covered = st.installed and not errors
+    enforced = covered and machine is not None
+    delivering = enforced and bool(interpreter and interpreter["present"] and runs_flusher(str(interpreter["path"])))
     if enforced and not delivering:
         errors.append(Finding(f"the hook interpreter {interpreter and interpreter['path']} cannot run the flusher "
                               "(elydora_cli is not importable by it): nothing is delivered"))
@@ -92,11 +85,11 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
         "provider": pid,
         "agent_id": st.agent_id,
         "installed": st.installed,
-        "managed_layer": str(ctx.place(facts.path)),
+        "managed_layer": str(managed_file(ctx, pid)),
         "runtime_dir": str(ctx.runtime_dir(st.agent_id)),
         "state": state,
         "healthy": state in COMPLIANT_STATES,
-        "covered": st.installed and not errors,
+        "covered": covered,
         "enforced": enforced,
         "delivering": delivering,
         "agent_state": machine,

@@ -44,6 +44,7 @@ from .staging import (
     stage_system_policy,
 )
 from .systemscope import (
+    after_install,
     dir_mode,
     refuse_unmanaged,
     system_file_findings,
@@ -265,6 +266,8 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     _finish(tx, outcome, dry_run, ctx)
     if not dry_run and _trusted(ctx):
         outcome.notes += _confirm_trust(provider_id, ctx)
+    if not dry_run:
+        outcome.notes += after_install(provider_id, ctx, agent_id, ctx.python)
     return outcome
 
 

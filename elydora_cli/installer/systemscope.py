@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 from .. import managed
@@ -25,8 +26,10 @@ def system_notes(provider_id: str, ctx: Context) -> list[str]:
     """What an install into the managed layer promises (user scope: none; the agent's own notes apply)."""
     if not ctx.system:
         return []
+    from ..plug.layers import managed_file
+
     facts = managed.layer(provider_id)
-    return [f"managed layer {ctx.place(facts.path)}: {facts.promise}; every user's hooks run the root-owned "
+    return [f"managed layer {managed_file(ctx, provider_id)}: {facts.promise}; every user's hooks run the root-owned "
             f"launchers in {ctx.runtime_root} (see docs/fleet.md)"]
 
 
@@ -81,3 +84,34 @@ def system_policy_findings(runtime_dir: Path) -> list[Finding]:
     else:
         findings += system_file_findings(policy, 0o444)
     return findings
+
+
+def runs_flusher(python: str) -> bool:
+    """Whether the hook interpreter can import the flusher: the audit delivers nothing otherwise."""
+    code = "import importlib.util,sys; sys.exit(importlib.util.find_spec('elydora_cli.runtime.flush') is None)"
+    try:
+        return subprocess.run([python, "-I", "-c", code], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def precompile(runtime_dir: Path, python: str) -> list[str]:
+    """Compile the runtime modules as root: users cannot write ``__pycache__`` in a root-owned directory, and
+    without it every hook call would compile the guard again (about a quarter of its time budget)."""
+    argv = [python, "-I", "-m", "compileall", "-q", "-l", str(runtime_dir)]
+    try:
+        failed = subprocess.run(argv, capture_output=True, timeout=60).returncode != 0
+    except (OSError, subprocess.TimeoutExpired):
+        failed = True
+    return [f"warning: {runtime_dir}: the runtime modules could not be compiled; hooks start slower"] if failed else []
+
+
+def after_install(provider_id: str, ctx: Context, agent_id: str, python: str) -> list[str]:
+    """Notes of a committed system install: bytecode compiled, and a warning when the hooks cannot deliver."""
+    if not ctx.system:
+        return []
+    notes = precompile(ctx.runtime_dir(agent_id), python)
+    if not runs_flusher(python):
+        notes.append(f"warning: {python} cannot import elydora_cli: the guard enforces, but the audit delivers "
+                     "nothing; install elydora-config for that interpreter or pass --python")
+    return notes

@@ -30,6 +30,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
+from ..plug.layers import managed_file
 from ..plug.ownership import Ref, refs_in, runtime_argv, runtime_context
 from ..plug.schema import (
     BOOL,
@@ -155,7 +156,7 @@ MANAGED = managed.layer("claudecode")
 
 def sources(ctx: Context) -> Sources:
     if ctx.system:  # managed-settings.json: same schema as settings.json, read by every user's Claude Code
-        return Sources([Target(ctx.place(MANAGED.path), Format.JSON, mode=managed.POLICY_MODE)])
+        return Sources([Target(managed_file(ctx, FACTS.id), Format.JSON, mode=managed.POLICY_MODE)])
     configured = ctx.env_value("CLAUDE_CONFIG_DIR")
     directory = ctx.place(configured) if configured is not None else ctx.home / ".claude"
     return Sources([Target(directory / "settings.json", Format.JSON)])

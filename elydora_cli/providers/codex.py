@@ -26,6 +26,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
+from ..plug.layers import managed_file
 from ..plug.ownership import Ref, refs_in, runtime_argv
 from ..plug.schema import ANY, ANY_HANDLER, STR, MapSchema
 from ..recovery_hint import elydora_command
@@ -69,7 +70,7 @@ MANAGED_SCHEMA = MapSchema(
 
 def sources(ctx: Context) -> Sources:
     if ctx.system:  # requirements.toml: [hooks] there are managed, trusted by policy, for every user
-        return Sources([Target(ctx.place(MANAGED.path), Format.TOML, new_text="", mode=managed.POLICY_MODE)])
+        return Sources([Target(managed_file(ctx, FACTS.id), Format.TOML, new_text="", mode=managed.POLICY_MODE)])
     configured = ctx.env_value("CODEX_HOME")
     if configured:
         home = ctx.place(configured)
