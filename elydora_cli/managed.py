@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 from elydora_config.errors import ConfigError
 
@@ -103,6 +104,11 @@ def require_root(what: str) -> None:
     """System scope writes machine-wide files: only root may."""
     if os.geteuid() != 0:
         raise ScopeError(None, f"{what} --scope system must run as root (it writes machine-wide files); use sudo")
+
+
+def placed(path: str, root: Path | None) -> Path:
+    """One of this module's absolute paths, below ``--root`` when given."""
+    return root / PurePosixPath(path).relative_to("/") if root is not None else Path(path)
 
 
 def user_dir_name(agent_id: str, user_name: str) -> str:

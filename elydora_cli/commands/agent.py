@@ -81,6 +81,8 @@ def register(subparsers: Any) -> None:
         "  elydora agent unfreeze --provider codex\n"
         "  elydora agent create --provider gemini --agent-id gemini-ci   # a second local identity",
     )
+    from .. import managed
+
     verbs = parser.add_subparsers(dest="agent_command", metavar="VERB", required=True)
     create = verbs.add_parser("create", help="create an agent identity and its runtime")
     add_selection_args(create, provider_required=True)
@@ -96,7 +98,7 @@ def register(subparsers: Any) -> None:
         add_selection_args(sub)
         sub.add_argument("--reason", help="recorded in status.json")
         sub.add_argument(
-            "--scope", choices=("user", "system"), default="user",
+            "--scope", choices=managed.SCOPES, default=managed.USER,
             help="system: the root-owned policy of a --scope system install (root only; see docs/fleet.md)",
         )
         sub.add_argument("--user", help="--scope system: this OS user only (default: every user)")
@@ -112,7 +114,9 @@ def run(args: argparse.Namespace) -> int:
         return _create(args)
     if verb == "show":
         return _show(args)
-    if getattr(args, "scope", "user") == "system":
+    from .. import managed
+
+    if getattr(args, "scope", managed.USER) == managed.SYSTEM:
         from .agentpolicy import set_status
         from .options import checked_agent_id
 

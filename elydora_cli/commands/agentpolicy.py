@@ -19,8 +19,8 @@ STATUS_FOR = {"freeze": "frozen", "unfreeze": "active", "revoke": "revoked"}
 def policy_path(args: argparse.Namespace, agent_id: str) -> Path:
     from .. import managed
 
-    root = Path(os.path.abspath(args.root)) if args.root else Path("/")
-    directory = root / managed.RUNTIME_ROOT.lstrip("/") / agent_id
+    directory = managed.placed(managed.RUNTIME_ROOT, Path(os.path.abspath(args.root)) if args.root else None)
+    directory = directory / agent_id
     if args.user is None:
         return directory / managed.SYSTEM_STATUS
     from .. import identity

@@ -148,9 +148,9 @@ def context_from(args: argparse.Namespace) -> Context:
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
     system = _system_scope(args)
     if system and not args.state_root:
-        from ..managed import STATE_ROOT
+        from ..managed import STATE_ROOT, placed
 
-        state_root = home / STATE_ROOT.lstrip("/") if args.root else Path(STATE_ROOT)
+        state_root = placed(STATE_ROOT, home if args.root else None)
     return Context(
         home=home,
         state_root=state_root,

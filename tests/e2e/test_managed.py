@@ -141,3 +141,32 @@ def test_codex_runs_managed_hooks_without_trust_or_bypass(codex: System) -> None
     run = codex.run("managed-block", argv)
     assert not run.proof_exists and codex.ran("guard") and not codex.ran("audit"), run.describe()
     assert any(contains(r["body"], guard_line("codex")) for r in run.after_tool_call()), run.describe()
+
+
+def _lock_down_switches_user_hooks_off(system: System, argv: list[str] | None = None) -> None:
+    """A user-scope install beside ours, its agent frozen: it blocks, until ``--lock-down`` leaves only ours."""
+    s, sb = system.s, system.s.sandbox
+    agent = s.agent.id
+    sb.elydora("install", agent, "--root", str(sb.home))
+    sb.elydora("agent", "freeze", "--provider", agent, "--root", str(sb.home))
+    try:
+        sb.clear_bytecode()
+        run = system.run("user-hooks-too", argv)
+        assert not run.proof_exists and sb.runtime_ran("guard"), run.describe()
+        system.elydora("install", agent, "--lock-down")
+        sb.clear_bytecode()
+        run = system.run("lock-down", argv)
+        assert run.proof_exists and system.ran("guard") and not sb.runtime_ran("guard"), run.describe()
+    finally:
+        system.elydora("install", agent, "--no-lock-down")
+        sb.elydora("uninstall", agent, "--root", str(sb.home))
+
+
+def test_claude_lock_down_switches_user_hooks_off(claude: System) -> None:
+    _lock_down_switches_user_hooks_off(claude)
+
+
+def test_codex_lock_down_switches_user_hooks_off(codex: System) -> None:
+    """With the bypass flag Codex would run the user's untrusted hooks; allow_managed_hooks_only drops them."""
+    codex.elydora("agent", "unfreeze", "--provider", "codex")
+    _lock_down_switches_user_hooks_off(codex)
