@@ -200,3 +200,14 @@ def test_status_probe(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytes
     assert system(root, "status", "--json") == 1
     doc = json.loads(capsys.readouterr().out)
     assert any("writable by other users" in p for p in doc["providers"][0]["problems"])
+
+
+def test_verify_runs_the_managed_entries_against_scratch_state(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert install(root) == 0
+    assert system(root, "verify", "claude", "codex") == 0
+    out = capsys.readouterr().out
+    assert "FAIL" not in out and out.count(" OK") == 7  # Claude: allow, block, 2 audits; Codex: allow, block, audit
+    assert not user_state(root, "claudecode").exists()  # a probe never reaches a user's state
+    (runtime(root, "codex") / managed.SYSTEM_STATUS).unlink()
+    assert system(root, "verify", "codex") == 1
+    assert "guard blocks every tool call" in capsys.readouterr().out
