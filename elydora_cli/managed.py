@@ -101,7 +101,9 @@ def layer(provider_id: str) -> ManagedLayer:
 
 
 def require_root(what: str) -> None:
-    """System scope writes machine-wide files: only root may."""
+    """System scope writes machine-wide files: only root may (POSIX only for now: no Windows runtime root)."""
+    if os.name == "nt":
+        raise ScopeError(None, f"{what} --scope system is not supported on Windows yet")
     if os.geteuid() != 0:
         raise ScopeError(None, f"{what} --scope system must run as root (it writes machine-wide files); use sudo")
 

@@ -211,3 +211,10 @@ def test_verify_runs_the_managed_entries_against_scratch_state(root: Path, capsy
     (runtime(root, "codex") / managed.SYSTEM_STATUS).unlink()
     assert system(root, "verify", "codex") == 1
     assert "guard blocks every tool call" in capsys.readouterr().out
+
+
+def test_dry_run_shows_the_managed_diff_and_writes_nothing(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert install(root, "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert f"+++ {layer(root, 'claudecode')}" in out and "+[[hooks.PreToolUse]]" in out
+    assert sorted(p.name for p in (root / "home").iterdir()) == []
