@@ -39,6 +39,8 @@ AUDIT_SCRIPT = "hook.py"
 """The generated runtime's entry points an agent's hook entries run (launchers of the two modules below)."""
 GUARD_MODULE = "_elydora_guard"
 AUDIT_MODULE = "_elydora_audit"
+POLICY_MODULE = "_elydora_policy"
+"""System scope only: where each user's state is and the root-owned status the guard decides from."""
 RUNTIME_FLAGS = ("-I", "-S")
 """Interpreter flags of every hook command: isolated mode and no ``site`` import (saves ~25 ms a call)."""
 VERIFY_ENV = "ELYDORA_VERIFY_STATE"
@@ -86,6 +88,7 @@ __all__ = [
     "LEDGER",
     "LOCAL_ORG",
     "OUTBOX",
+    "POLICY_MODULE",
     "PRIVATE_KEY",
     "QUERY_GRACE",
     "REFRESH_LOCK",

@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, RUNTIME_FLAGS
+from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
 
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
@@ -57,8 +57,7 @@ def generate(
     if not os.path.isabs(python):
         raise ValueError("the interpreter path must be absolute")
     system = user_root is not None
-    common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts), "SYSTEM": system,
-              "USER_ROOT": user_root or ""}
+    common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts), "SYSTEM": system}
     guard_failure = _guard_failure(facts, system)
     guard = _render(
         "guard.py",
@@ -74,7 +73,6 @@ def generate(
             DENY={status: _deny(facts, status) for status in ("frozen", "revoked")},
             FAILURE_EXIT=guard_failure[0],
             FAILURE_STDOUT=guard_failure[1],
-            OWNER_UID=os.geteuid() if system else 0,
         ),
     )
     hook = _render(
@@ -87,18 +85,21 @@ def generate(
             SUCCESS_STDOUT=facts.audit.success_stdout,
             FAILURE_EXIT=facts.audit.failure_exit_code,
             FAILURE_STDOUT=facts.audit.failure_stdout,
-            AGENT_ID=agent_id,
             PROVIDER_ID=facts.id,
         ),
     )
     audit_failure = (facts.audit.failure_exit_code, facts.audit.failure_stdout)
     script, module = (managed.LAUNCHER_MODE, managed.MODULE_MODE) if system else (SCRIPT_MODE, MODULE_MODE)
-    return {
+    files = {
         GUARD_NAME: (_launcher(facts, agent_id, python, directory, GUARD_MODULE, guard_failure), script),
         HOOK_NAME: (_launcher(facts, agent_id, python, directory, AUDIT_MODULE, audit_failure), script),
         f"{GUARD_MODULE}.py": (guard, module),
         f"{AUDIT_MODULE}.py": (hook, module),
     }
+    if system:
+        params = {"AGENT_DIR": directory, "AGENT_ID": agent_id, "USER_ROOT": user_root, "OWNER_UID": os.geteuid()}
+        files[f"{POLICY_MODULE}.py"] = (_render("policy.py", facts, agent_id, python, params), module)
+    return files
 
 
 def _guard_failure(facts: catalog.Provider, system: bool) -> tuple[int, bytes]:

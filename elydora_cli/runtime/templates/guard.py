@@ -40,21 +40,9 @@ FAILURE_STDOUT = b""  # @param
 HOST_KEYS: tuple[bytes, ...] = ()  # @param
 FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
 SYSTEM = False  # @param
-USER_ROOT = ""  # @param
-OWNER_UID = 0  # @param
 # ---------------------------------------------------------------------------------------------------------
-
-USER_SEPARATOR = "@"  # copies of elydora_cli.managed's constants (tests pin them equal)
-POLICY_USERS = "users"
-SYSTEM_DIR = AGENT_DIR
-"""Under system scope: the root-owned runtime directory whose policy files decide (see :func:`system_status`)."""
-USER_NAME = ""
-if SYSTEM:  # the hooks run as each user: that user's own state directory (created by the audit on first use)
-    import pwd
-
-    _user = pwd.getpwuid(posix.getuid())
-    USER_NAME = _user.pw_name
-    AGENT_DIR = f"{USER_ROOT}{_user.pw_dir.rstrip('/')}/.elydora/{AGENT_ID}{USER_SEPARATOR}{USER_NAME}"
+if SYSTEM:  # --scope system: each user's own state (_elydora_policy, generated beside this module, decides)
+    AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
 
 STDIN_LIMIT = 1 << 20
 STDIN_DEADLINE = 0.75
@@ -205,12 +193,11 @@ def parse_flat_object(text: str) -> dict[str, object]:
 
 
 # -- files ------------------------------------------------------------------------------------------------
-def read_file(name: str, directory: str = AGENT_DIR, policy: bool = False) -> bytes | None:
-    """A regular, owner-only file of the agent directory (``None`` when absent), not following links; with
-    ``policy``, a file of the system policy instead: owned by ``OWNER_UID`` and writable by nobody else."""
+def read_file(name: str, directory: str = AGENT_DIR) -> bytes | None:
+    """A regular, owner-only file of the agent directory (``None`` when absent), not following links."""
     try:
         fd = posix.open(f"{directory}/{name}", _OPEN_FLAGS)
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
         return None
     except OSError as exc:
         raise GuardError(f"cannot open {name}: {exc.strerror}") from None
@@ -218,9 +205,7 @@ def read_file(name: str, directory: str = AGENT_DIR, policy: bool = False) -> by
         info = posix.fstat(fd)
         if info.st_mode & 0o170000 != 0o100000:
             raise GuardError(f"{name} is not a regular file")
-        if policy and (info.st_uid != OWNER_UID or info.st_mode & 0o022):
-            raise GuardError(f"{directory}/{name} is not a policy file only root can write")
-        if not policy and info.st_mode & 0o077:
+        if info.st_mode & 0o077:
             raise GuardError(f"{name} is accessible by other users")
         data = posix.read(fd, FILE_LIMIT + 1)
         if len(data) > FILE_LIMIT:
@@ -230,8 +215,8 @@ def read_file(name: str, directory: str = AGENT_DIR, policy: bool = False) -> by
         posix.close(fd)
 
 
-def read_object(name: str, directory: str = AGENT_DIR, policy: bool = False) -> dict[str, object] | None:
-    data = read_file(name, directory, policy)
+def read_object(name: str, directory: str = AGENT_DIR) -> dict[str, object] | None:
+    data = read_file(name, directory)
     if data is None:
         return None
     try:
@@ -322,33 +307,14 @@ def load_config() -> dict[str, object]:
     return config
 
 
-def local_status(directory: str = AGENT_DIR, name: str = "status.json", policy: bool = False) -> str:
-    state = read_object(name, directory, policy)
+def local_status(directory: str = AGENT_DIR) -> str:
+    state = read_object("status.json", directory)
     if state is None:
-        raise GuardError(f"{name} is missing")
-    return status_of(state, name)
-
-
-def status_of(state: dict[str, object], name: str) -> str:
+        raise GuardError("status.json is missing")
     status = state.get("status")
     if status not in STATUSES:
-        raise GuardError(f"{name}: unknown status")
+        raise GuardError("status.json: unknown status")
     return str(status)
-
-
-def system_status() -> str:
-    """System scope: the most restrictive of the machine-wide policy (required), this user's policy and the
-    user's own status (both optional). Only root writes the policy: a user who deletes or edits their own
-    state cannot lift a freeze, and a missing or unreadable policy is an error (which blocks)."""
-    found = [local_status(SYSTEM_DIR, policy=True)]
-    for directory, name, policy in (
-        (SYSTEM_DIR, f"{POLICY_USERS}/{USER_NAME}.json", True),
-        (AGENT_DIR, "status.json", False),
-    ):
-        state = read_object(name, directory, policy)
-        if state is not None:
-            found.append(status_of(state, name))
-    return max(found, key=STATUSES.index)
 
 
 def read_cache() -> dict[str, object]:
@@ -486,7 +452,7 @@ def decide(override: str | None = None) -> str:
     if not data.lstrip(_WS.encode()).startswith(b"{"):
         raise GuardError("stdin is not a JSON object")
     if SYSTEM and override is None:
-        return system_status()
+        return str(__import__("_elydora_policy").system_status())
     config = {} if SYSTEM else load_config()
     if override is not None:
         return local_status(override)

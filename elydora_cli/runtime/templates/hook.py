@@ -31,18 +31,12 @@ FAILURE_STDOUT = b""  # @param
 HOST_KEYS: tuple[bytes, ...] = ()  # @param
 FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
 SYSTEM = False  # @param
-USER_ROOT = ""  # @param
-AGENT_ID = "template"  # @param
 PROVIDER_ID = "template"  # @param
 # ---------------------------------------------------------------------------------------------------------
+if SYSTEM:  # --scope system: each user's own state (see _elydora_policy, generated beside), created on first use
+    AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
 
-USER_SEPARATOR = "@"  # copy of elydora_cli.managed.USER_SEPARATOR (tests pin them equal)
-PROVISION_FLAG = "--provision"  # copy of elydora_cli.runtime.flush.PROVISION_FLAG
-if SYSTEM:  # the hooks run as each user: that user's own state directory, created on first use
-    import pwd
-
-    _user = pwd.getpwuid(posix.getuid())
-    AGENT_DIR = f"{USER_ROOT}{_user.pw_dir.rstrip('/')}/.elydora/{AGENT_ID}{USER_SEPARATOR}{_user.pw_name}"
+PROVISION_FLAG = "--provision"  # copy of elydora_cli.runtime.flush.PROVISION_FLAG (tests pin them equal)
 
 STDIN_LIMIT = 1 << 20
 STDIN_DEADLINE = 0.75

@@ -15,13 +15,20 @@ from elydora_cli.statefiles import SPOOL
 
 
 def test_template_copies_of_the_system_scope_constants_are_pinned() -> None:
+    from elydora_cli import statefiles
     from elydora_cli.runtime.templates import guard as guard_template
     from elydora_cli.runtime.templates import hook as hook_template
+    from elydora_cli.runtime.templates import policy as policy_template
 
-    assert guard_template.USER_SEPARATOR == hook_template.USER_SEPARATOR == managed.USER_SEPARATOR
-    assert guard_template.POLICY_USERS == managed.POLICY_USERS
+    assert policy_template.USER_SEPARATOR == managed.USER_SEPARATOR
+    assert policy_template.POLICY_USERS == managed.POLICY_USERS
+    assert policy_template.SYSTEM_STATUS == managed.SYSTEM_STATUS
+    assert policy_template.GUARD_MODULE == statefiles.GUARD_MODULE
     assert hook_template.PROVISION_FLAG == flush.PROVISION_FLAG
     assert guard_template.STATUSES == identity.STATUSES  # system_status ranks by this order: most restrictive last
+    folder = Path(guard_template.__file__).parent
+    for template in ("guard.py", "hook.py"):  # both import the policy module by its name
+        assert f'__import__("{statefiles.POLICY_MODULE}")' in (folder / template).read_text()
 
 
 def test_system_runtime_is_shared_read_only_and_fails_closed(tmp_path: Path) -> None:
@@ -33,9 +40,11 @@ def test_system_runtime_is_shared_read_only_and_fails_closed(tmp_path: Path) -> 
         "hook.py": managed.LAUNCHER_MODE,
         "_elydora_guard.py": managed.MODULE_MODE,
         "_elydora_audit.py": managed.MODULE_MODE,
+        "_elydora_policy.py": managed.MODULE_MODE,
     }
+    assert "_elydora_policy.py" not in user
     guard = system["_elydora_guard.py"][0].decode()
-    assert "SYSTEM = True" in guard and f"USER_ROOT = {str(tmp_path)!r}" in guard
+    assert "SYSTEM = True" in guard and f"USER_ROOT = {str(tmp_path)!r}" in system["_elydora_policy.py"][0].decode()
     assert "FAILURE_EXIT = 2" in guard  # Claude Code fails open in user scope; under system scope a failure blocks
     assert "FAILURE_EXIT = 0" in user["_elydora_guard.py"][0].decode()
     assert "FAILURE_EXIT = 2" in system["guard.py"][0].decode()  # the launcher too, if the module cannot load
