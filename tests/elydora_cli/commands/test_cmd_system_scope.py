@@ -218,3 +218,18 @@ def test_dry_run_shows_the_managed_diff_and_writes_nothing(root: Path, capsys: p
     out = capsys.readouterr().out
     assert f"+++ {layer(root, 'claudecode')}" in out and "+[[hooks.PreToolUse]]" in out
     assert sorted(p.name for p in (root / "home").iterdir()) == []
+
+
+def test_an_interpreter_without_elydora_is_enforced_but_not_delivering(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hooks' interpreter must import the flusher: install warns, the probe says not delivering."""
+    python = root / "bin" / "python3"
+    python.parent.mkdir()
+    python.write_text(f'#!/bin/sh\ncase "$*" in *find_spec*) exit 1;; esac\nexec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    assert system(root, "install", "claude", "--python", str(python)) == 0
+    assert "cannot import elydora_cli" in capsys.readouterr().out
+    assert system(root, "status", "claude", "--json") == 1
+    row = json.loads(capsys.readouterr().out)["providers"][0]
+    assert (row["covered"], row["enforced"], row["delivering"], row["state"]) == (True, True, False, "unhealthy")
