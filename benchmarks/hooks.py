@@ -39,6 +39,19 @@ def _agent(root: Path, agent_id: str, base_url: str | None) -> Path:
     return directory
 
 
+def _system_runtime(root: Path) -> Path:
+    """A ``--scope system`` runtime below ``root``: root-owned launchers deciding from the policy file."""
+    from elydora_cli import managed
+
+    directory = managed.placed(managed.RUNTIME_ROOT, root) / "claudecode"
+    paths.ensure_directory(directory, mode=managed.DIR_MODE)
+    for name, (data, mode) in generate("claudecode", directory, sys.executable, user_root=str(root)).items():
+        files.write_atomic(directory / name, data, mode=mode)
+    policy = directory / managed.SYSTEM_STATUS
+    files.write_atomic(policy, identity.status_bytes("active", None), mode=managed.POLICY_MODE)
+    return directory
+
+
 def _event(payload: dict[str, object]) -> bytes:
     return json.dumps(payload).encode()
 
@@ -69,10 +82,12 @@ def main() -> None:
             "guard (local status)": (runtime_argv(sys.executable, local_agent / "guard.py"), pre),
             "guard (launcher alone, as Claude Code runs it)": ([str(local_agent / "guard.py")], pre),
             "audit (event spooled)": (runtime_argv(sys.executable, local_agent / "hook.py"), post),
+            "guard (system scope, root-owned policy)": ([str(_system_runtime(root) / "guard.py")], pre),
         }
         times = interleaved_command_times(commands, repeat=REPEAT, warmup=WARMUP)
         goals = {"guard (server, status cached)": 1.5, "guard (local status)": 1.5, "audit (event spooled)": 2.0}
         goals["guard (launcher alone, as Claude Code runs it)"] = 1.5
+        goals["guard (system scope, root-owned policy)"] = 1.5
         for name, goal in goals.items():
             report(Figure(name, times[name], "s", baseline, times[baseline], goal))
         runs = WARMUP + REPEAT  # every run of the audit hook: warm-ups and samples

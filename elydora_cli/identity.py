@@ -225,7 +225,11 @@ def status_bytes(status: str, reason: str | None, now: float | None = None) -> b
 
 
 def read_local_status(directory: PathLike) -> str:
-    path = os.path.join(os.fspath(directory), STATUS)
+    return read_status_file(os.path.join(os.fspath(directory), STATUS))
+
+
+def read_status_file(path: str) -> str:
+    """The status of a ``status.json``-shaped file (a local status, or a system-scope policy file)."""
     data = files.read_physical(path, max_bytes=CONFIG_LIMIT)
     if data is None:
         raise IdentityError(path, "is missing")
@@ -239,19 +243,27 @@ def read_local_status(directory: PathLike) -> str:
     return str(status)
 
 
-def refuse_leftover_state(directory: PathLike) -> None:
-    """A directory holding another identity's key, status or records but no config.json would mix two chains."""
-    present = sorted(name for name in LEFTOVER_STATE if os.path.lexists(os.path.join(directory, name)))
+def refuse_leftover_state(directory: PathLike, *, adopt: tuple[str, ...] = ()) -> None:
+    """A directory holding another identity's key, status or records but no config.json would mix two chains.
+
+    ``adopt`` names files the new identity takes over (first use under system scope: the events the audit
+    spooled before the identity existed)."""
+    present = sorted(
+        name for name in LEFTOVER_STATE if name not in adopt and os.path.lexists(os.path.join(directory, name))
+    )
     if present:
         raise IdentityError(
             directory, f"holds state of an earlier agent ({', '.join(present)}) but no config.json; remove it first"
         )
 
 
-def stage_new_identity(tx: Transaction, directory: PathLike, config: AgentConfig, key: Ed25519PrivateKey) -> None:
+def stage_new_identity(
+    tx: Transaction, directory: PathLike, config: AgentConfig, key: Ed25519PrivateKey, *, adopt: tuple[str, ...] = ()
+) -> None:
     """Stage a new identity in ``tx``: ``private.key``, ``config.json`` and, for a local agent, ``status.json``
-    (active). The one way identities are created (``agent create`` and ``install``); leftovers are refused."""
-    refuse_leftover_state(directory)
+    (active). The one way identities are created (``agent create``, ``install`` and a system-scope user's first
+    use); leftovers other than ``adopt`` are refused."""
+    refuse_leftover_state(directory, adopt=adopt)
     tx.write(os.path.join(directory, PRIVATE_KEY), (keys.encode_private_key(key) + "\n").encode("ascii"), mode=0o600)
     tx.write(os.path.join(directory, CONFIG), config.to_bytes(), mode=0o600)
     if config.is_local:

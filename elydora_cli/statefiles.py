@@ -42,6 +42,8 @@ SUPERVISOR_SCRIPT = "supervisor.py"
 argument-free launcher the entries name, which does the host check and then becomes the supervisor."""
 GUARD_MODULE = "_elydora_guard"
 AUDIT_MODULE = "_elydora_audit"
+POLICY_MODULE = "_elydora_policy"
+"""System scope only: where each user's state is and the root-owned status the guard decides from."""
 RUNTIME_FLAGS = ("-I", "-S")
 """Interpreter flags of every hook command: isolated mode and no ``site`` import (saves ~25 ms a call)."""
 VERIFY_ENV = "ELYDORA_VERIFY_STATE"
@@ -89,6 +91,7 @@ __all__ = [
     "LEDGER",
     "LOCAL_ORG",
     "OUTBOX",
+    "POLICY_MODULE",
     "PRIVATE_KEY",
     "QUERY_GRACE",
     "REFRESH_LOCK",

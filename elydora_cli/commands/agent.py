@@ -81,6 +81,8 @@ def register(subparsers: Any) -> None:
         "  elydora agent unfreeze --provider codex\n"
         "  elydora agent create --provider gemini --agent-id gemini-ci   # a second local identity",
     )
+    from .. import managed
+
     verbs = parser.add_subparsers(dest="agent_command", metavar="VERB", required=True)
     create = verbs.add_parser("create", help="create an agent identity and its runtime")
     add_selection_args(create, provider_required=True)
@@ -95,6 +97,11 @@ def register(subparsers: Any) -> None:
         sub = verbs.add_parser(verb, help=f"{verb} a local agent (the guard applies it on the next tool call)")
         add_selection_args(sub)
         sub.add_argument("--reason", help="recorded in status.json")
+        sub.add_argument(
+            "--scope", choices=managed.SCOPES, default=managed.USER,
+            help="system: the root-owned policy of a --scope system install (root only; see docs/fleet.md)",
+        )
+        sub.add_argument("--user", help="--scope system: this OS user only (default: every user)")
         if verb == "revoke":
             sub.add_argument("--yes", action="store_true", help="confirm without asking (revoking is permanent)")
     parser.set_defaults(func=run)
@@ -107,6 +114,18 @@ def run(args: argparse.Namespace) -> int:
         return _create(args)
     if verb == "show":
         return _show(args)
+    from .. import managed
+
+    if getattr(args, "scope", managed.USER) == managed.SYSTEM:
+        from .agentpolicy import set_status
+        from .options import checked_agent_id
+
+        agent_id = checked_agent_id(args.agent_id) or selected_provider(args)
+        if not agent_id:
+            raise UsageError("name the agent with --agent-id or --provider")
+        return set_status(args, verb, agent_id)
+    if getattr(args, "user", None) is not None:
+        raise UsageError("--user applies to --scope system only")
     return _set_status(args, verb)
 
 

@@ -15,6 +15,7 @@ INSTALL_EXAMPLES = """examples:
   elydora install claude codex                  # these two, present or not (aliases work: claude, auggie...)
   elydora install --every --root ./sandbox      # every supported agent into a sandbox home
   elydora install gemini --dry-run              # the unified diff of every file it would change
+  sudo elydora install claude codex --scope system   # the agents' managed layer, for every user (docs/fleet.md)
 """
 UNINSTALL_EXAMPLES = """examples:
   elydora uninstall --all                       # every agent's entries and runtime files
@@ -36,6 +37,16 @@ def register(sub: Any) -> None:
     install.add_argument(
         "--trust", action="store_true",
         help="Codex: record Codex's own trust of our hooks in config.toml (asked on a terminal when not given)",
+    )
+    lock = install.add_mutually_exclusive_group()
+    lock.add_argument(
+        "--lock-down", dest="lock_down", action="store_true", default=None,
+        help="--scope system: also make the agent run managed hooks only (allowManagedHooksOnly, "
+        "allow_managed_hooks_only); status lists what else that switches off",
+    )
+    lock.add_argument(
+        "--no-lock-down", dest="lock_down", action="store_false",
+        help="--scope system: remove the lock-down switch an earlier --lock-down set",
     )
     install.set_defaults(func=run_install)
     uninstall = sub.add_parser(
@@ -67,6 +78,9 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         ctx, warnings = _interpreter(args, ctx)
     if verb == "install" and args.all:
         providers, skipped = _present(providers, ctx)
+    if ctx.system and (args.all or getattr(args, "every", False)):
+        providers, refused = _with_managed_layer(providers)
+        skipped += refused
     if verb == "install" and ctx.hook_command and (args.all or args.every):
         providers, refused = _accepting_hook_commands(providers)
         skipped += refused
@@ -77,9 +91,11 @@ def _run(args: argparse.Namespace, verb: str) -> int:
             print(f"{row['provider']}: skipped, {row['reason']}")
     for pid in providers:
         try:
-            if verb == "uninstall":
+            if verb == "uninstall" and not ctx.system:
                 refuse_if_elsewhere(pid, ctx)
-            scoped = _with_trust(args, remembered(ctx, args, pid), pid) if verb == "install" else ctx
+            scoped = remembered(ctx, args, pid) if verb == "install" else ctx
+            if verb == "install" and not ctx.system:  # managed hooks are trusted by policy
+                scoped = _with_trust(args, scoped, pid)
             outcome = action(pid, scoped, dry_run=args.dry_run)
         except Exception as exc:  # one agent's failure does not stop the others; each is all-or-nothing
             if (len(providers) == 1 and not args.json) or args.verbose >= 2:
@@ -143,6 +159,14 @@ def _present(providers: list[str], ctx: Any) -> tuple[list[str], list[dict[str, 
         else:
             skipped.append({"provider": pid, "reason": reason})
     return kept, skipped
+
+
+def _with_managed_layer(providers: list[str]) -> tuple[list[str], list[dict[str, str]]]:
+    """``--all``/``--every`` under ``--scope system``: the agents with a managed layer (the others skipped)."""
+    from ..managed import LAYERS
+
+    kept = [pid for pid in providers if pid in LAYERS]
+    return kept, [{"provider": p, "reason": "no managed layer (--scope system)"} for p in providers if p not in kept]
 
 
 def _accepting_hook_commands(providers: list[str]) -> tuple[list[str], list[dict[str, str]]]:

@@ -82,6 +82,19 @@ def add_hook_flags(
     add_location_flags(parser)
     add_timeout_flag(parser)
     add_hook_command_flag(parser)
+    add_scope_flag(parser)
+
+
+def add_scope_flag(parser: argparse.ArgumentParser) -> None:
+    from ..managed import SCOPES, USER
+
+    parser.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default=USER,
+        help="user: the agents' user files (default); system: their managed layer (/etc/...), root only, with "
+        "root-owned launchers every user runs (see docs/fleet.md)",
+    )
 
 
 def hook_command_from(args: argparse.Namespace) -> str | None:
@@ -133,6 +146,11 @@ def context_from(args: argparse.Namespace) -> Context:
     home = Path(resolve(home_from(args)))
     state_root = Path(resolve(args.state_root)) if args.state_root else home
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
+    system = _system_scope(args)
+    if system and not args.state_root:
+        from ..managed import STATE_ROOT, placed
+
+        state_root = placed(STATE_ROOT, home if args.root else None)
     return Context(
         home=home,
         state_root=state_root,
@@ -146,7 +164,23 @@ def context_from(args: argparse.Namespace) -> Context:
         hook_command=hook_command,
         follow_symlinks=follow,
         allow_read_only=allow_read_only(args),
+        system=system,
+        lock_down=getattr(args, "lock_down", None),
     )
+
+
+def _system_scope(args: argparse.Namespace) -> bool:
+    """``--scope system`` (root only; refused with ``--hook-command``, whose supervisor users could edit)."""
+    from ..managed import SYSTEM, require_root
+
+    if getattr(args, "scope", None) != SYSTEM:
+        if getattr(args, "lock_down", None) is not None:
+            raise UsageError("--lock-down and --no-lock-down apply to --scope system only")
+        return False
+    if getattr(args, "hook_command", None):
+        raise UsageError("--hook-command does not apply to --scope system (the hooks run root-owned launchers)")
+    require_root(f"elydora {args.command}")
+    return True
 
 
 def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context:

@@ -40,7 +40,8 @@ def register(sub: Any) -> None:
         epilog="examples:\n"
         "  elydora status                                 # every agent: healthy, not installed, or what is wrong\n"
         "  elydora status claude codex --json             # two agents, machine-readable (failures included)\n"
-        "  elydora status --root ./sandbox                # a sandbox home",
+        "  elydora status --root ./sandbox                # a sandbox home\n"
+        "  sudo elydora status --scope system --json      # the fleet compliance probe (docs/fleet.md)",
     )
     options.add_hook_flags(parser, all_help=None)
     parser.set_defaults(func=run)
@@ -213,6 +214,10 @@ def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> 
 
 def run(args: argparse.Namespace) -> int:
     ctx = options.context_from(args)
+    if ctx.system:
+        from .systemstatus import run as system_run
+
+        return system_run(args, ctx)
     recovery = pending_recovery(ctx)
     rows = [
         _one(pid, options.remembered(ctx, args, pid), recovery)

@@ -7,10 +7,12 @@ config edits. Together with an exact-shape match it decides which entries are ou
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.files import read_physical_stat
 from elydora_config.records import field, record
 
 from ..plug.hookmap import EditLog
@@ -104,3 +106,29 @@ class Manifest:
         replaced += [r for r in log.removed if r["value"] not in ours_before and r not in replaced]
         was_created = created_file or bool(previous and previous.created_file)
         self.files[str(path)] = FileRecord(was_created, created, log.inserted, replaced)
+
+
+_DECODED: dict[tuple[str, int, int, int, int, int], Manifest] = {}
+"""Manifests read outside a transaction, by path and file identity: ``status`` of every provider reads every
+agent's manifest once, not once per provider."""
+
+
+def _identity(path: str, st: os.stat_result) -> tuple[str, int, int, int, int, int]:
+    return (path, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+
+
+def read_manifest(path: str) -> Manifest | None:
+    """The manifest at ``path`` read physically (bounded, never blocking on a FIFO), decoded once per file
+    identity in this process: a file whose identity (device, inode, size, mtime, ctime) is unchanged since it
+    was read is not read again. A symbolic link never matches (its own inode is not the file's)."""
+    try:
+        known = _DECODED.get(_identity(path, os.lstat(path)))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if known is not None:
+        return known
+    read = read_physical_stat(Path(path), max_bytes=4 << 20)
+    if read is None:
+        return None
+    manifest = _DECODED[_identity(path, read.stat)] = Manifest.decode(read.data, Path(path))
+    return manifest

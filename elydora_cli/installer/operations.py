@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import RecoveryNeededError
-from elydora_config.files import read_physical_stat as _read_physical_stat
 from elydora_config.log import get_logger
 from elydora_config.records import field, record
 
@@ -30,7 +29,7 @@ from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from .agentcheck import loaded_findings
-from .manifest import MANIFEST_NAME, Manifest
+from .manifest import MANIFEST_NAME, Manifest, read_manifest
 from .staging import (
     PYCACHE,
     runtime_files,
@@ -41,6 +40,16 @@ from .staging import (
     stage_runtime_removal,
     stage_state_repair,
     stage_stubs,
+    stage_system_policy,
+)
+from .systemscope import (
+    after_install,
+    dir_mode,
+    refuse_unmanaged,
+    system_file_findings,
+    system_notes,
+    system_policy_findings,
+    user_root,
 )
 
 if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
@@ -105,7 +114,7 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
         return found
     for name in names:
         if tx is None:
-            manifest = _read_manifest(os.path.join(root, name, MANIFEST_NAME))
+            manifest = read_manifest(os.path.join(root, name, MANIFEST_NAME))
         else:
             path = root / name / MANIFEST_NAME
             data = tx.read(path, max_bytes=4 << 20) if os.path.lexists(path) else None
@@ -113,32 +122,6 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
         if manifest is not None and manifest.provider == provider_id:
             found[manifest.agent_id] = manifest
     return found
-
-
-_DECODED: dict[tuple[str, int, int, int, int, int], Manifest] = {}
-"""Manifests read outside a transaction, by path and file identity: ``status`` of every provider reads every
-agent's manifest once, not once per provider."""
-
-
-def _identity(path: str, st: os.stat_result) -> tuple[str, int, int, int, int, int]:
-    return (path, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
-
-
-def _read_manifest(path: str) -> Manifest | None:
-    """The manifest at ``path`` read physically (bounded, never blocking on a FIFO), decoded once per file
-    identity in this process: a file whose identity (device, inode, size, mtime, ctime) is unchanged since it
-    was read is not read again. A symbolic link never matches (its own inode is not the file's)."""
-    try:
-        known = _DECODED.get(_identity(path, os.lstat(path)))
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if known is not None:
-        return known
-    read = _read_physical_stat(Path(path), max_bytes=4 << 20)
-    if read is None:
-        return None
-    manifest = _DECODED[_identity(path, read.stat)] = Manifest.decode(read.data, Path(path))
-    return manifest
 
 
 def _scoped(provider: Provider, ctx: Context, provider_id: str, manifests: dict[str, Manifest]) -> Context:
@@ -174,7 +157,7 @@ def _attach_manifests(docs: Documents, manifests: dict[str, Manifest]) -> None:
                 docs.created_files.add(Path(path))
 
 
-def _stage_documents(tx: Transaction, docs: Documents) -> list[str]:
+def _stage_documents(tx: Transaction, docs: Documents, mode: int = 0o700) -> list[str]:
     changed = []
     for path, target in docs.targets.items():
         final = docs.final_text(path)
@@ -184,7 +167,7 @@ def _stage_documents(tx: Transaction, docs: Documents) -> list[str]:
         if final is None:
             tx.remove(path)
         else:
-            tx.mkdir(path.parent, 0o700)
+            tx.mkdir(path.parent, mode)
             tx.write(path, final.encode("utf-8"), mode=target.mode if docs.originals.get(path) is None else None)
     return changed
 
@@ -197,41 +180,15 @@ def _changed_paths(tx: Transaction) -> list[str]:
     return sorted(changed, key=lambda p: ("/.elydora/" in p, p))
 
 
-def _diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
-    import difflib
-
-    parts = []
-    for path in tx.staged_paths:
-        new = tx.read(path)
-        old = before.get(path)
-        name = os.path.basename(path)
-        if name in SECRET_FILES and "/.elydora/" in path:
-            parts.append(
-                f"--- {path}\n+++ {path}\n(secret file {'created' if old is None else 'changed'}; not shown)\n"
-            )
-            continue
-        old_lines = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        new_lines = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        parts.append(
-            "".join(
-                difflib.unified_diff(
-                    old_lines,
-                    new_lines,
-                    path if old is not None else "/dev/null",
-                    path if new is not None else "/dev/null",
-                )
-            )
-        )
-    return "".join(parts)
-
-
 def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> Outcome:
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
         from elydora_config.files import read_physical
 
-        outcome.diff = _diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
+        from .dryrun import unified_diff
+
+        outcome.diff = unified_diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
     else:
@@ -245,6 +202,7 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> O
 
 def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
     provider = load(provider_id)
+    refuse_unmanaged(provider_id, ctx)  # before anything is read
     refused = provider.HOOK_COMMAND_REFUSED
     if ctx.hook_command and refused:
         raise UsageError(f"{provider_id}: --hook-command does not apply: {refused}; install it without one")
@@ -259,16 +217,23 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     ctx = ctx.with_options(trust=ctx.trust or inherited)
     provider.install(docs, ctx, agent_id)
     tx.mkdir(agent_dir, 0o700)
-    repaired = [] if stage_identity(tx, agent_dir, provider_id, agent_id) else stage_state_repair(tx, agent_dir)
+    runtime_dir = ctx.runtime_dir(agent_id)
+    if ctx.system:  # no identity of the machine: each user's is created on first use (runtime/provision.py)
+        repaired: list[tuple[Path, str]] = []
+        stage_system_policy(tx, runtime_dir)
+    elif stage_identity(tx, agent_dir, provider_id, agent_id):
+        repaired = []
+    else:
+        repaired = stage_state_repair(tx, agent_dir)
     if ctx.hook_command:
         runtime: list[str] = []
         stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
     else:
-        runtime = stage_runtime(tx, provider_id, agent_dir, ctx.python)
-    runtime += _stage_extra_runtime(tx, provider, ctx, agent_dir, agent_id)
-    outcome.changed = _stage_documents(tx, docs) + [str(path) for path, _ in repaired]
+        runtime = stage_runtime(tx, provider_id, runtime_dir, ctx.python, user_root(ctx))
+    runtime += _stage_extra_runtime(tx, provider, ctx, runtime_dir, agent_id)
+    outcome.changed = _stage_documents(tx, docs, dir_mode(ctx)) + [str(path) for path, _ in repaired]
     trusted = _trusted(ctx) or inherited
-    stage_retired_runtime(tx, agent_dir, previous, runtime + runtime_files_names(provider_id, agent_dir, ctx))
+    stage_retired_runtime(tx, runtime_dir, previous, runtime + runtime_files_names(provider_id, runtime_dir, ctx))
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
         trusted=trusted,
@@ -280,10 +245,14 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
     outcome.notes = [f"repaired {note}" for _, note in repaired]
-    outcome.notes += _trust_notes(ctx) if ctx.trust and ctx.probe else list(provider.NOTES)
+    outcome.notes += _trust_notes(ctx) if ctx.trust and ctx.probe else system_notes(provider_id, ctx) or list(
+        provider.NOTES
+    )
     _finish(tx, outcome, dry_run, ctx)
     if not dry_run and _trusted(ctx):
         outcome.notes += _confirm_trust(provider_id, ctx)
+    if not dry_run:
+        outcome.notes += after_install(provider_id, ctx, agent_id, ctx.python)
     return outcome
 
 
@@ -313,7 +282,7 @@ def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
 
 
 def runtime_files_names(provider_id: str, agent_dir: Path, ctx: Context) -> list[str]:
-    return list(runtime_files(provider_id, agent_dir, ctx.python))
+    return list(runtime_files(provider_id, agent_dir, ctx.python, user_root(ctx)))
 
 
 def _stage_extra_runtime(
@@ -327,38 +296,42 @@ def _stage_extra_runtime(
 
 def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
     provider = load(provider_id)
+    refuse_unmanaged(provider_id, ctx)
     tx = _transaction(ctx)
     op = _prepare(tx, provider, ctx, provider_id)
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
     agent_ids = {identity.check_agent_id(ctx.agent_id)} if ctx.agent_id else None
     provider.uninstall(docs, ctx, agent_ids)
     outcome = Outcome(provider_id, ctx.agent_id or "*")
-    outcome.changed = _stage_documents(tx, docs)
+    outcome.changed = _stage_documents(tx, docs, dir_mode(ctx))
     targets = agent_ids or set(manifests) | {provider_id}
+    stub_mode = 0o755 if ctx.system else 0o700
     for agent_id in sorted(targets):
-        agent_dir = ctx.agent_dir(agent_id)
+        agent_dir, runtime_dir = ctx.agent_dir(agent_id), ctx.runtime_dir(agent_id)
         manifest = manifests.get(agent_id)
-        names = set(manifest.runtime if manifest else []) | set(runtime_files(provider_id, agent_dir, ctx.python))
+        generated = runtime_files(provider_id, runtime_dir, ctx.python, user_root(ctx))
+        names = set(manifest.runtime if manifest else []) | set(generated)
         names |= set(provider.extra_runtime(ctx, agent_id))  # also without a manifest
         python = manifest.python if manifest else ctx.python
-        left = stage_stubs(tx, provider_id, agent_dir, python, names)
-        for name in sorted(names - set(left) | {MANIFEST_NAME}):
-            if (agent_dir / name).exists():
-                tx.remove(agent_dir / name)
-                outcome.changed.append(str(agent_dir / name))
+        left = stage_stubs(tx, provider_id, runtime_dir, python, names, stub_mode)
+        removals = [runtime_dir / name for name in sorted(names - set(left))] + [agent_dir / MANIFEST_NAME]
+        for path in removals:
+            if path.exists():
+                tx.remove(path)
+                outcome.changed.append(str(path))
         if any(left.values()):
-            outcome.changed += [str(agent_dir / name) for name, new in left.items() if new]
+            outcome.changed += [str(runtime_dir / name) for name, new in left.items() if new]
             outcome.notes.append(
-                f"{agent_dir}: {' and '.join(sorted(left))} {'is' if len(left) == 1 else 'are'} now inert stubs"
+                f"{runtime_dir}: {' and '.join(sorted(left))} {'is' if len(left) == 1 else 'are'} now inert stubs"
                 " (they allow and record nothing) so that sessions started before the uninstall keep working;"
                 " restart those sessions. The next install or uninstall removes the stubs after 24 h."
             )
-        stage_pycache_removal(tx, agent_dir)
+        stage_pycache_removal(tx, runtime_dir)
     _finish(tx, outcome, dry_run, ctx)
     if not dry_run:
         for agent_id in targets:
             with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
-                os.rmdir(ctx.agent_dir(agent_id) / PYCACHE)
+                os.rmdir(ctx.runtime_dir(agent_id) / PYCACHE)
     return outcome
 
 
@@ -384,9 +357,10 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     provider = load(provider_id)
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     agent_dir = ctx.agent_dir(agent_id)
+    refuse_unmanaged(provider_id, ctx)
     op = _prepare(None, provider, ctx, provider_id)
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
-    installed = agent_id in manifests or _live_guard(agent_dir / GUARD_SCRIPT)
+    installed = agent_id in manifests or _live_guard(ctx.runtime_dir(agent_id) / GUARD_SCRIPT)
     manifest = manifests.get(agent_id)
     mismatch = _command_mismatch(manifest.hook_command if manifest else None, ctx.hook_command)
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
@@ -448,17 +422,34 @@ def _check_runtime(
 ) -> list[Finding]:
     findings = []
     python = manifest.python if manifest else ctx.python
-    expected = {} if ctx.hook_command else runtime_files(provider_id, agent_dir, python)
+    runtime_dir = ctx.runtime_dir(agent_id)
+    expected = {} if ctx.hook_command else runtime_files(provider_id, runtime_dir, python, user_root(ctx))
     expected.update(provider.extra_runtime(ctx.with_options(python=python), agent_id))
     from elydora_config.files import read_physical
 
-    for name, (data, _mode) in expected.items():
-        path = agent_dir / name
+    for name, (data, mode) in expected.items():
+        path = runtime_dir / name
         actual = read_physical(path, max_bytes=4 << 20)
         if actual is None:
             findings.append(Finding("runtime file is missing", path))
         elif actual != data:
             findings.append(Finding("runtime file differs from what this version generates (reinstall)", path))
+        elif ctx.system:
+            findings += system_file_findings(path, mode)
+    if ctx.system:
+        findings += system_policy_findings(runtime_dir)
+    else:
+        findings += _identity_findings(agent_dir, provider_id)
+    executable, what = (python, "hook interpreter")
+    if ctx.hook_command:
+        executable, what = _supervisor(ctx.hook_command), "supervisor"
+    if not os.path.isfile(executable) or not os.access(executable, os.X_OK):
+        findings.append(Finding(f"the {what} {executable} does not exist or is not executable"))
+    return findings
+
+
+def _identity_findings(agent_dir: Path, provider_id: str) -> list[Finding]:
+    findings = []
     try:
         config = identity.read_config(agent_dir)
         if config.agent_name != provider_id:
@@ -468,11 +459,6 @@ def _check_runtime(
         identity.check_private_key(agent_dir)
     except Exception as exc:  # every identity problem is one finding, never a crash of status
         findings.append(Finding(str(exc)))
-    executable, what = (python, "hook interpreter")
-    if ctx.hook_command:
-        executable, what = _supervisor(ctx.hook_command), "supervisor"
-    if not os.path.isfile(executable) or not os.access(executable, os.X_OK):
-        findings.append(Finding(f"the {what} {executable} does not exist or is not executable"))
     return findings
 
 

@@ -46,16 +46,21 @@ def stage_identity(tx: Transaction, agent_dir: Path, provider_id: str, agent_id:
     return True
 
 
-def runtime_files(provider_id: str, agent_dir: Path, python: str) -> dict[str, tuple[bytes, int]]:
-    return generate(provider_id, agent_dir, python)
+def runtime_files(
+    provider_id: str, agent_dir: Path, python: str, user_root: str | None = None
+) -> dict[str, tuple[bytes, int]]:
+    """The generated runtime (``user_root``: of system scope, see :func:`~..runtime.generate.generate`)."""
+    return generate(provider_id, agent_dir, python, user_root=user_root)
 
 
 PYCACHE = "__pycache__"
 
 
-def stage_runtime(tx: Transaction, provider_id: str, agent_dir: Path, python: str) -> list[str]:
+def stage_runtime(
+    tx: Transaction, provider_id: str, agent_dir: Path, python: str, user_root: str | None = None
+) -> list[str]:
     """Stage every generated runtime file; stale compiled modules go when any source changes."""
-    files = runtime_files(provider_id, agent_dir, python)
+    files = runtime_files(provider_id, agent_dir, python, user_root)
     changed = False
     for name, (data, mode) in files.items():
         changed |= tx.read(agent_dir / name, max_bytes=4 << 20) != data
@@ -79,6 +84,17 @@ def stage_pycache_removal(tx: Transaction, agent_dir: Path) -> None:
     if cache.is_dir() and not cache.is_symlink():
         for entry in sorted(cache.iterdir()):
             tx.remove(entry)
+
+
+def stage_system_policy(tx: Transaction, runtime_dir: Path) -> None:
+    """System scope: the runtime directory (root-owned, every user may read it) and the machine-wide status
+    the guard decides from, created active when absent (an existing one, frozen or not, is kept)."""
+    from .. import managed
+
+    tx.mkdir(runtime_dir, managed.DIR_MODE)
+    path = runtime_dir / managed.SYSTEM_STATUS
+    if tx.read(path, max_bytes=identity.CONFIG_LIMIT) is None:
+        tx.write(path, identity.status_bytes("active", None), mode=managed.POLICY_MODE)
 
 
 def stage_state_repair(tx: Transaction, agent_dir: Path) -> list[tuple[Path, str]]:
@@ -114,7 +130,9 @@ def stage_retired_runtime(tx: Transaction, agent_dir: Path, previous: Manifest |
             tx.remove(agent_dir / name)
 
 
-def stage_stubs(tx: Transaction, provider_id: str, agent_dir: Path, python: str, names: set[str]) -> dict[str, bool]:
+def stage_stubs(
+    tx: Transaction, provider_id: str, agent_dir: Path, python: str, names: set[str], mode: int = 0o700
+) -> dict[str, bool]:
     """Launchers a running session may still call become inert stubs (see :mod:`..runtime.stubs`); stubs
     past their grace period go. Returns the launchers kept (True when a stub is written now)."""
     from ..runtime import stubs
@@ -125,7 +143,7 @@ def stage_stubs(tx: Transaction, provider_id: str, agent_dir: Path, python: str,
         if name not in names or not os.path.isfile(path):
             continue
         if stubs.stub_time(path) is None:
-            tx.write(path, data, mode=0o700)
+            tx.write(path, data, mode=mode)
             kept[name] = True
         elif not stubs.expired(path):
             kept[name] = False

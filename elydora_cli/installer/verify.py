@@ -291,8 +291,9 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
     if not status.installed:
         return [Check(provider, "-", "-", False, f"not installed (run: elydora install {provider})")], []
     problems = [Check(provider, "config", "-", False, f.render()) for f in status.findings if f.severity == "error"]
-    agent_dir = str(ctx.agent_dir(status.agent_id))
-    problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
+    if not ctx.system:  # under system scope the guard's inputs are the root-owned policy, checked by status
+        agent_dir = str(ctx.agent_dir(status.agent_id))
+        problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
     cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
     probes = []
     for event, role in _events(provider, ctx):

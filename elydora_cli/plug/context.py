@@ -48,6 +48,11 @@ class Context:
     """The agent's own introspection, when its executable is at hand (see :mod:`.agentprobe`)."""
     trust: bool = False
     """Install: record the agent's trust of our entries (``install --trust``; Codex)."""
+    system: bool = False
+    """``--scope system``: the agent's managed layer, launchers under the root-owned runtime root
+    (:mod:`elydora_cli.managed`)."""
+    lock_down: bool | None = None
+    """``--lock-down`` (True) / ``--no-lock-down`` (False) under system scope; ``None``: keep what is there."""
 
     @property
     def elydora_dir(self) -> Path:
@@ -58,6 +63,19 @@ class Context:
 
     def agent_dir(self, agent_id: str) -> Path:
         return self.elydora_dir / agent_id
+
+    @property
+    def runtime_root(self) -> Path:
+        """Where the launchers our entries run live: the state directory, or under system scope the
+        root-owned runtime root (placed below ``--root``)."""
+        if self.system:
+            from ..managed import RUNTIME_ROOT
+
+            return self.place(RUNTIME_ROOT)
+        return self.elydora_dir
+
+    def runtime_dir(self, agent_id: str) -> Path:
+        return self.runtime_root / agent_id
 
     def env_value(self, name: str) -> str | None:
         """The variable's value; ``None`` when unset (an empty string is a value)."""

@@ -39,6 +39,9 @@ class HookMap:
     """Claude keeps a user group that lost all its handlers as ``"hooks": []``; others drop it."""
     own_groups_only: bool = False
     """Grok: handlers inside groups of another shape (a matcher, extra keys) are the user's, never touched."""
+    whole_container: bool = False
+    """A missing container is written at once with every entry (TOML: ``[[hooks.<event>]]`` table blocks, not
+    one inline table); Codex's requirements.toml."""
 
 
 @record
@@ -110,7 +113,8 @@ def _remove_from_event(edit: FileEdit, hm: HookMap, ctx: Context, at: Path_, age
         removed_any = False
         for hi in reversed(range(len(handlers))):
             removed_any |= _remove_if_ours(edit, hm, ctx, (*at, gi, "hooks", hi), handlers[hi], agent_ids)
-        if removed_any and _get(doc, (*at, gi, "hooks")) == [] and _droppable(hm, group):
+        emptied = _get(doc, (*at, gi, "hooks")) in ([], None)  # TOML drops an emptied array of tables
+        if removed_any and emptied and _droppable(hm, group):
             doc.remove((*at, gi))
 
 
@@ -136,12 +140,19 @@ def _remove_if_ours(
 def add(edit: FileEdit, hm: HookMap, ctx: Context, agent_id: str) -> None:
     """Append our handler for every event (new groups at the end, new event keys after existing ones)."""
     doc, log = edit.doc, edit.log
-    if not isinstance(_get(doc, hm.container), dict):
-        doc.set(hm.container, {})
-        log.created.append(list(hm.container))
+    entries = {}
     for event, role in hm.events.items():
         handler = hm.make(Ref(agent_id, role, ctx.python, timeout_in(ctx, hm.unit)), ctx)
-        entry = {**hm.group, "hooks": [handler]} if hm.grouped else handler
+        entries[event] = {**hm.group, "hooks": [handler]} if hm.grouped else handler
+    if not isinstance(_get(doc, hm.container), dict):
+        doc.set(hm.container, {event: [entry] for event, entry in entries.items()} if hm.whole_container else {})
+        log.created.append(list(hm.container))
+        if hm.whole_container:
+            for event, entry in entries.items():
+                log.created.append([*hm.container, event])
+                log.inserted.append({"at": [*hm.container, event, 0], "value": entry})
+            return
+    for event, entry in entries.items():
         at = (*hm.container, event)
         existing = _get(doc, at)
         if isinstance(existing, list):

@@ -114,3 +114,13 @@ def system_file(ctx: Context, *, posix: str, macos: str, windows: str) -> Path:
         folder = ctx.env_value(variable) or _WINDOWS_FOLDERS[variable]
         return ctx.place(folder.rstrip("\\") + rest)
     return ctx.place(macos if sys.platform == "darwin" else posix)
+
+
+def managed_file(ctx: Context, provider_id: str) -> Path:
+    """The agent's managed layer on this platform (``--scope system``), placed below ``--root``."""
+    from ..managed import ScopeError, layer
+
+    found = layer(provider_id)
+    if found.windows is None and ctx.windows:
+        raise ScopeError(None, f"{provider_id}: --scope system: the agent's managed layer on Windows is not known")
+    return system_file(ctx, posix=found.path, macos=found.macos, windows=found.windows or "")

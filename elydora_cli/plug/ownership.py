@@ -44,7 +44,7 @@ class Ref:
 
 def script_path(ctx: Context, agent_id: str, role: str, scripts: Mapping[str, str] = DEFAULT_SCRIPTS) -> Path:
     name = next(n for n, r in scripts.items() if r == role)
-    return ctx.agent_dir(agent_id) / name
+    return ctx.runtime_dir(agent_id) / name
 
 
 def runtime_argv(ref: Ref, ctx: Context) -> list[str]:
@@ -154,7 +154,7 @@ def handler_argvs(handler: Mapping[str, Any]) -> list[list[str]]:
 
 def split_script(path: str, ctx: Context, scripts: Mapping[str, str] = DEFAULT_SCRIPTS) -> tuple[str, str] | None:
     """(agent id, role) when ``path`` is ``<state>/.elydora/<id>/<script>``."""
-    prefix = str(ctx.elydora_dir).rstrip("/\\")
+    prefix = str(ctx.runtime_root).rstrip("/\\")
     if not path.startswith(prefix):
         return None
     rest = re.split(r"[\\/]", path[len(prefix) :].lstrip("/\\"))

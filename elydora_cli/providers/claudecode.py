@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import catalog
-from ..plug import defaults
+from .. import catalog, managed
+from ..plug import defaults, lockdown
 from ..plug.common import (
     add_hooks,
     catalog_events,
@@ -33,6 +33,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
+from ..plug.layers import managed_file
 from ..plug.ownership import Ref, refs_in, runtime_argv, runtime_context, supervisor_runtime
 from ..plug.schema import (
     BOOL,
@@ -154,7 +155,12 @@ HOOKS = HookMap(
 )
 
 
+MANAGED = managed.layer("claudecode")
+
+
 def sources(ctx: Context) -> Sources:
+    if ctx.system:  # managed-settings.json: same schema as settings.json, read by every user's Claude Code
+        return Sources([Target(managed_file(ctx, FACTS.id), Format.JSON, mode=managed.POLICY_MODE)])
     configured = ctx.env_value("CLAUDE_CONFIG_DIR")
     directory = ctx.place(configured) if configured is not None else ctx.home / ".claude"
     return Sources([Target(directory / "settings.json", Format.JSON)])
@@ -174,11 +180,15 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
         path,
         "Claude Code hooks are disabled by disableAllHooks: true; remove it to install",
     )
+    if ctx.system:  # before our entries: a reinstall re-adds them at the end, after the switch
+        lockdown.apply(docs, path, ctx, MANAGED.lockdown_key)
     add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
     path, _ = _settings(docs)
+    if ctx.system and agent_ids is None:
+        lockdown.remove(docs, path, MANAGED.lockdown_key)
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
 
 
@@ -186,7 +196,10 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path, value = _settings(docs)
     if isinstance(value, dict) and value.get("disableAllHooks") is True:
         return [Finding("hooks are disabled by disableAllHooks: true", path)]
-    return check_hooks(docs, path, HOOKS, ctx, agent_id)
+    found = check_hooks(docs, path, HOOKS, ctx, agent_id)
+    if ctx.system:
+        found += lockdown.check(docs, path, MANAGED.lockdown_key, MANAGED.lockdown_off)
+    return found
 
 
 ROLES = HOOKS.events

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import UnsafePathError
 
-from .. import catalog
-from ..plug import defaults, hookmap
+from .. import catalog, managed
+from ..plug import defaults, hookmap, lockdown
 from ..plug.agentprobe import AgentProbe, ListedHook, ProbeError
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import (
@@ -25,8 +26,9 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
+from ..plug.layers import managed_file
 from ..plug.ownership import Ref, refs_in, runtime_argv
-from ..plug.schema import ANY, ANY_HANDLER, MapSchema
+from ..plug.schema import ANY, ANY_HANDLER, STR, MapSchema
 from ..recovery_hint import elydora_command
 
 FACTS = catalog.provider("codex")
@@ -54,9 +56,21 @@ def _legacy(handler: Any, ctx: Context) -> Ref | None:
 
 
 HOOKS = HookMap(events=catalog_events(FACTS), make=make_handler, group={"matcher": "*"}, legacy=_legacy)
+MANAGED_HOOKS = replace(HOOKS, whole_container=True)
+"""The same entries in requirements.toml, written as ``[[hooks.<event>]]`` tables an administrator can read."""
+
+
+MANAGED = managed.layer("codex")
+MANAGED_SCHEMA = MapSchema(
+    ANY_HANDLER, group={"matcher": ANY}, open_group_keys=True,
+    switches={"managed_dir": STR, "windows_managed_dir": STR},
+)
+"""requirements.toml's ``[hooks]``: the event map beside the directories of managed hook scripts."""
 
 
 def sources(ctx: Context) -> Sources:
+    if ctx.system:  # requirements.toml: [hooks] there are managed, trusted by policy, for every user
+        return Sources([Target(managed_file(ctx, FACTS.id), Format.TOML, new_text="", mode=managed.POLICY_MODE)])
     configured = ctx.env_value("CODEX_HOME")
     if configured:
         home = ctx.place(configured)
@@ -70,9 +84,9 @@ def sources(ctx: Context) -> Sources:
     return Sources([hooks, Target(home / "config.toml", Format.TOML, new_text="")])
 
 
-def _path(docs: Documents) -> Path:
+def _path(docs: Documents, ctx: Context) -> Path:
     path = next(iter(docs.targets))
-    validated(docs, path, SCHEMA)
+    validated(docs, path, MANAGED_SCHEMA if ctx.system else SCHEMA)
     return path
 
 
@@ -81,7 +95,11 @@ def _config(docs: Documents) -> Path:
 
 
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
-    path = _path(docs)
+    path = _path(docs, ctx)
+    if ctx.system:
+        lockdown.apply(docs, path, ctx, MANAGED.lockdown_key)
+        add_hooks(docs, path, MANAGED_HOOKS, ctx, agent_id)
+        return
     add_hooks(docs, path, HOOKS, ctx, agent_id)
     _keep_trust(docs, path, ctx)
     if ctx.trust and ctx.probe is not None:
@@ -89,14 +107,23 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
-    path = _path(docs)
+    path = _path(docs, ctx)
+    if ctx.system:
+        if agent_ids is None:
+            lockdown.remove(docs, path, MANAGED.lockdown_key)
+        remove_hooks(docs, path, HOOKS, ctx, agent_ids)
+        return
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
     _keep_trust(docs, path, ctx)
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
-    path = _path(docs)
+    path = _path(docs, ctx)
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
+    if ctx.system:  # managed hooks need no trust
+        return found or _hooks_feature(docs, path) + lockdown.check(
+            docs, path, MANAGED.lockdown_key, MANAGED.lockdown_off
+        )
     if found:
         return found
     if ctx.probe is not None:
@@ -105,6 +132,14 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
         except ProbeError:
             pass
     return _untrusted(docs, path, ctx, agent_id)  # the probe's report says the check was file-level only
+
+
+def _hooks_feature(docs: Documents, path: Path) -> list[Finding]:
+    """``[features] hooks = false`` in requirements.toml switches every hook off, ours included."""
+    doc = docs.doc(path)
+    if doc is not None and doc.get(["features", "hooks"], None) is False:
+        return [Finding("hooks are switched off by [features] hooks = false", path)]
+    return []
 
 
 def _snake(event: str) -> str:

@@ -41,6 +41,8 @@ BUSY = "busy"
 BATCH = 64
 LINGER = 0.25
 LOCK_FD_FLAG = "--lock-fd"
+PROVISION_FLAG = "--provision"
+"""System scope: ``--provision <provider id>`` creates the user's identity on first use (see :mod:`.provision`)."""
 _STATE_LIMIT = 64 << 10
 
 
@@ -143,14 +145,22 @@ def _wait_for_events(directory: str, linger: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    held_fd = None
+    held_fd, provider = None, None
+    if len(args) == 5 and args[3] == PROVISION_FLAG:
+        provider, args = args[4], args[:3]
     if len(args) == 3 and args[1] == LOCK_FD_FLAG and args[2].isdigit():
         held_fd, args = int(args[2]), args[:1]
     if len(args) != 1:
-        sys.stderr.write(f"usage: python -m elydora_cli.runtime.flush <agent dir> [{LOCK_FD_FLAG} N]\n")
+        sys.stderr.write(
+            f"usage: python -m elydora_cli.runtime.flush <agent dir> [{LOCK_FD_FLAG} N [{PROVISION_FLAG} ID]]\n"
+        )
         return 2
     directory = os.path.abspath(args[0])
     try:
+        if provider is not None:
+            from .provision import provision
+
+            provision(directory, provider)
         outcome = flush(directory, linger=LINGER, held_fd=held_fd)
     except Exception as exc:  # a detached process: the error log is its only voice
         from .errorlog import log_error

@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, RUNTIME_FLAGS
+from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
 
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
@@ -40,9 +40,16 @@ def runtime_argv(python: str, script_path: PathLike) -> list[str]:
     return [python, *RUNTIME_FLAGS, os.fspath(script_path)]
 
 
-def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tuple[bytes, int]]:
-    """Every generated runtime file of the agent, as ``{file name: (bytes, mode)}``."""
-    from .. import catalog
+def generate(
+    provider_id: str, agent_dir: PathLike, python: str, *, user_root: str | None = None
+) -> dict[str, tuple[bytes, int]]:
+    """Every generated runtime file of the agent, as ``{file name: (bytes, mode)}``.
+
+    ``user_root`` (system scope): ``agent_dir`` is the root-owned runtime directory, the state is each
+    user's own (their home from the password database, placed below ``user_root``: ``""`` on a real
+    machine), the guard decides from root-owned policy and blocks on its own failures (fail closed), and the
+    files are readable by every user but writable by root only."""
+    from .. import catalog, managed
     from ..identity import check_agent_id
 
     facts = catalog.provider(provider_id)
@@ -50,7 +57,9 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
     agent_id = check_agent_id(os.path.basename(directory))
     if not os.path.isabs(python):
         raise ValueError("the interpreter path must be absolute")
-    common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts)}
+    system = user_root is not None
+    common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts), "SYSTEM": system}
+    guard_failure = _guard_failure(facts, system)
     guard = _render(
         "guard.py",
         facts,
@@ -63,8 +72,8 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
             ALLOW_STDOUT=facts.guard_runtime.success_stdout,
             DENY_EXIT=facts.guard_runtime.deny_exit_code,
             DENY={status: _deny(facts, status) for status in ("frozen", "revoked")},
-            FAILURE_EXIT=facts.guard_runtime.failure_exit_code,
-            FAILURE_STDOUT=facts.guard_runtime.failure_stdout,
+            FAILURE_EXIT=guard_failure[0],
+            FAILURE_STDOUT=guard_failure[1],
         ),
     )
     hook = _render(
@@ -77,14 +86,29 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
             SUCCESS_STDOUT=facts.audit.success_stdout,
             FAILURE_EXIT=facts.audit.failure_exit_code,
             FAILURE_STDOUT=facts.audit.failure_stdout,
+            PROVIDER_ID=facts.id,
         ),
     )
-    return {
-        GUARD_NAME: (_launcher(facts, agent_id, python, directory, GUARD_MODULE, facts.guard), SCRIPT_MODE),
-        HOOK_NAME: (_launcher(facts, agent_id, python, directory, AUDIT_MODULE, facts.audit), SCRIPT_MODE),
-        f"{GUARD_MODULE}.py": (guard, MODULE_MODE),
-        f"{AUDIT_MODULE}.py": (hook, MODULE_MODE),
+    audit_failure = (facts.audit.failure_exit_code, facts.audit.failure_stdout)
+    script, module = (managed.LAUNCHER_MODE, managed.MODULE_MODE) if system else (SCRIPT_MODE, MODULE_MODE)
+    files = {
+        GUARD_NAME: (_launcher(facts, agent_id, python, directory, GUARD_MODULE, guard_failure), script),
+        HOOK_NAME: (_launcher(facts, agent_id, python, directory, AUDIT_MODULE, audit_failure), script),
+        f"{GUARD_MODULE}.py": (guard, module),
+        f"{AUDIT_MODULE}.py": (hook, module),
     }
+    if system:
+        params = {"AGENT_DIR": directory, "AGENT_ID": agent_id, "USER_ROOT": user_root, "OWNER_UID": os.geteuid()}
+        files[f"{POLICY_MODULE}.py"] = (_render("policy.py", facts, agent_id, python, params), module)
+    return files
+
+
+def _guard_failure(facts: catalog.Provider, system: bool) -> tuple[int, bytes]:
+    """(exit code, stdout) of the guard's own failures: the agent's failure mode, or under system scope a
+    block (fail closed: a user who breaks the runtime's inputs must not get an unguarded agent)."""
+    if system:
+        return facts.guard_runtime.deny_exit_code, facts.runtime_deny_stdout("revoked")
+    return facts.guard_runtime.failure_exit_code, facts.guard_runtime.failure_stdout
 
 
 def supervisor_launcher(
@@ -123,7 +147,7 @@ def _launcher(
     python: str,
     directory: str,
     module: str,
-    mode: catalog.GuardFacts | catalog.AuditFacts,
+    failure: tuple[int, bytes],
 ) -> bytes:
     from .. import catalog
 
@@ -132,8 +156,8 @@ def _launcher(
         "AGENT_DIR": directory,
         "MODULE": module,
         "ERROR_PREFIX": prefix,
-        "FAILURE_EXIT": mode.failure_exit_code,
-        "FAILURE_STDOUT": mode.failure_stdout,
+        "FAILURE_EXIT": failure[0],
+        "FAILURE_STDOUT": failure[1],
     }
     return _render("launcher.py", facts, agent_id, python, params)
 

@@ -99,9 +99,28 @@ def reap_namespace(flusher_wait: float = 20.0) -> list[str]:
     return sorted(cmd[:200] for cmd in procs.values() if cmd)
 
 
+def bind_managed_layers(binds: list[list[str]]) -> None:
+    """In the private mount namespace (``unshare --mount``, propagation private): each source directory over its
+    target. A missing target is made in a throw-away overlay of its parent (``/etc``), never on the host."""
+    overlaid: set[str] = set()
+    for source, target in binds:
+        parent = os.path.dirname(target)
+        if not os.path.isdir(target) and parent not in overlaid:
+            scratch = os.path.join(os.path.dirname(source), ".overlay" + parent.replace("/", "_"))
+            upper, work = os.path.join(scratch, "upper"), os.path.join(scratch, "work")
+            os.makedirs(upper, exist_ok=True)
+            os.makedirs(work, exist_ok=True)
+            options = f"lowerdir={parent},upperdir={upper},workdir={work}"
+            subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, parent], check=True)
+            overlaid.add(parent)
+        os.makedirs(target, exist_ok=True)
+        subprocess.run(["mount", "--bind", source, target], check=True)
+
+
 def main() -> int:
     out = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # nothing but our protocol lines on the real stdout
+    bind_managed_layers(json.loads(os.environ.get("ELYDORA_E2E_BINDS") or "[]"))
     loopback_up()
     interfaces = sorted(name for _index, name in socket.if_nameindex())
     fake = FakeModel("", "", os.devnull)

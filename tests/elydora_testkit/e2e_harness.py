@@ -36,14 +36,21 @@ class DriverError(Exception):
     pass
 
 
+BINDS_ENV = "ELYDORA_E2E_BINDS"
+"""JSON ``[[source, target], ...]``: the driver also gets a private mount namespace and binds each source
+directory over the target (e.g. a sandbox's ``etc/claude-code`` over ``/etc/claude-code``), so agents read
+a managed layer the machine's ``/etc`` never holds (see driver.py)."""
+
+
 class Driver:
     """One ``unshare -n`` child running ``driver.py``: the fake model and the agent runs, loopback only."""
 
     def __init__(self, workdir: Path) -> None:
         self.stderr_path = workdir / "driver.stderr"
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
+        mount = ["--mount"] if os.environ.get(BINDS_ENV) else []
         self.proc = subprocess.Popen(
-            ["unshare", "--net", sys.executable, str(E2E_DIR / "driver.py")],
+            ["unshare", "--net", *mount, sys.executable, str(E2E_DIR / "driver.py")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, bufsize=1,
         )
         hello = self._read()

@@ -39,7 +39,10 @@ FAILURE_EXIT = 0  # @param
 FAILURE_STDOUT = b""  # @param
 HOST_KEYS: tuple[bytes, ...] = ()  # @param
 FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
+SYSTEM = False  # @param
 # ---------------------------------------------------------------------------------------------------------
+if SYSTEM:  # --scope system: each user's own state (_elydora_policy, generated beside this module, decides)
+    AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
 
 STDIN_LIMIT = 1 << 20
 STDIN_DEADLINE = 0.75
@@ -448,7 +451,9 @@ def decide(override: str | None = None) -> str:
         return FOREIGN
     if not data.lstrip(_WS.encode()).startswith(b"{"):
         raise GuardError("stdin is not a JSON object")
-    config = load_config()
+    if SYSTEM and override is None:
+        return str(__import__("_elydora_policy").system_status())
+    config = {} if SYSTEM else load_config()
     if override is not None:
         return local_status(override)
     return local_status() if config.get("base_url") is None else cached_status()

@@ -30,7 +30,13 @@ FAILURE_EXIT = 0  # @param
 FAILURE_STDOUT = b""  # @param
 HOST_KEYS: tuple[bytes, ...] = ()  # @param
 FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
+SYSTEM = False  # @param
+PROVIDER_ID = "template"  # @param
 # ---------------------------------------------------------------------------------------------------------
+if SYSTEM:  # --scope system: each user's own state (see _elydora_policy, generated beside), created on first use
+    AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
+
+PROVISION_FLAG = "--provision"  # copy of elydora_cli.runtime.flush.PROVISION_FLAG (tests pin them equal)
 
 STDIN_LIMIT = 1 << 20
 STDIN_DEADLINE = 0.75
@@ -187,6 +193,19 @@ def append_spool(line: bytes, directory: str = AGENT_DIR) -> None:
     raise AuditError(f"{SPOOL} kept being replaced")
 
 
+def ensure_state_dir() -> None:
+    """System scope: the user's ``~/.elydora`` and agent directory, created owner-only on first use (the
+    flusher then provisions the identity); an existing one must be a real directory of this user."""
+    for path in (AGENT_DIR.rsplit("/", 1)[0], AGENT_DIR):
+        try:  # noqa: SIM105 (contextlib would cost an import on every tool call)
+            posix.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        info = posix.stat(path, follow_symlinks=False)
+        if info.st_mode & 0o170000 != 0o040000 or info.st_uid != posix.getuid():
+            raise AuditError(f"{path} is not a directory of this user")
+
+
 def start_flusher() -> None:
     """Start the detached flusher unless one holds flush.lock (it re-checks the spool before exiting).
 
@@ -205,6 +224,8 @@ def start_flusher() -> None:
             posix.set_inheritable(fd, True)  # Python opens descriptors non-inheritable (PEP 446)
             actions = [(posix.POSIX_SPAWN_OPEN, n, "/dev/null", posix.O_RDWR, 0) for n in (0, 1, 2)]
             argv = [PYTHON, "-I", "-m", "elydora_cli.runtime.flush", AGENT_DIR, LOCK_FD_FLAG, str(fd)]
+            if SYSTEM:
+                argv += [PROVISION_FLAG, PROVIDER_ID]
             posix.posix_spawn(PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
         finally:
             posix.close(fd)  # the flusher keeps the lock through its own copy of the descriptor
@@ -240,6 +261,8 @@ def main() -> int:
         WRITE_DIR = override or AGENT_DIR
         body = read_event()
         received = time.time_ns() // 1_000_000
+        if SYSTEM and override is None:
+            ensure_state_dir()
         try:
             append_spool(spool_line(body, received), WRITE_DIR)
         except OSError as exc:

@@ -1,0 +1,169 @@
+"""``elydora status --scope system``: the fleet's compliance probe.
+
+One row per agent with a managed layer (or per agent named): whether our entries are in the managed layer
+(*covered*), whether the guard can decide from root-owned policy (*enforced*: launchers and policy files
+root's only, the policy readable), and whether the audit can deliver (*delivering*: the launchers are what
+this version generates and the hook interpreter can run the flusher). Beside the rows, every agent *present*
+on the machine (an executable on ``PATH``) that is not covered is listed as "present but unguarded": an
+agent installed after the rollout, or one without a managed layer.
+
+Exit code: 4 when a system transaction awaits recovery, else 0 iff every present agent (and every agent
+named) is covered, enforced and delivering; a frozen or revoked agent counts as compliant (its guard
+blocks, as policy says).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+from typing import Any
+
+from .. import exitcodes
+
+SCHEMA = 1
+COMPLIANT_STATES = ("healthy", "frozen", "revoked")
+
+
+def present(ctx: Any) -> list[str]:
+    """The catalog agents whose executable is on ``PATH`` (the machine's agents, whoever uses them)."""
+    from .. import catalog
+
+    search = ctx.env.get("PATH", os.defpath)
+    return [p.id for p in catalog.providers() if any(shutil.which(name, path=search) for name in p.executables)]
+
+
+def _policy(ctx: Any, agent_id: str) -> tuple[str | None, dict[str, str]]:
+    """The machine-wide status of ``agent_id`` and the per-user ones (``None``: unreadable)."""
+    from .. import identity, managed
+
+    directory = ctx.runtime_dir(agent_id)
+    try:
+        machine: str | None = identity.read_local_status(directory)
+    except Exception:  # reported by the row's findings (missing, unsafe or unreadable policy)
+        machine = None
+    users: dict[str, str] = {}
+    folder = directory / managed.POLICY_USERS
+    if folder.is_dir() and not folder.is_symlink():
+        for entry in sorted(folder.glob("*.json")):
+            try:
+                users[entry.stem] = identity.read_status_file(str(entry))
+            except Exception:
+                users[entry.stem] = "unreadable"
+    return machine, users
+
+
+def row(pid: str, ctx: Any) -> dict[str, Any]:
+    from elydora_config.errors import ConfigError
+
+    from ..installer import operations
+    from ..installer.systemscope import runs_flusher
+    from ..managed import layer
+    from ..plug.contract import Finding
+    from ..plug.layers import managed_file
+
+    facts = layer(pid)
+    try:
+        st = operations.status(pid, ctx)
+    except (ConfigError, OSError) as exc:
+        from .status import _error_row
+
+        return {**_error_row(pid, exc), "covered": False, "enforced": False, "delivering": False}
+    errors = [f for f in st.findings if f.severity == "error"]
+    interpreter = operations.interpreter_of(pid, ctx) if st.installed else None
+    machine, users = _policy(ctx, st.agent_id) if st.installed else (None, {})
+    covered = st.installed and not errors
+    enforced = covered and machine is not None
+    delivering = enforced and bool(interpreter and interpreter["present"] and runs_flusher(str(interpreter["path"])))
+    if enforced and not delivering:
+        errors.append(Finding(f"the hook interpreter {interpreter and interpreter['path']} cannot run the flusher "
+                              "(elydora_cli is not importable by it): nothing is delivered"))
+    state = "not installed" if not st.installed else "unhealthy" if errors else (
+        machine if machine in ("frozen", "revoked") else "healthy")
+    return {
+        "provider": pid,
+        "agent_id": st.agent_id,
+        "installed": st.installed,
+        "managed_layer": str(managed_file(ctx, pid)),
+        "runtime_dir": str(ctx.runtime_dir(st.agent_id)),
+        "state": state,
+        "healthy": state in COMPLIANT_STATES,
+        "covered": covered,
+        "enforced": enforced,
+        "delivering": delivering,
+        "agent_state": machine,
+        "user_states": users,
+        "interpreter": interpreter,
+        "lock_down": _lock_down(st.findings, facts),
+        "guarantees": facts.promise,
+        "problems": [f.render() for f in errors] if st.installed else [],
+        "notes": [f.render() for f in st.findings if f.severity == "note"],
+        "failures": [{"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
+                     for f in errors if st.installed],
+    }
+
+
+def _lock_down(findings: list[Any], facts: Any) -> dict[str, Any]:
+    on = any(f.severity == "note" and f.message.startswith(f"lock-down: {facts.lockdown_key}") for f in findings)
+    return {"key": facts.lockdown_key, "on": on, "switches_off": facts.lockdown_off if on else None}
+
+
+def unguarded(rows: list[dict[str, Any]], machine: list[str]) -> list[dict[str, str]]:
+    """Present agents that are not covered, each with the reason."""
+    from ..managed import LAYERS
+
+    by_id = {r["provider"]: r for r in rows}
+    found = []
+    for pid in machine:
+        if pid not in LAYERS:
+            found.append({"provider": pid, "reason": "present, but it has no managed layer we can install into"})
+        elif pid not in by_id or not by_id[pid]["covered"]:
+            why = by_id[pid]["state"] if pid in by_id else "not checked"
+            found.append({"provider": pid, "reason": f"present, but not covered by --scope system ({why})"})
+    return found
+
+
+def run(args: argparse.Namespace, ctx: Any) -> int:
+    from ..managed import LAYERS, layer
+    from .status import pending_recovery
+
+    named = _named(args) if args.providers else []
+    for pid in named:
+        layer(pid)  # refused clearly: an agent without a managed layer
+    recovery = pending_recovery(ctx)
+    machine = [] if named else present(ctx)
+    rows = [row(pid, ctx) for pid in (named or sorted(LAYERS))]
+    missing = unguarded(rows, machine) + [
+        {"provider": r["provider"], "reason": f"named, but not covered ({r['state']})"}
+        for r in rows if named and not r["covered"] and r["state"] not in COMPLIANT_STATES
+    ]
+    code = exitcodes.RECOVERY if recovery else exitcodes.UNHEALTHY if missing or any(
+        r["installed"] and not r["healthy"] for r in rows) else exitcodes.OK
+    failures = [f for r in rows for f in r.pop("failures")]
+    if args.json:
+        doc = {"schema": SCHEMA, "scope": "system", "ok": code == exitcodes.OK, "exit_code": code,
+               "recovery": recovery, "present": machine, "unguarded": missing, "providers": rows,
+               "failures": failures}
+        print(json.dumps(doc, indent=2))
+    else:
+        _print(rows, missing, recovery)
+    return code
+
+
+def _named(args: argparse.Namespace) -> list[str]:
+    from .options import selected_providers
+
+    return selected_providers(args)
+
+
+def _print(rows: list[dict[str, Any]], missing: list[dict[str, str]], recovery: Any) -> None:
+    if recovery:
+        print(f"an interrupted transaction is pending; run: {recovery['command']}")
+    for r in rows:
+        flags = ", ".join(w for w in ("covered", "enforced", "delivering") if r.get(w))
+        print(f"{r['provider']:<12} {r['state']}" + (f" ({flags})" if flags else ""))
+        for line in r["problems"] + r.get("notes", []):
+            print(f"  - {line}")
+    for m in missing:
+        print(f"{m['provider']:<12} unguarded: {m['reason']}")

@@ -1,0 +1,118 @@
+"""System (managed) scope: the one home of its facts.
+
+``elydora install <agent>... --scope system`` (root only) writes our entries into the agent's managed layer,
+the machine-wide file the agent reads above every user file, and points them at launchers under
+:data:`RUNTIME_ROOT`, root-owned and not writable by users. The install manifests and the transaction journal
+live under :data:`STATE_ROOT` (root only). Every path is placed below ``--root`` when given, so tests never
+touch the machine's ``/etc``.
+
+The hooks run as each user. Per-user state (see ``docs/fleet.md``): the runtime creates
+``~/.elydora/<agent id>@<user>/`` on first use (the directory name is also the identity's agent id, so every
+signed record names the OS user); the decision to block comes from root-owned policy files beside the
+launchers (:data:`SYSTEM_STATUS`, and ``users/<user>.json``), which a user cannot delete or edit, and every
+failure of the guard under system scope blocks (fail closed).
+
+Kept free of heavy imports: the runtime templates restate :data:`USER_SEPARATOR`, :data:`POLICY_USERS` and
+:func:`user_dir_name`'s rule; tests pin the copies equal.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from elydora_config.errors import ConfigError
+
+USER, SYSTEM = "user", "system"
+SCOPES = (USER, SYSTEM)
+RUNTIME_ROOT = "/usr/local/lib/elydora"
+"""Root-owned launchers and runtime modules, one directory per agent id (0755 directories, 0755 launchers,
+0644 modules), with the root-owned policy files the guard decides from."""
+STATE_ROOT = "/var/lib/elydora"
+"""Root-only: ``.elydora/<agent id>/install-manifest.json`` and the transaction journal of system installs."""
+SYSTEM_STATUS = "status.json"
+"""The machine-wide status of one agent id (``{"status": "active"|"frozen"|"revoked", ...}``), root-owned 0644."""
+POLICY_USERS = "users"
+"""Per-user policy beside :data:`SYSTEM_STATUS`: ``users/<user name>.json``, same shape, root-owned 0644."""
+USER_SEPARATOR = "@"
+DIR_MODE = 0o755
+LAUNCHER_MODE = 0o755
+MODULE_MODE = 0o644
+POLICY_MODE = 0o644
+
+
+@dataclass(frozen=True)
+class ManagedLayer:
+    """One agent's managed layer, as its packaged CLI reads it (see docs/providers.md)."""
+
+    provider: str
+    path: str
+    """The Linux path the agent reads (placed below ``--root``, like the two below)."""
+    macos: str
+    windows: str | None
+    """``%ProgramFiles%``/``%ProgramData%``-relative; ``None``: not known, system scope is refused on Windows."""
+    lockdown_key: str
+    """The top-level switch that makes the agent run managed hooks only (set only with ``--lock-down``)."""
+    lockdown_off: str
+    """What the switch turns off besides user hooks (``status`` reports it)."""
+    promise: str
+    """What the layer guarantees about our entries."""
+
+
+LAYERS = {
+    "claudecode": ManagedLayer(
+        "claudecode",
+        "/etc/claude-code/managed-settings.json",
+        "/Library/Application Support/ClaudeCode/managed-settings.json",
+        "%ProgramFiles%\\ClaudeCode\\managed-settings.json",
+        "allowManagedHooksOnly",
+        "every user, project and local hook, and the hooks of plugins the user installed (only managed hooks and "
+        "plugins managed settings enable still run)",
+        "read above every user and project file; a user's disableAllHooks is taken as allowManagedHooksOnly, so "
+        "it cannot switch managed hooks off",
+    ),
+    "codex": ManagedLayer(
+        "codex",
+        "/etc/codex/requirements.toml",
+        "/etc/codex/requirements.toml",
+        None,
+        "allow_managed_hooks_only",
+        "every hook of config.toml and hooks.json in the user, project and plugin layers",
+        "managed hooks are trusted by policy: they run without a trust step and cannot be disabled in /hooks",
+    ),
+}
+
+
+class ScopeError(ConfigError):
+    """A system-scope operation refused (not root, or an agent without a managed layer)."""
+
+
+def layer(provider_id: str) -> ManagedLayer:
+    """The agent's managed layer; an agent without one is refused clearly."""
+    found = LAYERS.get(provider_id)
+    if found is None:
+        supported = ", ".join(sorted(LAYERS))
+        raise ScopeError(
+            None, f"{provider_id}: --scope system is not supported: no managed layer is known for it (supported: "
+            f"{supported})"
+        )
+    return found
+
+
+def require_root(what: str) -> None:
+    """System scope writes machine-wide files: only root may (POSIX only for now: no Windows runtime root)."""
+    if os.name == "nt":
+        raise ScopeError(None, f"{what} --scope system is not supported on Windows yet")
+    if os.geteuid() != 0:
+        raise ScopeError(None, f"{what} --scope system must run as root (it writes machine-wide files); use sudo")
+
+
+def placed(path: str, root: Path | None) -> Path:
+    """One of this module's absolute paths, below ``--root`` when given."""
+    return root / PurePosixPath(path).relative_to("/") if root is not None else Path(path)
+
+
+def user_dir_name(agent_id: str, user_name: str) -> str:
+    """The per-user state directory's name and the identity's agent id: ``<agent id>@<user name>``."""
+    return f"{agent_id}{USER_SEPARATOR}{user_name}"

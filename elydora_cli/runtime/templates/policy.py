@@ -1,0 +1,76 @@
+"""Elydora system-scope policy: where each user's state is, and the root-owned status the guard decides from.
+
+Generated only by ``elydora install --scope system``, beside the root-owned launchers, as ``_elydora_policy.py``
+(0644); the guard and the audit hook import it when their ``SYSTEM`` parameter is set. Stdlib only.
+
+- :data:`USER_STATE_DIR`: the state directory of the user the hook runs as, ``<home>/.elydora/<agent id>@<user>``
+  (the home from the password database, placed below ``USER_ROOT``); the audit creates it on first use.
+- :func:`system_status`: the most restrictive of the machine-wide ``status.json`` beside this module (required),
+  ``users/<user>.json`` (optional) and the user's own ``status.json`` (optional). Policy files must be regular,
+  owned by ``OWNER_UID`` (root) and writable by nobody else. Only root writes them, so a user who deletes or
+  edits their own state cannot lift a freeze; a missing or unsafe policy raises, and the guard then blocks.
+"""
+
+from __future__ import annotations
+
+import posix
+import pwd
+import sys
+
+# -- parameters: the generator replaces each marked line with the agent's value ---------------------------
+AGENT_DIR = "/nonexistent/usr/local/lib/elydora/template"  # @param
+AGENT_ID = "template"  # @param
+USER_ROOT = ""  # @param
+OWNER_UID = 0  # @param
+# ---------------------------------------------------------------------------------------------------------
+
+USER_SEPARATOR = "@"  # copies of elydora_cli.managed's constants (tests pin them equal)
+POLICY_USERS = "users"
+SYSTEM_STATUS = "status.json"
+GUARD_MODULE = "_elydora_guard"  # copy of elydora_cli.statefiles.GUARD_MODULE
+_OPEN_FLAGS = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+
+_user = pwd.getpwuid(posix.getuid())
+USER_NAME = _user.pw_name
+USER_STATE_DIR = f"{USER_ROOT}{_user.pw_dir.rstrip('/')}/.elydora/{AGENT_ID}{USER_SEPARATOR}{USER_NAME}"
+
+
+def read_policy(name: str) -> dict[str, object] | None:
+    """A policy file beside this module (``None`` when absent), checked and parsed with the guard's reader."""
+    guard = sys.modules[GUARD_MODULE]
+    path = f"{AGENT_DIR}/{name}"
+    try:
+        fd = posix.open(path, _OPEN_FLAGS)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise guard.GuardError(f"cannot open {path}: {exc.strerror}") from None
+    try:
+        info = posix.fstat(fd)
+        if info.st_mode & 0o170000 != 0o100000 or info.st_uid != OWNER_UID or info.st_mode & 0o022:
+            raise guard.GuardError(f"{path} is not a policy file only root can write")
+        data = posix.read(fd, guard.FILE_LIMIT + 1)
+    finally:
+        posix.close(fd)
+    try:
+        if len(data) > guard.FILE_LIMIT:
+            raise ValueError("too large")
+        return guard.parse_flat_object(data.decode("utf-8"))  # type: ignore[no-any-return]
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise guard.GuardError(f"{path} is not valid: {exc}") from None
+
+
+def system_status() -> str:
+    """The status the guard applies under system scope (see the module docstring)."""
+    guard = sys.modules[GUARD_MODULE]
+    machine = read_policy(SYSTEM_STATUS)
+    if machine is None:
+        raise guard.GuardError(f"{AGENT_DIR}/{SYSTEM_STATUS} is missing")
+    statuses = []
+    for state in (machine, read_policy(f"{POLICY_USERS}/{USER_NAME}.json"), guard.read_object("status.json")):
+        if state is None:
+            continue
+        if state.get("status") not in guard.STATUSES:
+            raise guard.GuardError("a policy or status file holds an unknown status")
+        statuses.append(str(state["status"]))
+    return max(statuses, key=guard.STATUSES.index)

@@ -1,0 +1,172 @@
+"""End to end, ``--scope system``: the real agents read our entries from their managed layer.
+
+``elydora install <agent> --scope system --root <sysroot>`` writes ``<sysroot>/etc/...`` and the root-owned
+launchers under ``<sysroot>/usr/local/lib/elydora``; the namespace driver binds ``<sysroot>/etc/claude-code``
+over ``/etc/claude-code`` (and ``etc/codex`` over ``/etc/codex``) in a private mount namespace, through a
+throw-away overlay of ``/etc``: the machine's ``/etc`` is never touched. The user-scope install every session
+makes is removed first, so whatever runs comes from the managed layer alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from elydora_testkit.e2e_harness import BINDS_ENV, COMMAND, Run, contains
+from elydora_testkit.e2e_session import AgentSession, assert_reached_only_the_fake_model, guard_line, open_session
+
+from elydora_cli import managed
+
+pytestmark = pytest.mark.e2e
+
+
+class System:
+    """One agent's session with its entries in the managed layer of a sandbox system root."""
+
+    def __init__(self, session: AgentSession, sysroot: Path) -> None:
+        self.s, self.sysroot = session, sysroot
+        self.runtime = sysroot / managed.RUNTIME_ROOT.lstrip("/") / session.agent.id
+        user = pwd.getpwuid(os.getuid())
+        self.user_state = (sysroot / user.pw_dir.lstrip("/") / ".elydora"
+                           / managed.user_dir_name(session.agent.id, user.pw_name))
+
+    def elydora(self, *args: str) -> Any:
+        return self.s.sandbox.elydora(*args, "--scope", "system", "--root", str(self.sysroot))
+
+    def ran(self, kind: str) -> bool:
+        module = "_elydora_guard" if kind == "guard" else "_elydora_audit"
+        return any((self.runtime / "__pycache__").glob(f"{module}.*.pyc"))
+
+    def run(self, phase: str, argv: list[str] | None = None) -> Run:
+        s = self.s
+        s.sandbox.reset_work()
+        shutil.rmtree(self.runtime / "__pycache__", ignore_errors=True)
+        run = s.run_raw(phase, argv or s.agent.argv(s.info["bin"]), tool=s.agent.shell_tool)
+        assert not run.timed_out, run.describe()
+        assert_reached_only_the_fake_model(run)
+        return run
+
+    def ledger(self) -> list[dict[str, Any]]:
+        path = self.user_state / "ledger.jsonl"
+        return [json.loads(line)["record"] for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def _system(agent_id: str, agent_cache: dict[str, Any], root: Path) -> Iterator[System]:
+    sysroot = root / "sysroot"
+    layers = [managed.LAYERS[a].path for a in managed.LAYERS]
+    binds = [[str(sysroot / os.path.dirname(p).lstrip("/")), os.path.dirname(p)] for p in layers]
+    for source, _ in binds:
+        Path(source).mkdir(parents=True, exist_ok=True)
+    (sysroot / pwd.getpwuid(os.getuid()).pw_dir.lstrip("/")).mkdir(parents=True, exist_ok=True)
+    os.environ[BINDS_ENV] = json.dumps(binds)  # read when the session starts its driver
+    try:
+        sessions = open_session(agent_id, agent_cache, root)
+        s = next(sessions)
+    finally:
+        del os.environ[BINDS_ENV]
+    try:
+        s.sandbox.elydora("uninstall", agent_id, "--root", str(s.sandbox.home))
+        system = System(s, sysroot)
+        system.elydora("install", agent_id)
+        yield system
+    finally:
+        sessions.close()
+
+
+@pytest.fixture(scope="module")
+def claude(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+    yield from _system("claudecode", agent_cache, tmp_path_factory.mktemp("e2e-managed-claude"))
+
+
+@pytest.fixture(scope="module")
+def codex(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+    yield from _system("codex", agent_cache, tmp_path_factory.mktemp("e2e-managed-codex"))
+
+
+def _user_settings(s: AgentSession, value: dict[str, Any] | None) -> None:
+    path = s.sandbox.home / ".claude" / "settings.json"
+    if value is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value))
+
+
+def test_claude_runs_our_managed_guard_and_audit(claude: System) -> None:
+    assert not (claude.s.sandbox.home / ".claude" / "settings.json").exists()  # nothing of ours in user scope
+    run = claude.run("managed-allow")
+    assert run.proof_exists and claude.ran("guard") and claude.ran("audit"), run.describe()
+    posts = [r["payload"] for r in claude.ledger() if claude.s.agent.post_event_ok(r["payload"])]
+    assert len(posts) == 1 and claude.s.agent.payload_command(posts[0]) == COMMAND, posts
+    assert claude.ledger()[0]["agent_id"] == claude.user_state.name  # the record names the OS user
+
+
+def test_claude_frozen_by_policy_is_blocked(claude: System) -> None:
+    claude.elydora("agent", "freeze", "--provider", "claudecode")
+    try:
+        run = claude.run("managed-block")
+        assert not run.proof_exists and claude.ran("guard") and not claude.ran("audit"), run.describe()
+        assert any(contains(r["body"], guard_line("claudecode")) for r in run.after_tool_call()), run.describe()
+    finally:
+        claude.elydora("agent", "unfreeze", "--provider", "claudecode")
+
+
+@pytest.mark.parametrize("settings", [{"hooks": {}}, {"disableAllHooks": True}], ids=["no-hooks", "disableAllHooks"])
+def test_claude_user_settings_do_not_switch_managed_hooks_off(claude: System, settings: dict[str, Any]) -> None:
+    """Claude Code takes a user's disableAllHooks as allowManagedHooksOnly: our managed guard still blocks."""
+    claude.elydora("agent", "freeze", "--provider", "claudecode")
+    _user_settings(claude.s, settings)
+    try:
+        run = claude.run(f"managed-user-{next(iter(settings))}")
+        assert not run.proof_exists and claude.ran("guard"), run.describe()
+    finally:
+        _user_settings(claude.s, None)
+        claude.elydora("agent", "unfreeze", "--provider", "claudecode")
+
+
+def test_codex_runs_managed_hooks_without_trust_or_bypass(codex: System) -> None:
+    argv = [a for a in codex.s.agent.argv(codex.s.info["bin"]) if a != "--dangerously-bypass-hook-trust"]
+    assert not (codex.s.sandbox.home / ".codex" / "hooks.json").exists()
+    run = codex.run("managed-allow", argv)
+    assert run.proof_exists and codex.ran("guard") and codex.ran("audit"), run.describe()
+    posts = [r["payload"] for r in codex.ledger() if codex.s.agent.post_event_ok(r["payload"])]
+    assert len(posts) == 1 and codex.s.agent.payload_command(posts[0]) == COMMAND, posts
+    codex.elydora("agent", "freeze", "--provider", "codex")
+    run = codex.run("managed-block", argv)
+    assert not run.proof_exists and codex.ran("guard") and not codex.ran("audit"), run.describe()
+    assert any(contains(r["body"], guard_line("codex")) for r in run.after_tool_call()), run.describe()
+
+
+def _lock_down_switches_user_hooks_off(system: System, argv: list[str] | None = None) -> None:
+    """A user-scope install beside ours, its agent frozen: it blocks, until ``--lock-down`` leaves only ours."""
+    s, sb = system.s, system.s.sandbox
+    agent = s.agent.id
+    sb.elydora("install", agent, "--root", str(sb.home))
+    sb.elydora("agent", "freeze", "--provider", agent, "--root", str(sb.home))
+    try:
+        sb.clear_bytecode()
+        run = system.run("user-hooks-too", argv)
+        assert not run.proof_exists and sb.runtime_ran("guard"), run.describe()
+        system.elydora("install", agent, "--lock-down")
+        sb.clear_bytecode()
+        run = system.run("lock-down", argv)
+        assert run.proof_exists and system.ran("guard") and not sb.runtime_ran("guard"), run.describe()
+    finally:
+        system.elydora("install", agent, "--no-lock-down")
+        sb.elydora("uninstall", agent, "--root", str(sb.home))
+
+
+def test_claude_lock_down_switches_user_hooks_off(claude: System) -> None:
+    _lock_down_switches_user_hooks_off(claude)
+
+
+def test_codex_lock_down_switches_user_hooks_off(codex: System) -> None:
+    """With the bypass flag Codex would run the user's untrusted hooks; allow_managed_hooks_only drops them."""
+    codex.elydora("agent", "unfreeze", "--provider", "codex")
+    _lock_down_switches_user_hooks_off(codex)
