@@ -14,7 +14,8 @@ import json
 import os
 import stat
 import time
-from dataclasses import dataclass
+
+from elydora_config.records import record
 
 from . import health
 from . import statefiles as names
@@ -24,7 +25,7 @@ HISTORY_SCAN = 16 << 20
 """How much of the end of the spool and of the ledger is searched for the last recorded status."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Current:
     status: str | None
     """The status the guard reads now (``None`` when it cannot read one)."""

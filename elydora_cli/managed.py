@@ -19,10 +19,10 @@ Kept free of heavy imports: the runtime templates restate :data:`USER_SEPARATOR`
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from elydora_config.errors import ConfigError
+from elydora_config.records import record
 
 USER, SYSTEM = "user", "system"
 SCOPES = (USER, SYSTEM)
@@ -42,7 +42,7 @@ MODULE_MODE = 0o644
 POLICY_MODE = 0o644
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ManagedLayer:
     """One agent's managed layer, as its packaged CLI reads it (see docs/providers.md)."""
 

@@ -10,12 +10,12 @@ import os
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
+from elydora_config.records import record
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -34,7 +34,7 @@ class DemoDirError(ConfigError):
     """A demo directory that is not empty and not an earlier demo's."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sandbox:
     root: Path
     home: Path

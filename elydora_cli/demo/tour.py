@@ -23,8 +23,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import TextIO
+
+from elydora_config.records import field, record
 
 from ..installer import verify
 from ..plug.context import Context
@@ -36,7 +37,7 @@ STEPS = ("allow", "record", "block", "uninstall identical")
 WORKERS = 4
 
 
-@dataclass
+@record
 class Row:
     provider: str
     results: dict[str, str] = field(default_factory=dict)

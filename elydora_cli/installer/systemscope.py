@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 from .. import managed
@@ -88,6 +87,8 @@ def system_policy_findings(runtime_dir: Path) -> list[Finding]:
 
 def runs_flusher(python: str) -> bool:
     """Whether the hook interpreter can import the flusher: the audit delivers nothing otherwise."""
+    import subprocess  # here: a user-scope status imports this module and spawns nothing
+
     code = "import importlib.util,sys; sys.exit(importlib.util.find_spec('elydora_cli.runtime.flush') is None)"
     try:
         return subprocess.run([python, "-I", "-c", code], capture_output=True, timeout=20).returncode == 0
@@ -98,6 +99,8 @@ def runs_flusher(python: str) -> bool:
 def precompile(runtime_dir: Path, python: str) -> list[str]:
     """Compile the runtime modules as root: users cannot write ``__pycache__`` in a root-owned directory, and
     without it every hook call would compile the guard again (about a quarter of its time budget)."""
+    import subprocess
+
     argv = [python, "-I", "-m", "compileall", "-q", "-l", str(runtime_dir)]
     try:
         failed = subprocess.run(argv, capture_output=True, timeout=60).returncode != 0

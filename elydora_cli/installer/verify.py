@@ -25,9 +25,10 @@ import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
+
+from elydora_config.records import record
 
 from .. import catalog, health, identity, packagedata
 from ..plug.context import Context
@@ -40,7 +41,7 @@ SESSION = "elydora-verify"
 WORKERS = 8
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     """One line of the report: a probe of one entry, or a problem found without running anything."""
 
@@ -68,7 +69,7 @@ class Check:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Probe:
     provider: str
     entry: Entry

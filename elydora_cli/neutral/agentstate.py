@@ -17,9 +17,10 @@ import fcntl
 import json
 import os
 import time
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
+
+from elydora_config.records import record
 
 from ..statefiles import (
     CONFIG,
@@ -159,7 +160,7 @@ class AgentDir:
         os.posix_spawn(python, argv, os.environ, file_actions=actions, setsid=True)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentState:
     agent_id: str
     provider_id: str

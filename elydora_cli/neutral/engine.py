@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, replace
 from typing import Any
 
 from elydora_config.errors import ConfigError
+from elydora_config.records import record, replace
 
 from .. import catalog
 from .agentstate import AgentDir, AgentState, agent_directory, read_state, verify_directory
@@ -29,7 +29,7 @@ from .response import Outcome, build_response, encode, exit_code, new_hook_id
 POLICY_ID = "elydora.agent_status"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Selection:
     """Where the answering agent lives and how it is named (the command-line flags)."""
 
@@ -39,7 +39,7 @@ class Selection:
     agent_id: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Answer:
     stdout: bytes
     stderr: bytes

@@ -16,7 +16,7 @@ assignments, the text as given (what goes into the agent's settings) and a canon
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from elydora_config.records import record
 
 SUBCOMMAND = "hook"
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
@@ -69,7 +69,7 @@ def _has_control(text: str) -> bool:
     return any(c < " " or "\x7f" <= c <= "\x9f" for c in text)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HookCommand:
     """An accepted hook command."""
 
@@ -113,7 +113,7 @@ class HookCommand:
         return HookCommand(text, self.argv + tuple(extra), self.env, self.executable_index)
 
 
-@dataclass
+@record
 class _Word:
     chars: list[str]
     quoted: bool = False

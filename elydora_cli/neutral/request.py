@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
+
+from elydora_config.records import field, record, replace
 
 from .aliases import normalise_event, normalise_tool
 from .contract import (
@@ -55,7 +56,7 @@ _CODE_KEYS = ("return_code", "returnCode", "exitCode", "exit_code", "code")
 _STATE_KEYS = ("status", "state", "outcome")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HookRequest:
     """A decoded, normalised request. Empty strings and ``0`` mean "absent"."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from typing import Any
+
+from elydora_config.records import field, record
 
 from .contract import CONTRACT_VERSION, resolve_provider
 from .request import HookRequest
@@ -25,7 +26,7 @@ def new_hook_id() -> str:
     return ID_PREFIX + os.urandom(8).hex()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     """What the decision engine concluded about one event."""
 

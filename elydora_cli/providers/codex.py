@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from elydora_config.errors import UnsafePathError
+from elydora_config.records import replace
 
 from .. import catalog, managed
 from ..plug import defaults, hookmap, lockdown
