@@ -31,80 +31,92 @@ it takes one byte per character however wide the original text is.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from .blanking import blank_for_scanner, blank_sparse
 
 # UTF-8 -> one ASCII byte per code point: lead bytes become "x", continuation bytes are deleted
 _FOLD = bytes(byte if byte < 0x80 else 0x78 for byte in range(256))
 _CONTINUATION = bytes(range(0x80, 0xC0))
 
-_SLASH, _STAR, _BREAK, _COLON, _SPACE, _COMMA, _CLOSER = (1 << bit for bit in range(7))
+# class bits: 0 slash, 1 star, 2 line break, 3 "a // after it is no comment" (":" and "/"), 4 whitespace,
+# 5 comma, 6 closing bracket
+_SLASH, _STAR, _BREAK, _NO_COMMENT_AFTER, _SPACE, _COMMA, _CLOSER = (1 << bit for bit in range(7))
 _CLASSES = bytearray(256)
-_CLASSES[ord("/")] = _SLASH
+_CLASSES[ord("/")] = _SLASH | _NO_COMMENT_AFTER
 _CLASSES[ord("*")] = _STAR
-_CLASSES[ord(":")] = _COLON
+_CLASSES[ord(":")] = _NO_COMMENT_AFTER
 _CLASSES[ord(",")] = _COMMA
 _CLASSES[ord("]")] = _CLASSES[ord("}")] = _CLOSER
 _CLASSES[ord(" ")] = _CLASSES[ord("\t")] = _SPACE
 _CLASSES[ord("\n")] = _CLASSES[ord("\r")] = _SPACE | _BREAK
 _CLASS_TABLE = bytes(_CLASSES)
 
-_CHUNK = 1 << 16  # characters per integer: keeps the temporaries small (a few times 64 KiB)
+_PADDED = 1 << 16  # characters per integer: keeps the temporaries small (a few times 64 KiB)
+# lanes are cheaper than examining comments one by one (about 2 us each) from one per this many characters
+_LANE_DENSITY = 300
 _WHITESPACE = b" \t\r\n"
 _TAB = 9
+
+
+_CACHED: dict[int, tuple[int, int, int]] = {}
+
+
+def _constants(lanes: int) -> tuple[int, int, int]:
+    """0x01, 0xFF and TAB in every one of ``lanes`` lanes (kept for the padded chunk size)."""
+    found = _CACHED.get(lanes)
+    if found is None:
+        found = tuple(int.from_bytes(fill * lanes, "little") for fill in (b"\x01", b"\xff", b"\t"))  # type: ignore[assignment]
+        if lanes == _PADDED:
+            _CACHED[lanes] = found  # type: ignore[assignment]
+    return found  # type: ignore[return-value]
 
 
 class _Lanes:
     """The comment and trailing-comma lanes of one chunk (ASCII bytes, one byte per code point).
 
-    ``a & ~b`` is written ``a ^ (a & b)``: CPython's bitwise operations on non-negative integers are several
-    times faster than on the negative ones ``~`` makes.
+    Shifts, additions and multiplications cost about a quarter of a nanosecond per character, ``&``/``|``/``^``
+    a tenth of that, so the relations between neighbours are read with as few shifts as possible (a class
+    bit shifted straight into bit 0 of the lane it concerns), and ``a & ~b`` is written ``a ^ (a & b)``
+    (bitwise operations on the negative integers ``~`` makes are much slower).
     """
 
     def __init__(self, chunk: bytes, commas: bool) -> None:
         lanes = len(chunk)
-        width = 8 * lanes
-        ones = int.from_bytes(b"\x01" * lanes, "little")
-        full = int.from_bytes(b"\xff" * lanes, "little")
+        width = self.width = 8 * lanes
+        ones, full, tabs = _constants(lanes)
         classes = int.from_bytes(chunk.translate(_CLASS_TABLE), "little")
         slash = classes & ones
-        comments = opener = 0
+        block = opener = 0
         self.open_at_end, self.settled = False, True
         if b"/*" in chunk:
-            star = (classes >> 1) & ones
-            opener = slash & (star >> 8)
-            closer = star & (slash >> 8)
-            closer ^= closer & (opener << 8)  # "*/" whose star is an opener's ("/*/") closes nothing
-            stops = closer * 255
-            passable = full ^ stops  # 0xFF everywhere but at closing stars
-            carried = passable + opener
+            opener = slash & (classes >> 9)  # a slash whose next character is a star
+            closer = (classes >> 1) & (classes >> 8) & ones  # a star whose next character is a slash
+            closer ^= closer & (opener << 8)  # ... unless it is the opener's own star ("/*/" closes nothing)
+            passable = full ^ ((closer << 16) * 255)  # 0xFF everywhere but just after each "*/"
+            carried = passable + opener  # each opener's carry runs to just after the next "*/"
             self.open_at_end = carried.bit_length() > width
-            landed = carried & stops  # the closing stars a carry reached
-            after = landed << 8
-            comments = (passable ^ (passable & carried)) | ((opener | landed | after) * 255)
-            self.settled = not opener & after  # an opener at the slash of a closer ("*/*")
+            # the lanes the carries zeroed; an opener inside a comment (its own 1 met a carry) left 0x01
+            block = (passable ^ (passable & carried)) | opener
+        comments = block
         if b"//" in chunk:
-            colon = (classes >> 3) & ones
-            starts = slash & (slash >> 8)
-            starts ^= starts & ((colon | slash) << 8)  # not after ":" or "/" (URLs such as "https://...")
-            starts ^= starts & comments
-            breaks = ((classes >> 2) & ones) * 255
-            to_break = full ^ breaks  # 0xFF everywhere but at line breaks
-            line = ((to_break ^ (to_break & (to_break + starts))) | (starts * 255)) & full
-            self.settled = self.settled and not opener & line  # an opener inside a line comment
+            starts = slash & (classes >> 8)  # "//" ...
+            starts ^= starts & (classes << 5)  # ... not right after ":" or "/" (URLs: "https://", "file:///")
+            starts ^= starts & block  # ... nor inside a block comment
+            to_break = full ^ (((classes >> 2) & ones) * 255)  # 0xFF everywhere but at line breaks
+            line = ((to_break ^ (to_break & (to_break + starts))) | starts) & full
+            # a block comment that starts inside a line comment: the lexer would not have opened it
+            self.settled = not (opener ^ (opener & (block << 8))) & line
             comments |= line
         if comments:
             text = int.from_bytes(chunk, "little")
-            tabs = int.from_bytes(b"\t" * lanes, "little")
             self.blanked = (text ^ ((text ^ tabs) & comments)).to_bytes(lanes, "little")
         else:
             self.blanked = chunk
-        self.width = width
         self.comma_runs_off = False
         self.brackets = 0
         if commas and b"," in chunk:
             # a carry from each comma through whitespace (comments included) lands on the next token
             space = (((classes >> 4) & ones) * 255) | comments
-            hop = space + (((classes >> 5) & ones) << 8)
+            hop = space + ((classes << 3) & ones)
             self.comma_runs_off = hop.bit_length() > width
             self.brackets = hop & (classes >> 6) & ones  # brackets right after a comma (and whitespace)
 
@@ -133,26 +145,29 @@ def _first_solid(out: bytearray, start: int) -> int:
     return at
 
 
-Chunker = Callable[[int, int], bytes]
-
-
-def _scan_text(total: int, chunk_of: Chunker, find: Callable[[str, int], int], commas: bool) -> str | None:
-    """The scan text of a source of ``total`` units (bytes or characters) read through ``chunk_of``."""
+def _lane_text(folded: bytes, commas: bool) -> str | None:
+    """The lane scan text of ``folded`` (ASCII, one byte per code point), or ``None`` when the lanes give up."""
     out = bytearray()
     pending = -1  # a comma at the end of the previous chunk, its bracket not seen yet
-    pos = 0
+    pos, total = 0, len(folded)
     while pos < total:
-        end = find("\n", pos + _CHUNK) + 1 or total
+        end = folded.rfind(b"\n", pos, pos + _PADDED) + 1
+        if end <= pos or total - pos <= _PADDED:
+            end = total if total - pos <= _PADDED else (folded.find(b"\n", pos + _PADDED) + 1 or total)
         while True:
-            lanes = _Lanes(chunk_of(pos, end), commas)
+            chunk = folded[pos:end]
+            size = len(chunk)
+            if _PADDED // 2 <= size < _PADDED:
+                chunk += b"\n" * (_PADDED - size)  # the cached constants fit; a line break ends nothing wrongly
+            lanes = _Lanes(chunk, commas)
             if not lanes.open_at_end or end == total:
                 break
-            close = find("*/", end)  # a block comment runs on: take it whole
-            end = total if close < 0 else (find("\n", close) + 1 or total)
+            close = folded.find(b"*/", end)  # a block comment runs on: take it whole
+            end = total if close < 0 else (folded.find(b"\n", close) + 1 or total)
         if lanes.open_at_end or not lanes.settled:
             return None  # an unterminated block comment, or an interleaving the lanes cannot settle
         base = len(out)
-        out += lanes.blanked
+        out += memoryview(lanes.blanked)[:size]
         if commas:
             if pending >= 0:
                 solid = _first_solid(out, base)
@@ -175,22 +190,44 @@ def _scan_text(total: int, chunk_of: Chunker, find: Callable[[str, int], int], c
     return out.decode("ascii")
 
 
-def scan_text_of_bytes(data: bytes, commas: bool) -> str | None:
-    """The scan text of UTF-8 ``data`` (see the module docstring), or ``None`` when the lanes give up."""
-
-    def chunk_of(start: int, end: int) -> bytes:
-        return data[start:end].translate(_FOLD, _CONTINUATION)
-
-    def find(token: str, start: int) -> int:
-        return data.find(token.encode("ascii"), start)
-
-    return _scan_text(len(data), chunk_of, find, commas)
+_SAMPLE = 1 << 18  # characters whose comment candidates estimate the density of a longer text
 
 
-def scan_text_of_str(text: str, commas: bool) -> str | None:
-    """The scan text of ``text`` (see the module docstring), or ``None`` when the lanes give up."""
+def _dense(folded: bytes) -> bool:
+    """Whether comment candidates are dense enough for the lanes to be the cheaper way.
 
-    def chunk_of(start: int, end: int) -> bytes:
-        return text[start:end].encode("utf-8", "surrogatepass").translate(_FOLD, _CONTINUATION)
+    Counting slashes is quick (one byte); the two-byte counts, slower where slashes abound (paths, URLs),
+    only look at a sample of the text.
+    """
+    if folded.count(b"/") * _LANE_DENSITY < len(folded):
+        return False
+    sample = folded[:_SAMPLE]
+    return (sample.count(b"//") + sample.count(b"/*")) * _LANE_DENSITY >= len(sample)
 
-    return _scan_text(len(text), chunk_of, text.find, commas)
+
+def _scan_text(folded: bytes, commas: bool) -> str:
+    """The scan text of ``folded``: by the lanes when comments are dense, else (or when the lanes give up)
+    by the exact blanking, which examines each comment but knows strings."""
+    if not _dense(folded):
+        return blank_sparse(folded.decode("ascii"), True, commas, set())[0]
+    found = _lane_text(folded, commas)
+    return found if found is not None else blank_for_scanner(folded.decode("ascii"), True, commas, set())[0]
+
+
+def scan_text_of_bytes(data: bytes, commas: bool) -> str:
+    """The scan text of UTF-8 ``data`` (see the module docstring)."""
+    return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
+
+
+_ENCODE_CHUNK = 1 << 16
+
+
+def scan_text_of_str(text: str, commas: bool) -> str:
+    """The scan text of ``text`` (see the module docstring)."""
+    if text.isascii():
+        return _scan_text(text.encode("ascii"), commas)
+    pieces = (
+        text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass").translate(_FOLD, _CONTINUATION)
+        for start in range(0, len(text), _ENCODE_CHUNK)
+    )
+    return _scan_text(b"".join(pieces), commas)

@@ -13,7 +13,13 @@ from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument, lane_blanking
-from elydora_config.jsonc.blanking import blank_for_scanner, comment_spans
+from elydora_config.jsonc.blanking import (
+    blank,
+    blank_for_scanner,
+    comment_spans,
+    follows_value,
+    trailing_comma_candidates,
+)
 from elydora_config.jsonc.fast_scan import ValueScanner
 from elydora_config.jsonc.reference_scanner import ReferenceScanner
 
@@ -21,18 +27,34 @@ _WHITESPACE = " \t\r\n"
 
 
 def _lanes(text: str, commas: bool = True) -> str | None:
-    from_str = lane_blanking.scan_text_of_str(text, commas)
-    assert lane_blanking.scan_text_of_bytes(text.encode("utf-8", "surrogatepass"), commas) == from_str
-    return from_str
+    """The lanes' own result (the public entry points fall back to the exact blanking when it is None)."""
+    folded = text.encode("utf-8", "surrogatepass").translate(lane_blanking._FOLD, lane_blanking._CONTINUATION)
+    return lane_blanking._lane_text(folded, commas)
+
+
+def test_both_entry_points_fold_alike_and_take_the_lanes_only_for_dense_comments() -> None:
+    dense = "[\n" + "".join(f"  /* {i} */ {i}, // c\n" for i in range(50)) + "  0\n]"
+    lines = [f"  {i}, // caf\u00e9 {i}\n" if i % 100 == 0 else f"  {i},\n" for i in range(500)]
+    sparse = "[\n" + "".join(lines) + "  0\n]"
+    for text in (dense, sparse):
+        from_str = lane_blanking.scan_text_of_str(text, True)
+        assert lane_blanking.scan_text_of_bytes(text.encode(), True) == from_str
+        assert len(from_str) == len(text) and from_str.isascii()
+    assert lane_blanking.scan_text_of_str(dense, True) == _lanes(dense)  # TABs: the lanes
+    exact = blank_for_scanner(sparse.replace("\u00e9", "x"), True, True, set())[0]
+    assert lane_blanking.scan_text_of_str(sparse, True) == exact  # spaces: the exact blanking
 
 
 def _expected_lanes(text: str) -> str:
     """What the lanes must give, from the exact blanking: comments and trailing commas TABs, non-ASCII x."""
     out = ["x" if not char.isascii() else char for char in text]
-    for start, end in comment_spans(text):
+    spans = comment_spans(text)
+    for start, end in spans:
         out[start:end] = "\t" * (end - start)
-    for comma in blank_for_scanner(text, True, True, set())[1]:
-        out[comma] = "\t"
+    blanked = blank(text, spans, [])
+    for comma in trailing_comma_candidates(blanked, []):
+        if follows_value(blanked, comma):
+            out[comma] = "\t"
     return "".join(out)
 
 
@@ -72,7 +94,6 @@ def test_urls_in_strings_keep_the_lane_path() -> None:
     "text",
     [
         "[1, // see /* here\n2] /* x */",  # an opener inside a line comment
-        "[1 /* a */*/ 2 */]",  # "*/*": an opener at the slash of a closer
         "[1, /* open",  # unterminated
     ],
 )
@@ -93,6 +114,7 @@ def test_what_the_lanes_give_up_on_is_still_read_exactly() -> None:
         ("/**/1", "\t\t\t\t1"),
         ("/* a /* b */1", "\t" * 12 + "1"),  # an opener inside a block comment is its text
         ("1 */", "1 */"),  # a closer no opener reaches is left for the scanner
+        ("[1 /* a */*/ 2 */]", "[1 " + "\t" * 7 + "*/ 2 */]"),  # "*/*": the slash closes, opens nothing
         ("// a */ b\n1", "\t" * 9 + "\n1"),
         ("1 /* x // y */ 2", "1 \t\t\t\t\t\t\t\t\t\t\t\t 2"),  # a // inside a block comment
         ("1 ///// x\r2", "1 " + "\t" * 7 + "\r2"),  # a line comment ends at CR
@@ -103,7 +125,7 @@ def test_comment_boundaries_follow_the_lexer(text: str, expected: str) -> None:
 
 
 def test_chunks_carry_block_comments_and_trailing_commas_across_their_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lane_blanking, "_CHUNK", 64)
+    monkeypatch.setattr(lane_blanking, "_PADDED", 64)
     rnd = random.Random(3)
     lines = []
     for i in range(400):
@@ -119,6 +141,7 @@ def test_chunks_carry_block_comments_and_trailing_commas_across_their_ends(monke
     assert lanes is not None and len(lanes) == len(text)
     assert lanes == _expected_lanes(text)
     doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
+    assert doc._scanner.lane_text is not None  # white box: the C scanner accepted the lane text throughout
     assert doc.value == oracle_loads(text)
     doc.set(("k399",), "edited")
     assert doc.get(("k399",)) == "edited" and oracle_loads(doc.text)["k399"] == "edited"
