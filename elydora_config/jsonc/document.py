@@ -309,15 +309,13 @@ class JsoncDocument:
         )
         inner = skip_gap(text, member.value_start + 1, self._dialect.comments)
         old_container = text[member.value_start] in "{[" and text[inner] not in "]}"
+        style = self._style([*chain, parent], member.value_start)
         if old_container and not old_multiline:
             pretty = False
         elif old_multiline:
             pretty = True
-        else:
-            pretty = self._style([*chain, parent], member.start).multiline and starts_line(
-                text, member.start, parent.start + 1
-            )
-        style = self._style([*chain, parent], member.value_start)
+        else:  # (``multiline`` describes the whole document, wherever the style was inferred)
+            pretty = style.multiline and starts_line(text, member.start, parent.start + 1)
         new = render(value, style, line_indent(text, member.value_start), pretty)
         return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder)
 
