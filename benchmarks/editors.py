@@ -252,9 +252,16 @@ def shapes(quick: bool) -> list[tuple[str, Callable[[], tuple[bytes, bytes, Dial
     ]
 
 
+def _load() -> str:
+    """The machine's load, printed with the figures: on a shared machine absolute times swing with it."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} {five:.1f} {fifteen:.1f}"
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
-    print(f"python {sys.version.split()[0]}, {'quick' if quick else 'full'} run", flush=True)
+    run = "quick" if quick else "full"
+    print(f"python {sys.version.split()[0]}, {run} run, {os.cpu_count()} CPUs, {_load()}", flush=True)
     modules = _node_modules()
     if modules is None:
         print("node/npm not found: jsonc-parser figures skipped", flush=True)
@@ -270,6 +277,7 @@ def main() -> None:
             print("benchmarks.editors_toml not available: TOML figures skipped", flush=True)
         else:
             editors_toml.run()
+    print(f"at the end: {_load()}", flush=True)
     harness.dump_json()
     missed = [fig.name for fig in harness.RESULTS if fig.met is False]
     if missed:

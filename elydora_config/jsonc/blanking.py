@@ -79,6 +79,11 @@ def blank_for_scanner(text: str, comments: bool, commas: bool, keep: set[int]) -
     except the offsets in ``keep``) turned into TABs, and the offsets of those TABs."""
     if comments and _is_dense(text):
         return _blank_dense(text, commas, keep)
+    return blank_sparse(text, comments, commas, keep)
+
+
+def blank_sparse(text: str, comments: bool, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
+    """:func:`blank_for_scanner` by examining each comment candidate in turn (the way for few comments)."""
     spans = comment_spans(text) if comments else []
     found = [pos for pos in trailing_comma_candidates(text, spans) if pos not in keep] if commas else []
     blanked = blank(text, spans, found)

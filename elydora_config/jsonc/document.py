@@ -11,6 +11,7 @@ from .diagnostics import fail, line_and_column
 from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
 from .fast_scan import ValueScanner
+from .lane_blanking import scan_text_of_bytes
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
 from .lexical import encode_utf8, line_indent, skip_gap, splice_text, starts_line
 from .located import Container, Member, Walker, shift
@@ -102,6 +103,13 @@ class JsoncDocument:
         self._load(text)
 
     @classmethod
+    def _with_lane_text(cls, text: str, dialect: Dialect, path: PathLike | None, lane_text: str) -> JsoncDocument:
+        doc = cls.__new__(cls)
+        doc._dialect, doc._path, doc._edits = dialect, path, []
+        doc._load(text, lane_text)
+        return doc
+
+    @classmethod
     def parse(cls, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
         """Parse and validate ``text``; ``path`` only names the file in error messages."""
         if not isinstance(text, str):
@@ -117,19 +125,26 @@ class JsoncDocument:
             hint = "; for text use JsoncDocument.parse" if isinstance(data, str) else ""
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
+        # comments likely: the lane scan text is built from the bytes before they are decoded, so that the
+        # decoded text and the bytes' blanked copy never coexist with a third full copy
+        lane_text = None
+        if dialect.comments and (b"//" in data or b"/*" in data):
+            lane_text = scan_text_of_bytes(bytes(data), dialect.trailing_commas)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             head = data[: exc.start].decode("utf-8", "replace")
             line, column = line_and_column(head, len(head))
             raise MalformedConfigError(path, f"invalid UTF-8 at byte {exc.start}", line=line, column=column) from None
+        if lane_text is not None and len(lane_text) == len(text):
+            return cls._with_lane_text(text, dialect, path, lane_text)
         return cls(text, dialect, path=path)
 
     # -- loading ----------------------------------------------------------------------------------
 
-    def _load(self, text: str) -> None:
+    def _load(self, text: str, lane_text: str | None = None) -> None:
         dialect, path = self._dialect, self._path
-        scanner = ValueScanner(text, dialect, path)
+        scanner = ValueScanner(text, dialect, path, lane_text)
         walker = Walker(text, dialect, scanner, path)
         pos = 0
         if text.startswith("\ufeff"):
@@ -294,15 +309,13 @@ class JsoncDocument:
         )
         inner = skip_gap(text, member.value_start + 1, self._dialect.comments)
         old_container = text[member.value_start] in "{[" and text[inner] not in "]}"
+        style = self._style([*chain, parent], member.value_start)
         if old_container and not old_multiline:
             pretty = False
         elif old_multiline:
             pretty = True
-        else:
-            pretty = self._style([*chain, parent], member.start).multiline and starts_line(
-                text, member.start, parent.start + 1
-            )
-        style = self._style([*chain, parent], member.value_start)
+        else:  # (``multiline`` describes the whole document, wherever the style was inferred)
+            pretty = style.multiline and starts_line(text, member.start, parent.start + 1)
         new = render(value, style, line_indent(text, member.value_start), pretty)
         return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder)
 
@@ -361,6 +374,7 @@ class JsoncDocument:
         self, op: str, path: tuple[PathElement, ...], plan: Plan, container: Container, holder: Member | None
     ) -> Edit:
         old_text = self._text
+        self._scanner.release()  # not carried over: the new text and the old lane text would coexist
         edit = Edit(op, path, tuple(Splice(s, e, new, old_text[s:e]) for s, e, new in plan))
         new_text = edit.apply(old_text)
         delta = len(new_text) - len(old_text)

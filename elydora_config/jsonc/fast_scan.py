@@ -2,10 +2,12 @@
 
 ``ValueScanner`` answers "where does the value at offset *p* end?" (validating it, or merely skipping an
 already validated one) and "what is the value at *p*?".  It first runs ``json``'s C scanner on the text.
-If that fails because of a JSONC comment or an allowed trailing comma, it blanks all of them in one pass
-over the whole text (see :mod:`.blanking`) and tries again; anything still refused goes to
+If that fails because of a JSONC comment or an allowed trailing comma, the validating and skipping scans
+go to the *lane scan text* (see :mod:`.lane_blanking`: every comment and trailing comma a TAB, built at C
+speed whatever the comment density, one byte per character).  If that text is refused, or cannot be built,
+the exact string-aware blanking of :mod:`.blanking` takes over for good; anything still refused goes to
 :class:`.ReferenceScanner`, which either raises the precise error or (deep nesting, huge integers) scans
-the value itself.
+the value itself.  Values are only ever built from the exact blanking, of the value's own span.
 
 A wide container is validated in one call from its opening bracket (see :mod:`.located`).
 
@@ -24,6 +26,7 @@ from typing import Any, NoReturn
 from ..errors import PathLike
 from .blanking import blank_for_scanner, follows_value, replace_chars
 from .dialect import Dialect
+from .lane_blanking import scan_text_of_str
 from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
 
@@ -84,8 +87,13 @@ def _shifted(positions: set[int], splices: Sequence[tuple[int, int, str]]) -> se
 class ValueScanner:
     """Value scanning over one version of a document's text (offsets are shared with the original)."""
 
-    def __init__(self, text: str, dialect: Dialect, path: PathLike | None = None) -> None:
+    def __init__(
+        self, text: str, dialect: Dialect, path: PathLike | None = None, lane_text: str | None = None
+    ) -> None:
         self.text = text
+        # the lane scan text (validating and skipping only); None until needed, and for good once refused
+        self.lane_text = lane_text
+        self.lanes_tried = lane_text is not None
         self.dialect = dialect
         self.path = path
         self.scan_text = text  # the text the C scanner reads: comments/trailing commas blanked on demand
@@ -130,10 +138,39 @@ class ValueScanner:
     def end(self, pos: int, validate: bool = True) -> int:
         """End offset of the value at ``pos``; with ``validate``, refuse anything either dialect rule forbids."""
         scan = self.validating if validate else self.skipping
+        lane_text = self.lane_text
+        if lane_text is not None:
+            try:
+                return scan(lane_text, pos)[1]
+            except RecursionError:
+                pass  # too deep for the C scanner: the remedies below hand it to the reference scanner
+            except (StopIteration, ValueError):
+                self.lane_text = None  # a naive "comment" inside a string, or an error: exact blanking from now on
         try:
             return scan(self.scan_text, pos)[1]
         except (StopIteration, ValueError, RecursionError) as exc:
+            if self._lanes(exc):
+                return self.end(pos, validate)
             return self.recover(pos, exc, scan)[1]
+
+    def release(self) -> None:
+        """Drop the lane scan text (before an edit builds the new text: it is not carried over)."""
+        self.lane_text = None
+
+    def _lanes(self, exc: BaseException) -> bool:
+        """Build the lane scan text, once, when the C scanner stopped at a comment or a trailing comma."""
+        if self.lanes_tried or self.prepared or self.inherited is not None:
+            return False
+        where = _error_offset(exc)
+        text, dialect = self.text, self.dialect
+        if not 0 <= where < len(text):
+            return False
+        comment = dialect.comments and text.startswith(("//", "/*"), where)
+        if not (comment or (dialect.trailing_commas and text[where] in "]}")):
+            return False
+        self.lanes_tried = True
+        self.lane_text = scan_text_of_str(text, dialect.trailing_commas) if dialect.comments else None
+        return self.lane_text is not None
 
     def key(self, pos: int) -> tuple[str, int]:
         """The string at ``pos`` (an opening quote) and its end; ``ValueError`` if it is malformed."""
@@ -145,6 +182,13 @@ class ValueScanner:
         try:
             return self.building(self.scan_text, pos)
         except (StopIteration, ValueError, RecursionError) as exc:
+            if self.lane_text is not None or self._lanes(exc):
+                # blank exactly only the value's own span (the lane text has folded characters)
+                end = self.end(pos, False)
+                if self.lane_text is not None:
+                    part = ValueScanner(self.text[pos:end], self.dialect, self.path)
+                    part.lanes_tried = True
+                    return part.value(0)[0], end
             return self.recover(pos, exc, self.building)
 
     # -- remedies ----------------------------------------------------------------------------------

@@ -70,8 +70,13 @@ def starts_line(text: str, pos: int, floor: int = 0) -> bool:
 
 
 def line_start(text: str, pos: int) -> int:
-    """The offset of the first character of the line holding ``pos``."""
-    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+    """The offset of the first character of the line holding ``pos``.
+
+    A CR is looked for only after the last LF: in an LF file, searching the whole head for one would cost
+    the length of the text at every call.
+    """
+    lf = text.rfind("\n", 0, pos)
+    return max(lf, text.rfind("\r", lf + 1, pos)) + 1
 
 
 def line_indent(text: str, pos: int) -> str:

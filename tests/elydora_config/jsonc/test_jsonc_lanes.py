@@ -1,0 +1,211 @@
+"""The lane scan text: comments and trailing commas blanked by whole-integer arithmetic, checked by the C scanner."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, note
+from hypothesis import strategies as st
+from jsonc_testkit import Writer, oracle_loads
+from test_jsonc_properties import PROFILE, roots
+
+from elydora_config.errors import MalformedConfigError
+from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument, lane_blanking
+from elydora_config.jsonc.blanking import (
+    blank,
+    blank_for_scanner,
+    comment_spans,
+    follows_value,
+    trailing_comma_candidates,
+)
+from elydora_config.jsonc.fast_scan import ValueScanner
+from elydora_config.jsonc.reference_scanner import ReferenceScanner
+
+_WHITESPACE = " \t\r\n"
+
+
+def _lanes(text: str, commas: bool = True) -> str | None:
+    """The lanes' own result (the public entry points fall back to the exact blanking when it is None)."""
+    folded = text.encode("utf-8", "surrogatepass").translate(lane_blanking._FOLD, lane_blanking._CONTINUATION)
+    return lane_blanking._lane_text(folded, commas)
+
+
+def test_both_entry_points_fold_alike_and_take_the_lanes_only_for_dense_comments() -> None:
+    dense = "[\n" + "".join(f"  /* {i} */ {i}, // c\n" for i in range(50)) + "  0\n]"
+    lines = [f"  {i}, // caf\u00e9 {i}\n" if i % 100 == 0 else f"  {i},\n" for i in range(500)]
+    sparse = "[\n" + "".join(lines) + "  0\n]"
+    for text in (dense, sparse):
+        from_str = lane_blanking.scan_text_of_str(text, True)
+        assert lane_blanking.scan_text_of_bytes(text.encode(), True) == from_str
+        assert len(from_str) == len(text) and from_str.isascii()
+    assert lane_blanking.scan_text_of_str(dense, True) == _lanes(dense)  # TABs: the lanes
+    exact = blank_for_scanner(sparse.replace("\u00e9", "x"), True, True, set())[0]
+    assert lane_blanking.scan_text_of_str(sparse, True) == exact  # spaces: the exact blanking
+
+
+def _expected_lanes(text: str) -> str:
+    """What the lanes must give, from the exact blanking: comments and trailing commas TABs, non-ASCII x."""
+    out = ["x" if not char.isascii() else char for char in text]
+    spans = comment_spans(text)
+    for start, end in spans:
+        out[start:end] = "\t" * (end - start)
+    blanked = blank(text, spans, [])
+    for comma in trailing_comma_candidates(blanked, []):
+        if follows_value(blanked, comma):
+            out[comma] = "\t"
+    return "".join(out)
+
+
+def test_comments_and_trailing_commas_become_tabs_at_the_same_offsets() -> None:
+    text = '{"a": 1, /* c */ "b": [1,2, // x\n],}'
+    assert _lanes(text) == '{"a": 1, \t\t\t\t\t\t\t "b": [1,2\t \t\t\t\t\n]\t}'
+    assert _lanes(text, commas=False) == '{"a": 1, \t\t\t\t\t\t\t "b": [1,2, \t\t\t\t\n],}'
+
+
+def test_non_ascii_characters_fold_to_one_ascii_character_each() -> None:
+    text = '["caf\u00e9 \u65e5 \U0001f600", /* \u00e9 */ 1]'
+    lanes = _lanes(text)
+    assert lanes is not None and lanes.isascii() and len(lanes) == len(text)
+    assert lanes == '["cafx x x", \t\t\t\t\t\t\t 1]'
+
+
+def test_a_naive_comment_inside_a_string_is_refused_by_the_c_scanner() -> None:
+    text = '{"a": "x//y",\n "b": "p/*q*/r" /* c */}'
+    lanes = _lanes(text)
+    assert lanes is not None  # blanked inside the strings, where the strict scanner refuses a TAB:
+    assert lanes[text.index("//")] == lanes[text.index("/*q")] == "\t"
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text)  # ... so the exact blanking took over
+    assert scanner.lane_text is None and scanner.prepared
+    assert JsoncDocument.parse_bytes(text.encode(), JSONC).value == {"a": "x//y", "b": "p/*q*/r"}
+
+
+def test_urls_in_strings_keep_the_lane_path() -> None:
+    text = '{"$schema": "https://example.test/x", // a comment\n "f": "file:///tmp"}'
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text)
+    assert scanner.lane_text is not None and not scanner.prepared
+    assert JsoncDocument.parse(text, JSONC).value == {"$schema": "https://example.test/x", "f": "file:///tmp"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[1, // see /* here\n2] /* x */",  # an opener inside a line comment
+        "[1, /* open",  # unterminated
+    ],
+)
+def test_the_lanes_give_up_where_the_arithmetic_cannot_settle_the_comments(text: str) -> None:
+    assert _lanes(text) is None
+
+
+def test_what_the_lanes_give_up_on_is_still_read_exactly() -> None:
+    assert JsoncDocument.parse("[1, // see /* here\n2] /* x */", JSONC).value == [1, 2]
+    with pytest.raises(MalformedConfigError, match="unterminated block comment"):
+        JsoncDocument.parse_bytes(b"[1, /* open", JSONC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/*/ x */1", "\t" * 8 + "1"),  # "/*/" does not close
+        ("/**/1", "\t\t\t\t1"),
+        ("/* a /* b */1", "\t" * 12 + "1"),  # an opener inside a block comment is its text
+        ("1 */", "1 */"),  # a closer no opener reaches is left for the scanner
+        ("[1 /* a */*/ 2 */]", "[1 " + "\t" * 7 + "*/ 2 */]"),  # "*/*": the slash closes, opens nothing
+        ("// a */ b\n1", "\t" * 9 + "\n1"),
+        ("1 /* x // y */ 2", "1 \t\t\t\t\t\t\t\t\t\t\t\t 2"),  # a // inside a block comment
+        ("1 ///// x\r2", "1 " + "\t" * 7 + "\r2"),  # a line comment ends at CR
+    ],
+)
+def test_comment_boundaries_follow_the_lexer(text: str, expected: str) -> None:
+    assert _lanes(text) == expected
+
+
+def test_chunks_carry_block_comments_and_trailing_commas_across_their_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lane_blanking, "_PADDED", 64)
+    rnd = random.Random(3)
+    lines = []
+    for i in range(400):
+        roll = rnd.random()
+        if roll < 0.2:
+            lines.append(f'  "k{i}": [1, /* multi\n line "q" {i} */ 2,\n\n    ], // c')
+        elif roll < 0.4:
+            lines.append(f'  "k{i}": {{"x": {i},\n   // c\n\n   }},')
+        else:
+            lines.append(f'  "k{i}": "caf\u00e9 {i}", // c{i} http://x')
+    text = "{\n" + "\n".join(lines) + '\n  "end": 0,\n}'
+    lanes = _lanes(text)
+    assert lanes is not None and len(lanes) == len(text)
+    assert lanes == _expected_lanes(text)
+    doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
+    assert doc._scanner.lane_text is not None  # white box: the C scanner accepted the lane text throughout
+    assert doc.value == oracle_loads(text)
+    doc.set(("k399",), "edited")
+    assert doc.get(("k399",)) == "edited" and oracle_loads(doc.text)["k399"] == "edited"
+
+
+def test_keys_that_fold_alike_are_not_taken_for_duplicates() -> None:
+    text = '{"\u00e9": 1, "\u00fc": 2, /* c */ "\u65e5": [3,]}'
+    doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
+    assert doc.value == {"\u00e9": 1, "\u00fc": 2, "\u65e5": [3]}
+    with pytest.raises(MalformedConfigError, match="duplicate key"):
+        JsoncDocument.parse_bytes('{"\u00e9": 1, /* c */ "\u00e9": 2}'.encode(), JSONC)
+
+
+def test_a_comma_after_no_member_is_never_taken_for_a_trailing_one() -> None:
+    for text in ("[ /* c */ ,]", "{,}", '{"a": ,}', "[1,,]"):
+        assert _lanes(text) is not None
+        with pytest.raises(MalformedConfigError):
+            JsoncDocument.parse(text, JSONC)
+
+
+def test_an_edit_drops_the_lane_text_and_the_next_edit_builds_its_own() -> None:
+    text = "{\n" + "\n".join(f'  "k{i}": [1, /* c */ {i},], // n' for i in range(300)) + "\n}"
+    doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
+    assert doc._scanner.lane_text is not None  # white box: parse_bytes built it from the bytes
+    doc.set(("k150",), [1, 2])
+    doc.insert(("k10",), 0, 0)
+    doc.remove(("k299",))
+    assert doc.get(("k150",)) == [1, 2] and doc.get(("k10",)) == [0, 1, 10]
+    assert doc.value == oracle_loads(doc.text)
+    assert not doc._scanner.prepared  # no exact blanking of the whole text was needed
+
+
+def _mutated(rnd: random.Random, root: Any, seed: int) -> tuple[str, Dialect]:
+    writer = Writer(rnd, comments=True, trailing_commas=rnd.random() < 0.5)
+    text = writer.document(root, rnd.random() < 0.1)
+    dialect = JSONC if writer.used_trailing else rnd.choice([JSONC, JSONC_NO_TRAILING_COMMAS])
+    mutate = random.Random(seed)
+    if mutate.random() < 0.7:
+        pos = mutate.randrange(len(text) + 1)
+        text = text[:pos] + mutate.choice(',:[]{}"/*\\ \n\t0x\u00e9') + text[pos:]
+    return text, dialect
+
+
+@PROFILE
+@given(st.randoms(use_true_random=False), roots, st.integers(0, 2**32))
+def test_parse_bytes_with_lanes_agrees_with_the_reference_scanner(rnd: random.Random, root: Any, seed: int) -> None:
+    text, dialect = _mutated(rnd, root, seed)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return  # a lone surrogate: not a UTF-8 file
+    note(repr(text))
+    for candidate in (dialect, STRICT_JSON, JSONC):
+        try:
+            expected: Any = ReferenceScanner(text, candidate).document()[0]
+        except MalformedConfigError as exc:
+            expected = exc
+        try:
+            got: Any = JsoncDocument.parse_bytes(data, candidate).value
+        except MalformedConfigError as exc:
+            got = exc
+        if isinstance(expected, MalformedConfigError):
+            assert isinstance(got, MalformedConfigError), f"lanes accepted {text!r}"
+            assert (got.line, got.column, got.reason) == (expected.line, expected.column, expected.reason)
+        else:
+            assert not isinstance(got, MalformedConfigError), f"lanes refused {text!r}: {got}"
+            assert got == expected
