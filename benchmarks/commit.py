@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import RESULTS, Figure, dump_json, median_time, report
+from benchmarks.harness import RESULTS, Figure, dump_json, interleaved_times, median_time, report
 from elydora_config import Transaction
 from elydora_config.files import write_atomic
 from elydora_config.lock import StateLock
@@ -58,10 +58,11 @@ def _commit_vs_replace(root: Path, k: int) -> None:
             write_atomic(path, PAYLOAD + tag)
 
     commit_times, replace_times, atomic_times = [], [], []
-    for _ in range(ROUNDS):
-        commit_times.append(median_time(commit, repeat=15, warmup=2))
-        replace_times.append(median_time(replaces, repeat=15, warmup=2))
-        atomic_times.append(median_time(atomic_writes, repeat=15, warmup=2))
+    for _ in range(ROUNDS):  # call by call in turn, so that a burst of disk load hits all three alike
+        times = interleaved_times({"commit": commit, "replace": replaces, "atomic": atomic_writes}, repeat=15)
+        commit_times.append(times["commit"])
+        replace_times.append(times["replace"])
+        atomic_times.append(times["atomic"])
     value, baseline = statistics.median(commit_times), statistics.median(replace_times)
     report(
         Figure(
