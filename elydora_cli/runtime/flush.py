@@ -129,16 +129,28 @@ def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 
 
 
 def _run(directory: str, policy: RetryPolicy | None) -> str:
-    from .deliver import RetryPolicy
-    from .flusher import Flusher
+    from .flusher import Flusher  # the HTTP client (deliver) loads only for a server-bound agent
 
-    return Flusher(directory, policy or RetryPolicy()).run()
+    return Flusher(directory, policy).run()
 
 
 def _wait_for_events(directory: str, linger: float) -> None:
     deadline = time.monotonic() + linger
     while time.monotonic() < deadline and not has_undelivered(directory):
         time.sleep(0.02)
+
+
+def _flush_main(directory: str, held_fd: int | None) -> str:
+    try:
+        return flush(directory, linger=LINGER, held_fd=held_fd)
+    except ImportError:
+        if not sys.flags.no_site:
+            raise
+        # Started without site (see the audit hook's FLUSH_PATH) and a module lives elsewhere: look again.
+        import site
+
+        site.main()
+        return flush(directory, linger=LINGER)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     directory = os.path.abspath(args[0])
     try:
-        outcome = flush(directory, linger=LINGER, held_fd=held_fd)
+        outcome = _flush_main(directory, held_fd)
     except Exception as exc:  # a detached process: the error log is its only voice
         from .errorlog import log_error
 

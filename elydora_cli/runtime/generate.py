@@ -50,6 +50,7 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
     if not os.path.isabs(python):
         raise ValueError("the interpreter path must be absolute")
     common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts)}
+    flush_path = flusher_path(python)
     guard = _render(
         "guard.py",
         facts,
@@ -73,6 +74,7 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
         python,
         dict(
             common,
+            FLUSH_PATH=flush_path,
             SUCCESS_STDOUT=facts.audit.success_stdout,
             FAILURE_EXIT=facts.audit.failure_exit_code,
             FAILURE_STDOUT=facts.audit.failure_stdout,
@@ -84,6 +86,39 @@ def generate(provider_id: str, agent_dir: PathLike, python: str) -> dict[str, tu
         f"{GUARD_MODULE}.py": (guard, MODULE_MODE),
         f"{AUDIT_MODULE}.py": (hook, MODULE_MODE),
     }
+
+
+FLUSHER_MODULES = ("elydora_cli", "elydora_config", "cryptography", "_cffi_backend", "certifi")
+"""The top-level modules outside the standard library that the detached flusher imports (``_cffi_backend``
+through ``cryptography``, ``certifi`` for a server-bound agent)."""
+
+
+def flusher_path(python: str) -> tuple[str, ...]:
+    """The directories holding :data:`FLUSHER_MODULES` as this interpreter finds them, for the audit hook to
+    start the flusher without ``site`` (its ``.pth`` files cost several times the interpreter's own start).
+
+    Empty when the agent runs another interpreter than this one (its packages and extension modules may be
+    others): the hook then starts the flusher with ``site``, as it does when a listed directory is gone.
+    """
+    import importlib.util
+    import sys
+
+    if os.path.realpath(python) != os.path.realpath(sys.executable):
+        return ()
+    found: list[str] = []
+    for name in FLUSHER_MODULES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        where = next(iter(spec.submodule_search_locations or ()), None) or spec.origin
+        if where and os.path.isabs(where):
+            directory = os.path.dirname(where)
+            if directory not in found:
+                found.append(directory)
+    return tuple(found)
 
 
 def _host_params(facts: catalog.Provider) -> dict[str, tuple[bytes, ...]]:

@@ -30,6 +30,7 @@ FAILURE_EXIT = 0  # @param
 FAILURE_STDOUT = b""  # @param
 HOST_KEYS: tuple[bytes, ...] = ()  # @param
 FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
+FLUSH_PATH: tuple[str, ...] = ()  # @param
 # ---------------------------------------------------------------------------------------------------------
 
 STDIN_LIMIT = 1 << 20
@@ -187,6 +188,27 @@ def append_spool(line: bytes, directory: str = AGENT_DIR) -> None:
     raise AuditError(f"{SPOOL} kept being replaced")
 
 
+FLUSH_BOOT = (
+    "import sys\n"
+    "sys.path += {path!r}\n"
+    "try:\n"
+    "    from elydora_cli.runtime.flush import main\n"
+    "except ImportError:  # a recorded directory moved: look through site after all\n"
+    "    import site\n"
+    "    site.main()\n"
+    "    from elydora_cli.runtime.flush import main\n"
+    "sys.exit(main())\n"
+)
+
+
+def flusher_command() -> list[str]:
+    """The flusher's command line without its arguments: without ``site`` when the generator recorded where
+    the flusher's packages are (``FLUSH_PATH``), which saves the ``.pth`` processing on every start."""
+    if not FLUSH_PATH:
+        return [PYTHON, "-I", "-m", "elydora_cli.runtime.flush"]
+    return [PYTHON, "-I", "-S", "-c", FLUSH_BOOT.format(path=list(FLUSH_PATH))]
+
+
 def start_flusher() -> None:
     """Start the detached flusher unless one holds flush.lock (it re-checks the spool before exiting).
 
@@ -204,7 +226,7 @@ def start_flusher() -> None:
         try:
             posix.set_inheritable(fd, True)  # Python opens descriptors non-inheritable (PEP 446)
             actions = [(posix.POSIX_SPAWN_OPEN, n, "/dev/null", posix.O_RDWR, 0) for n in (0, 1, 2)]
-            argv = [PYTHON, "-I", "-m", "elydora_cli.runtime.flush", AGENT_DIR, LOCK_FD_FLAG, str(fd)]
+            argv = [*flusher_command(), AGENT_DIR, LOCK_FD_FLAG, str(fd)]
             posix.posix_spawn(PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
         finally:
             posix.close(fd)  # the flusher keeps the lock through its own copy of the descriptor
