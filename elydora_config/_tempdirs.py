@@ -78,9 +78,7 @@ def register(txfd: int, directory: str) -> None:
 
 def tagged_temp_name(final_name: str, tag: str) -> str:
     """A fresh temp name beside ``final_name`` that recovery can attribute to this state directory."""
-    import secrets
-
-    return f".{final_name[:80]}{TEMP_MARKER}{os.getpid()}-{tag}-{secrets.token_hex(6)}"
+    return f".{final_name[:80]}{TEMP_MARKER}{os.getpid()}-{tag}-{os.urandom(6).hex()}"
 
 
 def _pid_alive(pid: int) -> bool:
