@@ -1,5 +1,8 @@
 """The commit protocol (see docs/transactions.md for the crash analysis).
 
+A commit that changes exactly one file and creates no directory takes the journal-free path of ``_single``
+after step 1; everything below is the journalled protocol of every other commit.
+
 1. Under the state lock, re-verify every snapshot.
 2. Prepare: write the journal (every target, its old snapshot, new hash, temp and artifact names), hard-link
    (or copy) each original into ``transactions/`` as its rollback artifact, fsync the journal and that

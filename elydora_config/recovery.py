@@ -10,8 +10,9 @@ in a recovery folder (see :mod:`._salvage`) that the report names, so recovery a
 Either way the journalled temp names (staged copies, originals swapped out or moved aside) and stale temp
 files of dead processes in the targets' directories (an interrupted earlier recovery) are removed before the
 journal goes; the journal is removed last. Artifacts without a journal or ``.done`` record (power lost
-before the journal became durable) and artifacts of retired transactions are removed. A journal records
-whether its paths may go through links.
+before the journal became durable) and artifacts of retired transactions are removed, and so are the temp
+files single-target commits (no journal, see ``_single``) left in the directories ``_tempdirs`` lists. A
+journal records whether its paths may go through links.
 """
 
 from __future__ import annotations
