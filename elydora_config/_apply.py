@@ -28,7 +28,7 @@ class DirCache:
 
     def fd(self, directory: str) -> int:
         if directory not in self.fds:
-            self.fds[directory] = open_directory(directory, allow_links=self.allow_links)
+            self.fds[directory] = open_directory(directory, allow_links=self.allow_links, one_call=True)
         return self.fds[directory]
 
     def of(self, path: str) -> tuple[int, str]:

@@ -134,18 +134,22 @@ def _missing_dirs(plan: Plan) -> list[tuple[str, int]]:
 
 
 def _commit_locked(plan: Plan, txdir: str, dirs: DirCache, housekeeping: bool) -> str | None:
-    for snap in plan.snapshots.values():
-        _verify_snapshot(dirs, snap)
     txid = new_txid()
     entries = _entries(plan, txid)
     missing = _missing_dirs(plan)
+    single = entries[0] if len(entries) == 1 and not missing else None
+    for snap in plan.snapshots.values():
+        # The single target itself is checked when it is applied (what the exchange swaps out, or verify and
+        # rename): reading and hashing it here as well would only make the common case slower.
+        if single is None or snap.path != single.path:
+            _verify_snapshot(dirs, snap)
     if not entries and not missing:
         return None
     txfd = dirs.fd(txdir)
-    if len(entries) == 1 and not missing:
-        entry = entries[0]
-        data = next((c.data for c in plan.changes if c.path == entry.path), None)
-        commit_single(entry, data, entry.old, txid, txdir, txfd, dirs, state_tag(plan.state_dir))
+    if single is not None:
+        data = next((c.data for c in plan.changes if c.path == single.path), None)
+        tag = state_tag(plan.state_dir, resolved=not plan.allow_links)  # else a link in it was refused
+        commit_single(single, data, single.old, txid, txdir, txfd, dirs, tag)
         if housekeeping:
             with contextlib.suppress(OSError):
                 prune(txfd, plan.retention)

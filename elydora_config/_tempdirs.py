@@ -31,9 +31,13 @@ TEMP_DIRS = "temp-dirs"
 _MAX_BYTES = 1 << 20
 
 
-def state_tag(state_dir: str) -> str:
-    """A short tag naming this state directory (from its real path, whichever links lead to it)."""
-    real = os.fsencode(os.path.realpath(state_dir))
+def state_tag(state_dir: str, *, resolved: bool = False) -> str:
+    """A short tag naming this state directory (from its real path, whichever links lead to it).
+
+    ``resolved``: ``state_dir`` is known to be its real path already (an absolute path whose components were
+    opened without following links), which saves resolving it again on every commit.
+    """
+    real = os.fsencode(state_dir if resolved else os.path.realpath(state_dir))
     return hashlib.blake2b(real, digest_size=4).hexdigest()
 
 
