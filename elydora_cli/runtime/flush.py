@@ -121,9 +121,12 @@ def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 
             held_fd = None
             if not held:
                 return outcome
-            outcome = _run(directory, policy) if has_work(directory) else DRAINED
-            if outcome == DRAINED:
-                _wait_for_events(directory, linger)
+            # Events that arrive while lingering are drained under the same lock: releasing it between
+            # passes would let a hook of the same burst take it and start a second flusher.
+            while True:
+                outcome = _run(directory, policy) if has_work(directory) else DRAINED
+                if outcome != DRAINED or not _wait_for_events(directory, linger):
+                    break
         if outcome != DRAINED or not has_undelivered(directory):
             return outcome
 
@@ -134,10 +137,14 @@ def _run(directory: str, policy: RetryPolicy | None) -> str:
     return Flusher(directory, policy).run()
 
 
-def _wait_for_events(directory: str, linger: float) -> None:
+def _wait_for_events(directory: str, linger: float) -> bool:
+    """Wait up to ``linger`` seconds for an undelivered event; whether one arrived."""
     deadline = time.monotonic() + linger
-    while time.monotonic() < deadline and not has_undelivered(directory):
+    while time.monotonic() < deadline:
+        if has_undelivered(directory):
+            return True
         time.sleep(0.02)
+    return False
 
 
 def _flush_main(directory: str, held_fd: int | None) -> str:
