@@ -1,5 +1,8 @@
 """The commit protocol (see docs/transactions.md for the crash analysis).
 
+A commit that changes exactly one file and creates no directory takes the journal-free path of ``_single``
+after step 1; everything below is the journalled protocol of every other commit.
+
 1. Under the state lock, re-verify every snapshot.
 2. Prepare: write the journal (every target, its old snapshot, new hash, temp and artifact names), hard-link
    (or copy) each original into ``transactions/`` as its rollback artifact, fsync the journal and that
@@ -26,12 +29,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import _sysio
+from ._apply import DirCache, KeptAside, apply_one, changed, fsync_dirs, named
+from ._single import commit_single
+from ._tempdirs import TEMP_DIRS, state_tag
 from ._undo import NEW, OLD, entry_state, preserve, restore
-from .errors import ConcurrentModificationError, ConfigError, RecoveryNeededError, RollbackIncompleteError
+from .errors import ConcurrentModificationError, MissingDirectoryError, RecoveryNeededError, RollbackIncompleteError
 from .files import remove_quietly, temp_name
 from .journal import (
     DONE_SUFFIX,
@@ -48,7 +53,7 @@ from .journal import (
 )
 from .lock import StateLock
 from .ownership import check_not_root_in_foreign_tree, keep_owner
-from .paths import ensure_directory, open_directory, pending_journals
+from .paths import ensure_directory
 from .snapshot import Snapshot, take_at, verify_at
 
 
@@ -72,57 +77,42 @@ class Plan:
     expected: dict[str, Snapshot] = field(default_factory=dict)
 
 
-class DirCache:
-    """Open directory descriptors, one per directory, closed together."""
-
-    def __init__(self, allow_links: bool) -> None:
-        self.allow_links = allow_links
-        self.fds: dict[str, int] = {}
-
-    def fd(self, directory: str) -> int:
-        if directory not in self.fds:
-            self.fds[directory] = open_directory(directory, allow_links=self.allow_links)
-        return self.fds[directory]
-
-    def of(self, path: str) -> tuple[int, str]:
-        return self.fd(os.path.dirname(path)), os.path.basename(path)
-
-    def close(self) -> None:
-        for fd in self.fds.values():
-            _sysio.close(fd)
-        self.fds.clear()
-
-
-@contextlib.contextmanager
-def _named(path: str) -> Iterator[None]:
-    """Make an ``OSError`` from a descriptor or a directory-relative call name ``path`` (absolute)."""
-    try:
-        yield
-    except OSError as exc:
-        if (isinstance(exc.filename, str) and os.path.isabs(exc.filename)) or exc.errno is None:
-            raise
-        raise OSError(exc.errno, exc.strerror, path) from exc
-
-
 def commit(plan: Plan) -> str | None:
     """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing."""
     txdir = os.path.join(plan.state_dir, TRANSACTIONS_DIR)
     for directory in sorted({plan.state_dir} | {os.path.dirname(c.path) for c in plan.changes}):
         check_not_root_in_foreign_tree(directory)
+    dirs = DirCache(plan.allow_links)
+    try:
+        _open_transactions_dir(plan, txdir, dirs)
+        with StateLock(plan.state_dir, timeout=plan.lock_timeout):
+            names = os.listdir(dirs.fd(txdir))
+            journals = sorted(n for n in names if n.endswith(JOURNAL_SUFFIX))
+            blocking = blocking_journal(txdir, journals, _touched(plan))
+            if blocking:
+                raise RecoveryNeededError(
+                    os.path.join(txdir, blocking), "is an interrupted transaction on these files; run recovery first"
+                )
+            # Artifacts of retired transactions (a crash before their deletion) are deleted by the next commit.
+            housekeeping = any(not n.endswith((JOURNAL_SUFFIX, DONE_SUFFIX)) and n != TEMP_DIRS for n in names)
+            return _commit_locked(plan, txdir, dirs, housekeeping)
+    finally:
+        dirs.close()
+
+
+def _open_transactions_dir(plan: Plan, txdir: str, dirs: DirCache) -> None:
+    """Open ``<state>/transactions`` (no link on the way), creating it and the state directory when missing."""
+    try:
+        with named(txdir):
+            dirs.fd(txdir)
+        return
+    except MissingDirectoryError:
+        pass
     for directory in (plan.state_dir, txdir):
-        with _named(directory):
+        with named(directory):
             ensure_directory(directory, mode=0o700, allow_links=plan.allow_links)
-    with StateLock(plan.state_dir, timeout=plan.lock_timeout):
-        blocking = blocking_journal(txdir, pending_journals(txdir), _touched(plan))
-        if blocking:
-            raise RecoveryNeededError(
-                os.path.join(txdir, blocking), "is an interrupted transaction on these files; run recovery first"
-            )
-        dirs = DirCache(plan.allow_links)
-        try:
-            return _commit_locked(plan, txdir, dirs)
-        finally:
-            dirs.close()
+    with named(txdir):
+        dirs.fd(txdir)
 
 
 def _touched(plan: Plan) -> set[str]:
@@ -143,21 +133,33 @@ def _missing_dirs(plan: Plan) -> list[tuple[str, int]]:
     return missing
 
 
-def _commit_locked(plan: Plan, txdir: str, dirs: DirCache) -> str | None:
-    for snap in plan.snapshots.values():
-        _verify_snapshot(dirs, snap)
+def _commit_locked(plan: Plan, txdir: str, dirs: DirCache, housekeeping: bool) -> str | None:
     txid = new_txid()
     entries = _entries(plan, txid)
     missing = _missing_dirs(plan)
+    single = entries[0] if len(entries) == 1 and not missing else None
+    for snap in plan.snapshots.values():
+        # The single target itself is checked when it is applied (what the exchange swaps out, or verify and
+        # rename): reading and hashing it here as well would only make the common case slower.
+        if single is None or snap.path != single.path:
+            _verify_snapshot(dirs, snap)
     if not entries and not missing:
         return None
-    journal = Journal(txid, entries, [d for d, _ in missing], plan.allow_links)
     txfd = dirs.fd(txdir)
+    if single is not None:
+        data = next((c.data for c in plan.changes if c.path == single.path), None)
+        tag = state_tag(plan.state_dir, resolved=not plan.allow_links)  # else a link in it was refused
+        commit_single(single, data, single.old, txid, txdir, txfd, dirs, tag)
+        if housekeeping:
+            with contextlib.suppress(OSError):
+                prune(txfd, plan.retention)
+        return txid
+    journal = Journal(txid, entries, [d for d, _ in missing], plan.allow_links)
     _prepare(plan, journal, txfd, dirs, txdir)
     try:
         fds = _stage(plan, journal, missing, dirs)
         _sync_and_close(fds)
-        with _named(txdir):
+        with named(txdir):
             keep_new_copies(txfd, journal, {c.path: c.data or b"" for c in plan.changes if c.kind == "write"})
     except BaseException:
         _discard(journal, txfd, dirs)
@@ -202,24 +204,24 @@ def _prepare(plan: Plan, journal: Journal, txfd: int, dirs: DirCache, txdir: str
     journal_path = os.path.join(txdir, journal.txid + JOURNAL_SUFFIX)
     jfd: int | None = None
     try:
-        with _named(journal_path):
+        with named(journal_path):
             jfd = write_new(txfd, journal.txid + JOURNAL_SUFFIX, journal.encode())
         for entry in journal.entries:
             if entry.old.exists:
                 dfd, _ = dirs.of(entry.path)
                 try:
-                    with _named(entry.path):
+                    with named(entry.path):
                         preserve(dfd, txfd, entry)
                 except FileNotFoundError:
                     if os.path.lexists(entry.path):
                         raise
-                    _changed(entry, "was removed by another program after it was read")
+                    changed(entry, "was removed by another program after it was read")
                 plan.expected[entry.path] = _recheck_after_link(dirs, entry.old)
-        with _named(journal_path):
+        with named(journal_path):
             _sysio.fsync(jfd)
             fd, jfd = jfd, None
             _sysio.close(fd)
-        with _named(txdir):
+        with named(txdir):
             _sysio.fsync_dir(txfd)
     except BaseException:
         if jfd is not None:
@@ -244,7 +246,7 @@ def _stage(
     plan: Plan, journal: Journal, missing: list[tuple[str, int]], dirs: DirCache
 ) -> list[tuple[int, str]]:
     for directory, mode in missing:
-        with _named(directory):
+        with named(directory):
             ensure_directory(directory, mode=mode, allow_links=plan.allow_links)
     data = {c.path: c.data for c in plan.changes if c.kind == "write"}
     fds: list[tuple[int, str]] = []
@@ -254,7 +256,7 @@ def _stage(
                 continue
             assert entry.temp is not None and entry.mode is not None
             dfd, _ = dirs.of(entry.path)
-            with _named(entry.path):
+            with named(entry.path):
                 fds.append((write_new(dfd, entry.temp, data[entry.path] or b""), entry.path))
                 keep_owner(fds[-1][0], entry.old)
                 if entry.mode != 0o600:
@@ -269,7 +271,7 @@ def _stage(
 def _sync_and_close(fds: list[tuple[int, str]]) -> None:
     try:
         for fd, path in fds:
-            with _named(path):
+            with named(path):
                 _sysio.fsync(fd)
     finally:
         for fd, _ in fds:
@@ -284,9 +286,11 @@ def _apply(plan: Plan, journal: Journal, txfd: int, dirs: DirCache, txdir: str) 
         for entry in journal.entries:
             dfd, name = dirs.of(entry.path)
             try:
-                with _named(entry.path):
-                    _apply_one(dfd, name, entry, plan.expected.get(entry.path, entry.old), dirs.allow_links)
-            except _KeptAside:
+                with named(entry.path):
+                    displaced = apply_one(dfd, name, entry, plan.expected.get(entry.path, entry.old), dirs.allow_links)
+                    if displaced is not None:
+                        _sysio.unlink(displaced, dir_fd=dfd)
+            except KeptAside:
                 applied.append(entry)
                 raise
             except ConcurrentModificationError:
@@ -295,96 +299,12 @@ def _apply(plan: Plan, journal: Journal, txfd: int, dirs: DirCache, txdir: str) 
                 applied.append(entry)  # it may be in place: the rollback decides by content
                 raise
             applied.append(entry)
-        _fsync_dirs(dirs, (e.path for e in journal.entries))
-        with _named(os.path.join(txdir, journal_name)):
+        fsync_dirs(dirs, (e.path for e in journal.entries))
+        with named(os.path.join(txdir, journal_name)):
             _sysio.rename(journal_name, journal.txid + DONE_SUFFIX, src_dir_fd=txfd, dst_dir_fd=txfd)
     except BaseException:
         _rollback(journal, txfd, dirs, applied, txdir)
         raise
-
-
-def _apply_one(dfd: int, name: str, entry: Entry, expected: Snapshot, allow_links: bool) -> None:
-    """Put one entry in place so that a foreign change made at any moment before is detected and kept.
-
-    Where ``renameat2`` works, a replacement is an atomic exchange followed by a check of what was swapped
-    out (swapped back on mismatch), a new file is renamed without replacing, and a removal moves the file
-    aside and checks it. Elsewhere: verify, then rename or unlink (a short race window remains).
-    """
-    assert entry.temp is not None
-    try:
-        if entry.kind == "remove":
-            _sysio.rename(name, entry.temp, src_dir_fd=dfd, dst_dir_fd=dfd)
-        elif entry.old.exists:
-            _sysio.exchange(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        else:
-            _sysio.rename_noreplace(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-    except FileExistsError:
-        _changed(entry, "was created by another program after it was read")
-    except FileNotFoundError:
-        if entry.old.exists and not os.path.lexists(entry.path):
-            _changed(entry, "was removed by another program after it was read")
-        raise
-    except OSError as exc:
-        if exc.errno not in _sysio.UNSUPPORTED:
-            raise
-        verify_at(dfd, name, expected, allow_links=allow_links)
-        if entry.kind == "write":
-            _sysio.rename(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        else:
-            _sysio.unlink(name, dir_fd=dfd)
-        return
-    if entry.old.exists:
-        _check_displaced(dfd, name, entry, expected, allow_links)
-
-
-def _changed(entry: Entry, what: str) -> None:
-    raise ConcurrentModificationError(entry.path, f"{what}; it was left as the other program wrote it")
-
-
-def _check_displaced(dfd: int, name: str, entry: Entry, expected: Snapshot, allow_links: bool) -> None:
-    """``entry.temp`` now holds what was at ``name``: delete it if it is the original, else put it back."""
-    assert entry.temp is not None
-    try:
-        now, _ = take_at(dfd, entry.temp, entry.path, max_bytes=max(expected.size, 1), allow_links=allow_links)
-        diff = [d for d in expected.differences(now) if d != "ctime_ns"]
-    except ConfigError as exc:
-        diff = [exc.reason]
-    if not diff:
-        _sysio.unlink(entry.temp, dir_fd=dfd)
-        return
-    what = f"was changed by another program after it was read ({', '.join(diff)} differs)"
-    try:
-        if entry.kind == "write":
-            _sysio.exchange(entry.temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        else:
-            _put_back(dfd, entry.temp, name)
-    except OSError:
-        # Never leave the other program's file under a temp name that clean-up would delete; the target is
-        # not what it was, so the rollback has to look at it (hence not a plain ConcurrentModificationError).
-        kept = f"{name[:80]}.elydora-conflict-{entry.temp[-12:]}"
-        _sysio.rename(entry.temp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
-        raise _KeptAside(entry.path, f"{what}; the other program's file is kept as {kept}") from None
-    _changed(entry, what)
-
-
-class _KeptAside(ConcurrentModificationError):
-    """A foreign change was detected but could not be put back in place."""
-
-
-def _put_back(dfd: int, temp: str, name: str) -> None:
-    try:
-        _sysio.rename_noreplace(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-    except OSError as exc:
-        if exc.errno not in _sysio.UNSUPPORTED:
-            raise
-        _sysio.link(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        _sysio.unlink(temp, dir_fd=dfd)
-
-
-def _fsync_dirs(dirs: DirCache, paths: Iterable[str]) -> None:
-    for directory in sorted({os.path.dirname(p) for p in paths}):
-        with _named(directory):
-            _sysio.fsync_dir(dirs.fd(directory))
 
 
 def _rollback(journal: Journal, txfd: int, dirs: DirCache, applied: list[Entry], txdir: str) -> None:
@@ -396,14 +316,14 @@ def _rollback(journal: Journal, txfd: int, dirs: DirCache, applied: list[Entry],
             dfd, _ = dirs.of(entry.path)
             state = entry_state(dfd, entry, allow_links=dirs.allow_links)
             if state == NEW:
-                with _named(entry.path):
+                with named(entry.path):
                     restore(dfd, txfd, entry)
             elif state != OLD:
                 unsafe.append(entry)
         except Exception as exc:
             failed.append((entry.path, exc))
     try:
-        _fsync_dirs(dirs, (e.path for e in applied))
+        fsync_dirs(dirs, (e.path for e in applied))
     except OSError as exc:
         failed.append((exc.filename or txdir, exc))
     journal_path = os.path.join(txdir, journal.txid + JOURNAL_SUFFIX)

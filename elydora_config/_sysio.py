@@ -21,7 +21,11 @@ O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
-def open_file(name: str, flags: int, mode: int = 0o600, *, dir_fd: int | None = None) -> int:
+def open_file(name: str, flags: int, mode: int = 0o600, *, dir_fd: int | None = None, no_links: bool = False) -> int:
+    """``os.open``; ``no_links``: Linux ``openat2`` with ``RESOLVE_NO_SYMLINKS`` (no component may be a link),
+    ``OSError(ENOSYS)`` where it is unavailable."""
+    if no_links:
+        return _openat2(name, flags | O_CLOEXEC, mode, dir_fd)
     return os.open(name, flags | O_CLOEXEC, mode, dir_fd=dir_fd)
 
 
@@ -109,6 +113,43 @@ def _rename2(src: str, dst: str, flags: int, src_dir_fd: int | None, dst_dir_fd:
 
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code), src, None, dst)
+
+
+_SYS_OPENAT2 = 437  # the same number on every Linux architecture (new system calls share one table)
+_RESOLVE_NO_SYMLINKS = 0x04
+_openat2_call: Any = _UNLOADED
+
+
+def _load_openat2() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syscall
+    except (OSError, AttributeError):
+        return None
+    function.restype = ctypes.c_long
+    return function
+
+
+def _openat2(name: str, flags: int, mode: int, dir_fd: int | None) -> int:
+    global _openat2_call
+    if _openat2_call is _UNLOADED:
+        _openat2_call = _load_openat2()
+    if _openat2_call is None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), name)
+    import ctypes
+
+    how = (ctypes.c_uint64 * 3)(flags, mode if flags & os.O_CREAT else 0, _RESOLVE_NO_SYMLINKS)
+    dfd = _AT_FDCWD if dir_fd is None else dir_fd
+    fd = _openat2_call(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(name), how, ctypes.c_size_t(24))
+    if fd < 0:
+        code = ctypes.get_errno()
+        if code == errno.ENOSYS:
+            _openat2_call = None  # an older kernel: do not ask again
+        raise OSError(code, os.strerror(code), name)
+    return int(fd)
 
 
 def exchange(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,7 @@ FORMAT = 1
 
 def new_txid() -> str:
     """Sortable by creation time, unique across processes."""
-    return f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}"
+    return f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}"
 
 
 @dataclass

@@ -66,13 +66,20 @@ def _components(path: str) -> tuple[str, list[str]]:
     return os.sep, parts
 
 
-def open_directory(path: PathLike, *, allow_links: bool = False) -> int:
+def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> int:
     """Open the directory ``path`` and return its descriptor (caller closes it).
 
     Without ``allow_links`` every component is opened relative to its parent with ``O_NOFOLLOW``; a
-    component that is a symbolic link raises :class:`UnsafePathError` naming it.
+    component that is a symbolic link raises :class:`UnsafePathError` naming it. ``one_call``: first try
+    Linux ``openat2`` with ``RESOLVE_NO_SYMLINKS``, the same check in one system call (it loads ``ctypes``:
+    for writers, not for read-only commands); on any error the walk runs and reports it precisely.
     """
     text = os.fspath(path)
+    if one_call and not allow_links:
+        try:
+            return _sysio.open_file(os.path.abspath(text), _DIR_FLAGS, no_links=True)
+        except OSError:
+            pass
     if allow_links:
         try:
             return _sysio.open_file(text, _DIR_FLAGS)

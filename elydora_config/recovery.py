@@ -10,8 +10,9 @@ in a recovery folder (see :mod:`._salvage`) that the report names, so recovery a
 Either way the journalled temp names (staged copies, originals swapped out or moved aside) and stale temp
 files of dead processes in the targets' directories (an interrupted earlier recovery) are removed before the
 journal goes; the journal is removed last. Artifacts without a journal or ``.done`` record (power lost
-before the journal became durable) and artifacts of retired transactions are removed. A journal records
-whether its paths may go through links.
+before the journal became durable) and artifacts of retired transactions are removed, and so are the temp
+files single-target commits (no journal, see ``_single``) left in the directories ``_tempdirs`` lists. A
+journal records whether its paths may go through links.
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import _sysio
-from ._commit import DirCache, _remove_transaction_files, prune
+from ._apply import DirCache
+from ._commit import _remove_transaction_files, prune
 from ._salvage import Conflict, save_conflicts
+from ._tempdirs import TEMP_DIRS, listed, state_tag
+from ._tempdirs import remove_stale_temps as _remove_stale_temps
 from ._undo import FOREIGN, NEW, OLD, entry_state, restore
 from .errors import PathLike
-from .files import TEMP_MARKER, remove_quietly
+from .files import remove_quietly
 from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal, read_journal
 from .lock import StateLock
 from .paths import opened_directory, pending_journals
@@ -86,6 +90,7 @@ def recover(
     with StateLock(state, timeout=lock_timeout), opened_directory(txdir, allow_links=allow_links) as txfd:
         for name in pending_journals(txdir):
             reports.append(_recover_one(state, txfd, name, retention, allow_links))
+        _remove_stale_temps(listed(txfd), state_tag(state))  # what killed single-target commits left
         _remove_orphans(txfd)
         prune(txfd, retention)
         _remove_stale_temps(scan_dirs)
@@ -183,30 +188,5 @@ def _remove_orphans(txfd: int) -> None:
     names = os.listdir(txfd)
     known = {n.rsplit(".", 1)[0] for n in names if n.endswith((JOURNAL_SUFFIX, DONE_SUFFIX))}
     for name in names:
-        if name.split(".", 1)[0] not in known:
+        if name.split(".", 1)[0] not in known and name != TEMP_DIRS:
             remove_quietly(txfd, name)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _remove_stale_temps(scan_dirs: Iterable[PathLike]) -> None:
-    """Remove ``*.elydora-tmp-<pid>-*`` files whose creating process is gone."""
-    for directory in scan_dirs:
-        try:
-            names = os.listdir(directory)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for name in names:
-            _, marker, rest = name.partition(TEMP_MARKER)
-            pid = rest.split("-", 1)[0]
-            if marker and pid.isdigit() and not _pid_alive(int(pid)):
-                with contextlib.suppress(OSError):
-                    _sysio.unlink(os.path.join(os.fspath(directory), name))

@@ -123,24 +123,43 @@ def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 
             held_fd = None
             if not held:
                 return outcome
-            outcome = _run(directory, policy) if has_work(directory) else DRAINED
-            if outcome == DRAINED:
-                _wait_for_events(directory, linger)
+            # Events that arrive while lingering are drained under the same lock: releasing it between
+            # passes would let a hook of the same burst take it and start a second flusher.
+            while True:
+                outcome = _run(directory, policy) if has_work(directory) else DRAINED
+                if outcome != DRAINED or not _wait_for_events(directory, linger):
+                    break
         if outcome != DRAINED or not has_undelivered(directory):
             return outcome
 
 
 def _run(directory: str, policy: RetryPolicy | None) -> str:
-    from .deliver import RetryPolicy
-    from .flusher import Flusher
+    from .flusher import Flusher  # the HTTP client (deliver) loads only for a server-bound agent
 
-    return Flusher(directory, policy or RetryPolicy()).run()
+    return Flusher(directory, policy).run()
 
 
-def _wait_for_events(directory: str, linger: float) -> None:
+def _wait_for_events(directory: str, linger: float) -> bool:
+    """Wait up to ``linger`` seconds for an undelivered event; whether one arrived."""
     deadline = time.monotonic() + linger
-    while time.monotonic() < deadline and not has_undelivered(directory):
+    while time.monotonic() < deadline:
+        if has_undelivered(directory):
+            return True
         time.sleep(0.02)
+    return False
+
+
+def _flush_main(directory: str, held_fd: int | None) -> str:
+    try:
+        return flush(directory, linger=LINGER, held_fd=held_fd)
+    except ImportError:
+        if not sys.flags.no_site:
+            raise
+        # Started without site (see the audit hook's FLUSH_PATH) and a module lives elsewhere: look again.
+        import site
+
+        site.main()
+        return flush(directory, linger=LINGER)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             from .provision import provision
 
             provision(directory, provider)
-        outcome = flush(directory, linger=LINGER, held_fd=held_fd)
+        outcome = _flush_main(directory, held_fd)
     except Exception as exc:  # a detached process: the error log is its only voice
         from .errorlog import log_error
 

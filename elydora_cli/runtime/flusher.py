@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # delivery modules (the HTTP client) load only for a server-b
 class Flusher:
     """One pass over the spool under the lock; see the module docstring."""
 
-    def __init__(self, agent_dir: str, policy: RetryPolicy) -> None:
+    def __init__(self, agent_dir: str, policy: RetryPolicy | None = None) -> None:
         self.dir = agent_dir
         self.config: AgentConfig = read_config(agent_dir)
         self.key: Ed25519PrivateKey = read_private_key(agent_dir)
@@ -52,9 +52,9 @@ class Flusher:
         self.delivery: Delivery | None = None
         if not self.config.is_local:
             from . import health
-            from .deliver import Delivery
+            from .deliver import Delivery, RetryPolicy
 
-            self.delivery = Delivery(agent_dir, self.config, self.key, policy)
+            self.delivery = Delivery(agent_dir, self.config, self.key, policy or RetryPolicy())
             # the server's clock, as learnt from its last TTL_EXPIRED answer
             offset = health.recorded(agent_dir).get("clock_offset_ms")
             self.delivery.clock_offset_ms = offset if isinstance(offset, int) else 0

@@ -60,6 +60,7 @@ def generate(
     system = user_root is not None
     common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts), "SYSTEM": system}
     guard_failure = _guard_failure(facts, system)
+    flush_path = flusher_path(python)
     guard = _render(
         "guard.py",
         facts,
@@ -83,6 +84,7 @@ def generate(
         python,
         dict(
             common,
+            FLUSH_PATH=flush_path,
             SUCCESS_STDOUT=facts.audit.success_stdout,
             FAILURE_EXIT=facts.audit.failure_exit_code,
             FAILURE_STDOUT=facts.audit.failure_stdout,
@@ -129,6 +131,39 @@ def supervisor_launcher(
         "FAILURE_EXIT": facts.guard_runtime.failure_exit_code,
     }
     return _render("supervisor.py", facts, agent_id, python, params)
+
+
+FLUSHER_MODULES = ("elydora_cli", "elydora_config", "cryptography", "_cffi_backend", "certifi")
+"""The top-level modules outside the standard library that the detached flusher imports (``_cffi_backend``
+through ``cryptography``, ``certifi`` for a server-bound agent)."""
+
+
+def flusher_path(python: str) -> tuple[str, ...]:
+    """The directories holding :data:`FLUSHER_MODULES` as this interpreter finds them, for the audit hook to
+    start the flusher without ``site`` (its ``.pth`` files cost several times the interpreter's own start).
+
+    Empty when the agent runs another interpreter than this one (its packages and extension modules may be
+    others): the hook then starts the flusher with ``site``, as it does when a listed directory is gone.
+    """
+    import importlib.util
+    import sys
+
+    if os.path.realpath(python) != os.path.realpath(sys.executable):
+        return ()
+    found: list[str] = []
+    for name in FLUSHER_MODULES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        where = next(iter(spec.submodule_search_locations or ()), None) or spec.origin
+        if where and os.path.isabs(where):
+            directory = os.path.dirname(where)
+            if directory not in found:
+                found.append(directory)
+    return tuple(found)
 
 
 def _host_params(facts: catalog.Provider) -> dict[str, tuple[bytes, ...]]:

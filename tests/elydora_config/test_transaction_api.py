@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -14,6 +15,7 @@ from elydora_config import (
     pending,
     recover,
 )
+from elydora_config._tempdirs import TEMP_DIRS
 from elydora_config.files import TEMP_MARKER
 
 
@@ -108,10 +110,34 @@ def test_leftover_journal_requires_recovery(tmp_path):
 
 
 def test_retention_is_bounded(tmp_path):
-    target = tmp_path / "f"
+    # Two files per commit: the journalled protocol, which leaves a ``.done`` record.
     for i in range(15):
         with Transaction(tmp_path / "state", retention=3) as tx:
-            tx.write(target, str(i).encode())
+            tx.write(tmp_path / "f", str(i).encode())
+            tx.write(tmp_path / "g", str(i).encode())
     names = os.listdir(tmp_path / "state" / "transactions")
     assert len([n for n in names if n.endswith(".done")]) == 3
     assert [n for n in names if not n.endswith(".done")] == []  # rollback copies go at retirement
+
+
+def test_single_file_commits_leave_only_the_temp_dir_list(tmp_path):
+    for i in range(5):
+        with Transaction(tmp_path / "state") as tx:
+            tx.write(tmp_path / "f", str(i).encode())
+    assert (tmp_path / "f").read_bytes() == b"4"
+    assert os.listdir(tmp_path / "state" / "transactions") == [TEMP_DIRS]
+    listed = (tmp_path / "state" / "transactions" / TEMP_DIRS).read_text().splitlines()
+    assert listed == [json.dumps(str(tmp_path))]  # listed once, not once per commit
+    assert [n for n in os.listdir(tmp_path) if TEMP_MARKER in n] == []
+
+
+def test_a_single_file_commit_deletes_artifacts_a_crash_left_of_a_retired_transaction(tmp_path):
+    txdir = tmp_path / "state" / "transactions"
+    with Transaction(tmp_path / "state") as tx:
+        tx.write(tmp_path / "f", b"1")
+        tx.write(tmp_path / "g", b"1")
+    [done] = os.listdir(txdir)
+    (txdir / done.replace(".done", ".0.orig")).write_bytes(b"secret left by a crash")
+    with Transaction(tmp_path / "state") as tx:
+        tx.write(tmp_path / "f", b"2")
+    assert sorted(os.listdir(txdir)) == sorted([done, TEMP_DIRS])

@@ -1,7 +1,8 @@
 """Shared helpers of the transaction acceptance tests.
 
 * :class:`Scenario` builds the canonical 3-file commit (one file replaced, one removed, one created; optionally
-  the created file lives in a directory the transaction creates), runs it, and judges the tree afterwards:
+  the created file lives in a directory the transaction creates, or only one of the three changes is staged:
+  the single-target commit), runs it, and judges the tree afterwards:
   all-old, all-new or mixed, and which leftovers (temp files, journals, artifacts of unfinished transactions,
   stray files or directories) remain.
 * :func:`intercept` replaces every function of :mod:`elydora_config._sysio` by a wrapper that hands each call
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from elydora_config import Transaction, _sysio
+from elydora_config._tempdirs import TEMP_DIRS
 from elydora_config.files import TEMP_MARKER
 from elydora_config.journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR
 
@@ -49,6 +51,7 @@ class Scenario:
     root: Path
     nested: bool = False  # the new file lives in ``fresh/sub``, created by ``tx.mkdir``
     chmod: bool = False  # settings.json keeps its bytes and only changes mode (0644 -> 0600)
+    single: str = ""  # "replaced", "removed" or "created": only that change is staged (the single-target commit)
     initial_dirs: set[str] = field(default_factory=set)
 
     @property
@@ -72,6 +75,11 @@ class Scenario:
         return [self.replaced, self.removed, self.created]
 
     @property
+    def staged(self) -> list[Path]:
+        """The targets the commit changes: all three, or the ``single`` one."""
+        return [getattr(self, self.single)] if self.single else self.targets
+
+    @property
     def target_dirs(self) -> list[Path]:
         return sorted({p.parent for p in self.targets if p.parent.exists()})
 
@@ -89,19 +97,25 @@ class Scenario:
 
     def new(self) -> dict[Path, FileState]:
         settings = (OLD_SETTINGS, 0o600) if self.chmod else (NEW_SETTINGS, 0o644)
-        return {self.replaced: settings, self.removed: None, self.created: (NEW_AGENT, 0o600)}
+        new = {self.replaced: settings, self.removed: None, self.created: (NEW_AGENT, 0o600)}
+        old = self.old()
+        return {path: new[path] if path in self.staged else old[path] for path in self.targets}
 
     def stage(self, tx: Transaction) -> None:
-        for path in self.targets:
+        staged = self.staged
+        for path in staged:
             tx.read(path)
-        if self.chmod:
-            tx.write(self.replaced, OLD_SETTINGS, mode=0o600)
-        else:
-            tx.write(self.replaced, NEW_SETTINGS)
-        tx.remove(self.removed)
+        if self.replaced in staged:
+            if self.chmod:
+                tx.write(self.replaced, OLD_SETTINGS, mode=0o600)
+            else:
+                tx.write(self.replaced, NEW_SETTINGS)
+        if self.removed in staged:
+            tx.remove(self.removed)
         if self.nested:
             tx.mkdir(self.created.parent, 0o700)
-        tx.write(self.created, NEW_AGENT)
+        if self.created in staged:
+            tx.write(self.created, NEW_AGENT)
 
     def run(self) -> str | None:
         tx = Transaction(self.state, lock_timeout=5.0)
@@ -154,7 +168,7 @@ def state_leftovers(state: Path) -> list[str]:
     found += [
         f"orphan {txdir / n}"
         for n in names
-        if not n.endswith(JOURNAL_SUFFIX) and n.split(".", 1)[0] not in done
+        if not n.endswith(JOURNAL_SUFFIX) and n.split(".", 1)[0] not in done and n != TEMP_DIRS
     ]
     if state.is_dir():
         extra = set(os.listdir(state)) - {".lock", TRANSACTIONS_DIR}

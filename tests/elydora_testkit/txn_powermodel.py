@@ -172,11 +172,18 @@ class Recorder:
         return int(value)
 
     def _open_file(
-        self, real: Callable[..., int], name: str, flags: int, mode: int = 0o600, *, dir_fd: int | None = None
+        self,
+        real: Callable[..., int],
+        name: str,
+        flags: int,
+        mode: int = 0o600,
+        *,
+        dir_fd: int | None = None,
+        no_links: bool = False,
     ) -> int:
         path = self._path(name, dir_fd)
         existed = os.path.lexists(path)
-        fd = real(name, flags, mode, dir_fd=dir_fd)
+        fd = real(name, flags, mode, dir_fd=dir_fd, no_links=no_links)
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             self._fds[fd] = ("dir", path)

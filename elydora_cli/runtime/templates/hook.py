@@ -32,6 +32,7 @@ HOST_KEYS: tuple[bytes, ...] = ()  # @param
 FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
 SYSTEM = False  # @param
 PROVIDER_ID = "template"  # @param
+FLUSH_PATH: tuple[str, ...] = ()  # @param
 # ---------------------------------------------------------------------------------------------------------
 if SYSTEM:  # --scope system: each user's own state (see _elydora_policy, generated beside), created on first use
     AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
@@ -206,6 +207,27 @@ def ensure_state_dir() -> None:
             raise AuditError(f"{path} is not a directory of this user")
 
 
+FLUSH_BOOT = (
+    "import sys\n"
+    "sys.path += {path!r}\n"
+    "try:\n"
+    "    from elydora_cli.runtime.flush import main\n"
+    "except ImportError:  # a recorded directory moved: look through site after all\n"
+    "    import site\n"
+    "    site.main()\n"
+    "    from elydora_cli.runtime.flush import main\n"
+    "sys.exit(main())\n"
+)
+
+
+def flusher_command() -> list[str]:
+    """The flusher's command line without its arguments: without ``site`` when the generator recorded where
+    the flusher's packages are (``FLUSH_PATH``), which saves the ``.pth`` processing on every start."""
+    if not FLUSH_PATH:
+        return [PYTHON, "-I", "-m", "elydora_cli.runtime.flush"]
+    return [PYTHON, "-I", "-S", "-c", FLUSH_BOOT.format(path=list(FLUSH_PATH))]
+
+
 def start_flusher() -> None:
     """Start the detached flusher unless one holds flush.lock (it re-checks the spool before exiting).
 
@@ -223,7 +245,7 @@ def start_flusher() -> None:
         try:
             posix.set_inheritable(fd, True)  # Python opens descriptors non-inheritable (PEP 446)
             actions = [(posix.POSIX_SPAWN_OPEN, n, "/dev/null", posix.O_RDWR, 0) for n in (0, 1, 2)]
-            argv = [PYTHON, "-I", "-m", "elydora_cli.runtime.flush", AGENT_DIR, LOCK_FD_FLAG, str(fd)]
+            argv = [*flusher_command(), AGENT_DIR, LOCK_FD_FLAG, str(fd)]
             if SYSTEM:
                 argv += [PROVISION_FLAG, PROVIDER_ID]
             posix.posix_spawn(PYTHON, argv, posix.environ, file_actions=actions, setsid=True)

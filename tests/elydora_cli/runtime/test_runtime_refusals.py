@@ -247,14 +247,13 @@ def test_parallel_hooks_start_one_flusher(tmp_path: Path) -> None:
 
     agent = make_agent(tmp_path, "claudecode")
     marker = agent.path("starts")
-    # Count flusher starts: every start of the flusher's module appends a byte (a probe beside the agent).
+    # Count flusher starts: every start of the flusher's boot code appends a byte (a probe beside the agent).
     # It then sleeps 2 s, so the whole burst arrives while the first flusher is alive.
-    probe = f"import sys, time; open({str(marker)!r}, 'ab').write(b'x'); time.sleep(2); "
-    probe += "from elydora_cli.runtime.flush import main; "
-    probe += "sys.exit(main(sys.argv[1:]))"
+    probe = f"import time; open({str(marker)!r}, 'ab').write(b'x'); time.sleep(2); sys.exit(main())\n"
     hook = agent.path("_elydora_audit.py")
-    source = hook.read_text().replace('"-m", "elydora_cli.runtime.flush"', f'"-c", {probe!r}')
-    hook.write_text(source)
+    source = hook.read_text()
+    assert source.count('"sys.exit(main())\\n"') == 1 and "FLUSH_PATH = ()" not in source
+    hook.write_text(source.replace('"sys.exit(main())\\n"', repr(probe)))
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda n: agent.run("hook.py", b'{"n": %d}' % n), range(8)))
     assert wait_until(lambda: len(_ledger(agent)) == 8 and no_flusher_running(agent))

@@ -23,21 +23,24 @@ import pytest
 from _pytest.monkeypatch import MonkeyPatch
 from elydora_testkit.txn_harness import Scenario, crash_at, enumerate_calls, intercept, skip_fsync, without_renameat2
 
-from elydora_config import pending, recover
+from elydora_config import Transaction, pending, recover
 
 KILLED = -9
 VARIANTS = ["flat", "mkdir", "chmod-only", "no-renameat2"]
+SINGLE = ["replaced", "removed", "created"]
+# The single-target commit (no journal): each kind of change, a mode-only change, and without renameat2.
+SINGLE_VARIANTS = [*SINGLE, "replaced-chmod-only", "replaced-no-renameat2", "created-no-renameat2"]
 
 
-def _commit_points(tmp_path: Path, nested: bool, chmod: bool = False) -> list[str]:
-    probe = Scenario(tmp_path / "probe", nested, chmod).build()
+def _commit_points(tmp_path: Path, nested: bool, chmod: bool = False, single: str = "") -> list[str]:
+    probe = Scenario(tmp_path / "probe", nested, chmod, single).build()
     calls = enumerate_calls(probe.run)
     assert probe.outcome() == "new"
     return calls
 
 
-def _crash_commit(root: Path, nested: bool, point: int, chmod: bool = False) -> Scenario:
-    scn = Scenario(root, nested, chmod).build()
+def _crash_commit(root: Path, nested: bool, point: int, chmod: bool = False, single: str = "") -> Scenario:
+    scn = Scenario(root, nested, chmod, single).build()
     code = crash_at(point, scn.run)
     assert code == KILLED, f"commit was not killed at mutating call {point} (exit {code})"
     return scn
@@ -98,3 +101,48 @@ def test_kill_inside_recover_at_every_call(tmp_path: Path, nested: bool) -> None
     print(f"\nrecover crash points ({'mkdir' if nested else 'flat'}): {exercised} over {pending_points} journals")
     assert pending_points >= len(calls) // 2
     assert exercised >= 3 * pending_points
+
+
+@pytest.mark.parametrize("variant", SINGLE_VARIANTS)
+def test_kill_before_every_mutating_call_of_a_single_target_commit(
+    tmp_path: Path, variant: str, monkeypatch: MonkeyPatch
+) -> None:
+    single, chmod = variant.split("-")[0], "chmod-only" in variant
+    if variant.endswith("no-renameat2"):
+        without_renameat2(monkeypatch)
+    calls = _commit_points(tmp_path, False, chmod, single)
+    assert not [c for c in calls if ".journal" in c], calls  # this path writes no journal
+    # first commit in a fresh state: mkdir of the state tree, the temp-dir list, the temp file, the rename
+    assert len(calls) >= 6, calls
+    outcomes: Counter[str] = Counter()
+    for point, call in enumerate(calls):
+        scn = _crash_commit(tmp_path / f"p{point}", False, point, chmod, single)
+        with intercept(skip_fsync):
+            recover(scn.state)
+        outcomes[_check_resolved(scn, f"killed before call {point} {call}")] += 1
+    # Later commits into a listed directory: kill them too (the list is not written again).
+    for point in range(len(_later_commit_points(tmp_path, chmod, single))):
+        scn = Scenario(tmp_path / f"later{point}", False, chmod, single).build()
+        _first_commit_of_another_file(scn)
+        assert crash_at(point, scn.run) == KILLED
+        with intercept(skip_fsync):
+            recover(scn.state)
+        outcomes[_check_resolved(scn, f"later commit killed before call {point}")] += 1
+    print(f"\ncrash points (_sysio, single {variant}): {len(calls)} -> {dict(outcomes)}")
+    assert outcomes["old"] > 0 and outcomes["new"] > 0
+
+
+def _first_commit_of_another_file(scn: Scenario) -> None:
+    """An earlier single-target commit into the same directory, so the temp-dir list already names it."""
+    other = scn.staged[0].with_name("earlier.json")
+    with Transaction(scn.state) as tx:
+        tx.write(other, b"{}\n")
+    other.unlink()
+
+
+def _later_commit_points(tmp_path: Path, chmod: bool, single: str) -> list[str]:
+    probe = Scenario(tmp_path / "later-probe", False, chmod, single).build()
+    _first_commit_of_another_file(probe)
+    calls = enumerate_calls(probe.run)
+    assert probe.outcome() == "new" and not [c for c in calls if "temp-dirs" in c], calls
+    return calls

@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from elydora_testkit.txn_harness import (
     NEW_AGENT,
     NEW_SETTINGS,
@@ -27,6 +28,7 @@ from elydora_testkit.txn_harness import (
 )
 
 from elydora_config import RecoveryNeededError, Transaction, pending, recover
+from elydora_config._tempdirs import TEMP_DIRS
 from elydora_config.files import TEMP_MARKER
 from elydora_config.journal import TRANSACTIONS_DIR
 
@@ -161,15 +163,19 @@ def test_unresolved_journal_does_not_block_transactions_on_other_files(tmp_path:
     assert report.outcome == "rolled back" and scn.outcome() == "old"
 
 
-def test_secret_removed_by_the_user_does_not_survive_in_rollback_copies(tmp_path: Path) -> None:
+@pytest.mark.parametrize("files", [1, 2], ids=["single-target", "journalled"])
+def test_secret_removed_by_the_user_does_not_survive_in_rollback_copies(tmp_path: Path, files: int) -> None:
     state, settings = tmp_path / "state", tmp_path / "settings.json"
     settings.write_bytes(b'{"token": "s3cr3t-removed-by-the-user"}\n')
     with Transaction(state) as tx:
         tx.read(settings)
         tx.write(settings, b'{"hooks": {}}\n')
+        if files == 2:
+            tx.write(tmp_path / "other.json", b"{}\n")
     txdir = state / TRANSACTIONS_DIR
-    leaked = [p.name for p in txdir.iterdir() if b"s3cr3t" in p.read_bytes()]
-    assert leaked == [] and [p.suffix for p in txdir.iterdir()] == [".done"]
+    leaked = [p.name for p in tmp_path.rglob("*") if p.is_file() and b"s3cr3t" in p.read_bytes()]
+    kept = [p.suffix for p in txdir.iterdir()] if files == 2 else [p.name for p in txdir.iterdir()]
+    assert leaked == [] and kept == ([".done"] if files == 2 else [TEMP_DIRS])
 
 
 def test_recover_finishes_when_a_saved_version_is_unreadable(tmp_path: Path) -> None:

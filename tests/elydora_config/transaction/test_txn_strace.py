@@ -38,7 +38,8 @@ import os, sys
 sys.path[:0] = [{str(PROJECT_ROOT)!r}, {str(PROJECT_ROOT / "tests")!r}]
 from pathlib import Path
 from elydora_testkit.txn_harness import Scenario
-scn = Scenario(Path(sys.argv[1]), sys.argv[2] == "nested")
+mode = sys.argv[2]
+scn = Scenario(Path(sys.argv[1]), mode == "nested", single=mode[len("single-"):] if mode.startswith("single-") else "")
 fd = os.open("/dev/null", os.O_WRONLY)
 os.write(fd, {MARKER!r})
 scn.run()
@@ -62,18 +63,23 @@ def _env() -> dict[str, str]:
     return dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
 
 
-def _child(root: Path, nested: bool, strace_args: list[str]) -> int:
+def _scenario(root: Path, mode: str) -> Scenario:
+    single = mode[len("single-") :] if mode.startswith("single-") else ""
+    return Scenario(root, mode == "nested", single=single)
+
+
+def _child(root: Path, mode: str, strace_args: list[str]) -> int:
     argv = [STRACE or "strace", "-o", os.devnull, *strace_args]
-    argv += [sys.executable, "-c", CHILD, str(root), "nested" if nested else "flat"]
+    argv += [sys.executable, "-c", CHILD, str(root), mode]
     return subprocess.run(argv, env=_env(), capture_output=True).returncode
 
 
-def _enumerate(tmp_path: Path, nested: bool, tag: str) -> list[tuple[str, int, str]]:
+def _enumerate(tmp_path: Path, mode: str, tag: str) -> list[tuple[str, int, str]]:
     """(syscall, per-syscall invocation number, trace line) of each mutating call after the marker."""
-    scn = Scenario(tmp_path / f"enum-{tag}", nested).build()
+    scn = _scenario(tmp_path / f"enum-{tag}", mode).build()
     trace = tmp_path / f"trace-{tag}.txt"
     argv = [STRACE or "strace", "-o", str(trace), "-e", f"trace={MUTATING}", "-e", "signal=none", "-s", "64"]
-    argv += [sys.executable, "-c", CHILD, str(scn.root), "nested" if nested else "flat"]
+    argv += [sys.executable, "-c", CHILD, str(scn.root), mode]
     done = subprocess.run(argv, env=_env(), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert scn.outcome() == "new"
@@ -95,18 +101,26 @@ def _enumerate(tmp_path: Path, nested: bool, tag: str) -> list[tuple[str, int, s
     return points
 
 
-@pytest.mark.parametrize("nested", [False, True], ids=["flat", "mkdir"])
-def test_strace_kill_before_every_mutating_syscall(tmp_path: Path, nested: bool) -> None:
+MODES = {  # the scenario, how many mutating calls at least, and which system calls among them
+    "flat": (25, {"renameat", "linkat", "fsync", "flock"}),
+    "nested": (25, {"renameat", "linkat", "fsync", "flock"}),
+    "single-replaced": (10, {"renameat2", "fsync", "flock", "unlinkat"}),  # no journal: no renameat, no linkat
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_strace_kill_before_every_mutating_syscall(tmp_path: Path, mode: str) -> None:
     # Warm-up run so that start-up is identical from here on, then check that enumeration is reproducible.
-    _enumerate(tmp_path, nested, "warm")
-    points = _enumerate(tmp_path, nested, "a")
-    assert [(n, k) for n, k, _ in points] == [(n, k) for n, k, _ in _enumerate(tmp_path, nested, "b")]
+    _enumerate(tmp_path, mode, "warm")
+    points = _enumerate(tmp_path, mode, "a")
+    assert [(n, k) for n, k, _ in points] == [(n, k) for n, k, _ in _enumerate(tmp_path, mode, "b")]
     kinds = Counter(name for name, _, _ in points)
-    assert len(points) >= 25 and {"renameat", "linkat", "fsync", "flock"} <= set(kinds), kinds
+    least, needed = MODES[mode]
+    assert len(points) >= least and needed <= set(kinds), kinds
     outcomes: Counter[str] = Counter()
     for index, (name, nth, line) in enumerate(points):
-        scn = Scenario(tmp_path / f"p{index}", nested).build()
-        code = _child(scn.root, nested, ["-e", f"trace={name}", "-e", f"inject={name}:signal=KILL:when={nth}"])
+        scn = _scenario(tmp_path / f"p{index}", mode).build()
+        code = _child(scn.root, mode, ["-e", f"trace={name}", "-e", f"inject={name}:signal=KILL:when={nth}"])
         assert code in (-9, 128 + 9), f"child not killed at {name} #{nth} ({line}): exit {code}"
         recover(scn.state)
         outcome = scn.outcome()
@@ -115,6 +129,6 @@ def test_strace_kill_before_every_mutating_syscall(tmp_path: Path, nested: bool)
         assert scn.leftovers(outcome) == [], where
         assert pending(scn.state) == [], where
         outcomes[outcome] += 1
-    print(f"\ncrash points (strace, {'mkdir' if nested else 'flat'}): {len(points)} {dict(kinds)} -> {dict(outcomes)}")
+    print(f"\ncrash points (strace, {mode}): {len(points)} {dict(kinds)} -> {dict(outcomes)}")
     assert sum(outcomes.values()) == len(points)
     assert outcomes["old"] > 0 and outcomes["new"] > 0

@@ -1,0 +1,161 @@
+"""The single-target commit: no journal, the rename is the commit point (docs/transactions.md, "One target").
+
+With exactly one file to write, create or remove and no directory to create, nothing can be left half done: the
+one rename (``RENAME_EXCHANGE`` of the temp file with the target, ``RENAME_NOREPLACE`` of a new file, the
+rename aside of a removal) switches the target from its old bytes to its new ones atomically, before and after
+any crash. So this path pays the two barriers of a raw durable replace, the temp file's fsync and its
+directory's, and none for a journal, rollback artifacts or ``transactions/``:
+
+1. (under the state lock, snapshots verified) make sure the target's directory is on the list of
+   ``_tempdirs`` (durable; only the first commit into a directory pays for it);
+2. write the temp file (tagged with the state directory), set its owner and mode, fsync it;
+3. apply it like the journalled commit (``_apply.apply_one``): what an exchange swapped out must be the
+   verified original, else it is swapped back and the commit fails with ``ConcurrentModificationError``;
+4. fsync the directory: the commit is durable; then unlink the original that the exchange swapped out.
+
+Until step 4 has returned, the verified original stays reachable (under the temp name), so any failure is
+undone by swapping it back (a removal is put back, a created file unlinked), after checking by content that
+the target still holds our bytes. When even that fails, a journal describing the entry (with the original
+linked in as its artifact) is written then, and ``RollbackIncompleteError`` names it for ``recover``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+from . import _sysio
+from ._apply import DirCache, apply_one, named, put_back
+from ._tempdirs import TEMP_DIRS, register, tagged_temp_name
+from ._undo import FOREIGN, NEW, OLD, entry_state
+from .errors import ConcurrentModificationError, ConfigError, RollbackIncompleteError
+from .files import remove_quietly
+from .journal import JOURNAL_SUFFIX, Entry, Journal, artifact_name, write_new
+from .ownership import keep_owner
+from .snapshot import Snapshot
+
+
+@dataclass
+class _Target:
+    entry: Entry
+    dfd: int
+    name: str
+    txid: str
+    txdir: str
+    txfd: int
+    allow_links: bool
+
+
+def commit_single(
+    entry: Entry, data: bytes | None, expected: Snapshot, txid: str, txdir: str, txfd: int, dirs: DirCache, tag: str
+) -> None:
+    """Commit the one ``entry`` (see the module docstring)."""
+    dfd, name = dirs.of(entry.path)
+    target = _Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links)
+    entry.artifact = None
+    entry.temp = tagged_temp_name(name, tag)
+    with named(os.path.join(txdir, TEMP_DIRS)):
+        register(txfd, os.path.dirname(entry.path))
+    if entry.kind == "write":
+        _stage(dfd, entry, data or b"")
+    displaced: str | None = entry.temp if entry.kind == "remove" or entry.old.exists else None
+    try:
+        with named(entry.path):
+            displaced = apply_one(dfd, name, entry, expected, dirs.allow_links)
+    except ConcurrentModificationError:  # nothing of ours is in place (the other program's file is kept)
+        if entry.kind == "write":
+            remove_quietly(dfd, entry.temp)
+        raise
+    except BaseException as exc:
+        _undo(target, displaced, exc)  # it may be in place: decided by content
+        raise
+    try:
+        with named(os.path.dirname(entry.path)):
+            _sysio.fsync_dir(dfd)
+        if displaced is not None:
+            with named(entry.path):
+                _sysio.unlink(displaced, dir_fd=dfd)
+    except BaseException as exc:
+        _undo(target, displaced, exc)
+        raise
+
+
+def _stage(dfd: int, entry: Entry, data: bytes) -> None:
+    assert entry.temp is not None and entry.mode is not None
+    with named(entry.path):
+        try:
+            fd = write_new(dfd, entry.temp, data)
+            try:
+                keep_owner(fd, entry.old)
+                if entry.mode != 0o600:
+                    _sysio.fchmod(fd, entry.mode)
+                _sysio.fsync(fd)
+            finally:
+                _sysio.close(fd)
+        except BaseException:
+            remove_quietly(dfd, entry.temp)
+            raise
+
+
+def _undo(target: _Target, displaced: str | None, cause: BaseException) -> None:
+    """Put the target back as it was after a failure at or after the rename (``displaced``: the name that
+    holds what the rename swapped out, when there is one)."""
+    entry, dfd, name = target.entry, target.dfd, target.name
+    assert entry.temp is not None
+    original = displaced  # where the verified original is, while it is not back in place
+    try:
+        try:
+            state = entry_state(dfd, entry, allow_links=target.allow_links)
+        except (OSError, ConfigError):
+            state = NEW if displaced is not None else "unreadable"  # undo our own rename as it was
+        if state == FOREIGN:
+            raise RollbackIncompleteError(entry.path, "was changed by another program after our write")
+        if state == NEW:
+            if entry.kind == "remove":
+                assert displaced is not None
+                put_back(dfd, displaced, name)
+                original = None
+            elif entry.old.exists:
+                if displaced is None:
+                    raise RollbackIncompleteError(entry.path, "holds the new content and its original is gone")
+                _sysio.exchange(displaced, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+                original = None
+            else:
+                _sysio.unlink(name, dir_fd=dfd)
+        elif state != OLD:
+            raise RollbackIncompleteError(entry.path, "could not be read back to undo the write")
+        if entry.kind == "write":
+            with contextlib.suppress(FileNotFoundError):
+                _sysio.unlink(entry.temp, dir_fd=dfd)  # ours: never put in place, or swapped back
+        _sysio.fsync_dir(dfd)
+    except BaseException as failure:
+        journal = _keep_for_recovery(target, original)
+        where = f"the journal {journal} records it" if journal else f"its original is kept as {original}"
+        raise RollbackIncompleteError(
+            entry.path,
+            f"could not be rolled back after {cause} ({failure}); run recovery: {where}",
+            recovery_path=journal,
+        ) from cause
+
+
+def _keep_for_recovery(target: _Target, original: str | None) -> str | None:
+    """Write the journal that recovery needs to finish an undo that failed; its path, or ``None``."""
+    entry, txid, txfd = target.entry, target.txid, target.txfd
+    with contextlib.suppress(OSError):
+        if original is not None:
+            entry.artifact = artifact_name(txid, 0)
+            try:
+                _sysio.link(original, entry.artifact, src_dir_fd=target.dfd, dst_dir_fd=txfd)
+            except OSError:
+                entry.artifact = None
+            entry.temp = original
+        journal = Journal(txid, [entry], [], target.allow_links)
+        fd = write_new(txfd, txid + JOURNAL_SUFFIX, journal.encode())
+        try:
+            _sysio.fsync(fd)
+        finally:
+            _sysio.close(fd)
+        _sysio.fsync_dir(txfd)
+        return os.path.join(target.txdir, txid + JOURNAL_SUFFIX)
+    return None

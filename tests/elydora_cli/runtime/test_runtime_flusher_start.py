@@ -1,0 +1,83 @@
+"""How the audit hook starts the flusher: without ``site`` where the generator recorded the package directories,
+through ``site`` when they moved, and with the HTTP client left out for a local agent."""
+
+from __future__ import annotations
+
+import fcntl
+import importlib.util
+import json
+import os
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent
+
+import elydora_cli
+from elydora_cli import identity
+from elydora_cli.runtime.generate import flusher_path, generate
+
+PROBE = "print(sys.flags.no_site, 'urllib.request' in sys.modules, 'http.client' in sys.modules)\n"
+
+
+def _audit_module(agent: AgentHandle) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("generated_audit", agent.path("_elydora_audit.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _spool_events(agent: AgentHandle, count: int) -> None:
+    """Run the hook ``count`` times while we hold ``flush.lock``, so the events stay spooled."""
+    fd = os.open(agent.path(identity.FLUSH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        for n in range(count):
+            assert agent.run("hook.py", b'{"n": %d}' % n).returncode == 0
+    finally:
+        os.close(fd)
+
+
+def _run_flusher(agent: AgentHandle, command: list[str]) -> list[str]:
+    """Run the hook's flusher command (its boot code made to report how it ran) to completion."""
+    assert command[-1].endswith("sys.exit(main())\n"), command
+    boot = command[-1].replace("sys.exit(main())\n", "code = main()\n" + PROBE + "sys.exit(code)\n")
+    done = subprocess.run([*command[:-1], boot, str(agent.directory)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def _recorded(agent: AgentHandle) -> list[object]:
+    """The ``n`` of every event in the ledger (the hook's envelope around it aside)."""
+    lines = agent.path(identity.LEDGER).read_bytes().splitlines()
+    return [json.loads(line)["record"]["payload"]["n"] for line in lines]
+
+
+def test_the_hook_starts_the_flusher_without_site_and_it_records_without_http(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, "claudecode", server=None)
+    module = _audit_module(agent)
+    package_root = os.path.dirname(os.path.dirname(elydora_cli.__file__))
+    assert package_root in module.FLUSH_PATH
+    command = module.flusher_command()
+    assert command[:4] == [PYTHON, "-I", "-S", "-c"]
+    _spool_events(agent, 3)
+    assert _run_flusher(agent, command) == ["1", "False", "False"]
+    assert _recorded(agent) == [0, 1, 2]
+
+
+def test_a_moved_package_directory_falls_back_to_site(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, "claudecode", server=None)
+    module = _audit_module(agent)
+    module.FLUSH_PATH = (str(tmp_path / "gone"),)  # the recorded directory no longer holds the package
+    _spool_events(agent, 1)
+    assert _run_flusher(agent, module.flusher_command())[1:] == ["False", "False"]
+    assert _recorded(agent) == [0]
+
+
+def test_another_interpreter_gets_the_flusher_through_site(tmp_path: Path) -> None:
+    assert flusher_path(PYTHON)  # this interpreter: the directories are known
+    assert flusher_path("/usr/bin/some-other-python3") == ()
+    files = generate("claudecode", tmp_path / ".elydora" / "claudecode", "/usr/bin/some-other-python3")
+    source = files["_elydora_audit.py"][0].decode()
+    assert "FLUSH_PATH = ()" in source and '"-I", "-m", "elydora_cli.runtime.flush"' in source
