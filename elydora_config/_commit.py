@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from dataclasses import dataclass, field
 
 from . import _sysio
 from ._apply import DirCache, KeptAside, apply_one, changed, fsync_dirs, named
@@ -54,10 +53,11 @@ from .journal import (
 from .lock import StateLock
 from .ownership import check_not_root_in_foreign_tree, keep_owner
 from .paths import ensure_directory
+from .records import field, record
 from .snapshot import Snapshot, take_at, verify_at
 
 
-@dataclass
+@record
 class Change:
     path: str
     kind: str  # "write" | "remove"
@@ -65,7 +65,7 @@ class Change:
     mode: int | None = None
 
 
-@dataclass
+@record
 class Plan:
     state_dir: str
     snapshots: dict[str, Snapshot]

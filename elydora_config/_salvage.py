@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 
 from . import _sysio
 from .errors import ConfigError
 from .files import create_temp, read_at, remove_quietly
 from .journal import RECOVERED_DIR, Entry, Journal, new_copy_name
 from .paths import ensure_directory, open_directory
+from .records import record
 
 _MAX_BYTES = 1 << 30
 
 
-@dataclass
+@record
 class Conflict:
     """A target left as another program wrote it; where its original and our version were saved (if at all)."""
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 
 from . import _sysio
 from ._apply import DirCache, apply_one, named, put_back
@@ -33,10 +32,11 @@ from .errors import ConcurrentModificationError, ConfigError, RollbackIncomplete
 from .files import remove_quietly
 from .journal import JOURNAL_SUFFIX, Entry, Journal, artifact_name, write_new
 from .ownership import keep_owner
+from .records import record
 from .snapshot import Snapshot
 
 
-@dataclass
+@record
 class _Target:
     entry: Entry
     dfd: int

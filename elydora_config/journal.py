@@ -15,13 +15,13 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import _sysio
 from .errors import MalformedConfigError
 from .paths import JOURNAL_SUFFIX as JOURNAL_SUFFIX  # re-exported: its home is paths (cheap to import)
 from .paths import TRANSACTIONS_DIR as TRANSACTIONS_DIR
+from .records import field, record
 from .snapshot import Snapshot
 
 DONE_SUFFIX = ".done"
@@ -35,7 +35,7 @@ def new_txid() -> str:
     return f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}"
 
 
-@dataclass
+@record
 class Entry:
     """One staged change: ``kind`` is ``write`` or ``remove``."""
 
@@ -73,8 +73,11 @@ class Entry:
         )
 
 
-@dataclass
+@record
 class Journal:
+    """A transaction's durable plan: its id, one entry per file it replaces or removes, the directories it
+    created, and whether its paths go through links the caller allowed (recovery follows them likewise)."""
+
     txid: str
     entries: list[Entry] = field(default_factory=list)
     created_dirs: list[str] = field(default_factory=list)

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
 else:
     def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
+        """At run time a no-op: the marker tells type checkers that :func:`record` makes dataclass-like
+        classes (PEP 681)."""
         return lambda function: function
 
 __all__ = ["PROMOTE_AFTER", "FrozenRecordError", "asdict", "field", "fields", "record", "replace"]
@@ -257,13 +259,16 @@ def replace(obj: T, /, **changes: Any) -> T:
     return type(obj)(**changes)
 
 
-def asdict(obj: Any) -> Any:
-    """``obj`` with every record in it turned into a dict (recursively, through lists, tuples and dicts)."""
-    if hasattr(type(obj), _FIELDS):
-        return {name: asdict(getattr(obj, name)) for name in getattr(obj, _FIELDS)}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(asdict(item) for item in obj)
-    if isinstance(obj, dict):
-        return {asdict(key): asdict(value) for key, value in obj.items()}
-    return obj
+def asdict(obj: object) -> dict[str, Any]:
+    """The record ``obj`` as a dict, every record in it turned into a dict too (through lists, tuples, dicts)."""
+    return {name: _plain(getattr(obj, name)) for name in getattr(obj, _FIELDS)}
 
+
+def _plain(obj: Any) -> Any:
+    if hasattr(type(obj), _FIELDS):
+        return asdict(obj)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_plain(item) for item in obj)
+    if isinstance(obj, dict):
+        return {_plain(key): _plain(value) for key, value in obj.items()}
+    return obj

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from . import _sysio
 from ._apply import DirCache
@@ -34,17 +33,21 @@ from .files import remove_quietly
 from .journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR, Entry, Journal, read_journal
 from .lock import StateLock
 from .paths import opened_directory, pending_journals
+from .records import field, record
 
 
-@dataclass
+@record
 class PendingTransaction:
+    """A transaction a crash left unfinished: its id, its journal, the files it touches, and whether the
+    journal itself was torn (written only in part)."""
+
     txid: str
     journal_path: str
     paths: list[str] = field(default_factory=list)
     torn: bool = False
 
 
-@dataclass
+@record
 class RecoveryReport:
     """``conflicts``: targets another program changed after the crash, left in place; ``saved_in``: the folder
     holding their originals and our versions (``None`` when there were none)."""

@@ -11,19 +11,22 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from .errors import ConcurrentModificationError, PathLike
 from .files import read_at
 from .paths import opened_directory, split_target
+from .records import asdict, record, replace
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 _COMPARED = ("file_type", "device", "inode", "size", "mtime_ns", "ctime_ns", "mode", "sha256", "uid", "gid")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Snapshot:
+    """What a file was when it was read: whether it existed, its type, device and inode, size, times,
+    permission bits, owner and group, and the SHA-256 of its bytes (see the module docstring)."""
+
     path: str
     exists: bool
     file_type: int = 0

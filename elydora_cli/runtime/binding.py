@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from elydora_config.records import field, record
+
 from . import client
 
 
-@dataclass
+@record
 class Binding:
     """The outcome: ``problem`` refuses the binding; ``warnings`` do not; ``agent`` primes the cache."""
 

@@ -13,9 +13,10 @@ import json
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
+
+from elydora_config.records import record
 
 POST_TIMEOUT = 5.0
 GET_TIMEOUT = 3.0
@@ -36,7 +37,7 @@ class TransportError(Exception):
     """The server could not be reached or answered unreadably (no HTTP status to act on)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Response:
     status: int
     body: Any

@@ -23,10 +23,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from elydora_config.records import record
 
 from ..identity import AgentConfig
 from . import client, refusal, state
@@ -47,7 +48,7 @@ AGENT_STOPPED = "agent-stopped"  # permanent for the agent
 Poster = Callable[[str, "str | None", dict[str, Any]], client.Response]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RetryPolicy:
     attempts: int = 8
     base_delay: float = 0.25
@@ -58,7 +59,7 @@ class RetryPolicy:
         return float(min(self.max_delay, self.base_delay * (2 ** max(0, attempt - 1))))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     kind: str
     candidate: dict[str, Any] | None = None

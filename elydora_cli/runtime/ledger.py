@@ -19,8 +19,9 @@ import json
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from elydora_config.records import field, record
 
 from ..statefiles import GENESIS
 from .jcs import canonicalize
@@ -152,7 +153,7 @@ def iter_lines(path: str) -> Iterator[bytes]:
         yield from handle
 
 
-@dataclass
+@record
 class Report:
     entries: int = 0
     first_break: str | None = None

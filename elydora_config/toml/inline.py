@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from elydora_config.toml.scanner import (
@@ -16,6 +15,8 @@ from elydora_config.toml.scanner import (
 )
 from elydora_config.toml.values import Path, Style, render_dotted, render_value
 
+from ..records import field, record, replace
+
 Splice = tuple[int, int, str]
 
 _GAP_RE = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
@@ -23,7 +24,7 @@ _SPACE_RE = re.compile(r"[ \t]*")
 _LINE_TAIL_RE = re.compile(r"[ \t]*,?[ \t]*(?:#[^\n]*)?\r?\n")
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Node:
     """A value in the text: ``kind`` is "array", "table" or "scalar"; ``start``/``end`` its span."""
 

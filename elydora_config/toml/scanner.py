@@ -16,9 +16,10 @@ Ownership rules (documented in docs/editors-toml.md):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from elydora_config.toml.values import Key, Path, detect_newline
+
+from ..records import record
 
 
 class ScanError(Exception):
@@ -123,7 +124,7 @@ def _skip_nested(text: str, pos: int) -> int:
                 return pos
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Entry:
     """One ``key = value`` statement."""
 
@@ -170,8 +171,11 @@ class Section:
         return self._entries
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Scan:
+    """One scan of a TOML document: its text, the sections found (tables and arrays of tables, in order) and
+    the newline it uses."""
+
     text: str
     sections: list[Section]
     newline: str

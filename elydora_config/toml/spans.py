@@ -15,7 +15,6 @@ insertion followed by the removal of the same block gives back the original byte
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from elydora_config.toml.inline import (
@@ -46,6 +45,8 @@ from elydora_config.toml.values import (
     render_dotted,
     render_value,
 )
+
+from ..records import replace
 
 Splice = tuple[int, int, str]
 

@@ -101,7 +101,8 @@ def test_replace_and_asdict_and_the_standard_library() -> None:
     assert dataclasses.replace(p, y=5) == Labelled(1, 5, ["t"], "a")
     assert [f.name for f in dataclasses.fields(p)] == ["x", "y", "tags", "label"]
     assert dataclasses.is_dataclass(p)
-    assert records.asdict([p]) == [{"x": 1, "y": 0, "tags": ["t"], "label": "a"}]
+    assert records.asdict(p) == {"x": 1, "y": 0, "tags": ["t"], "label": "a"}
+    assert records.asdict(Counter("n", {"k": 1})) == {"name": "n", "seen": {"k": 1}}
 
 
 @pytest.mark.parametrize("cls", [Point, Counter, Slim])
