@@ -57,6 +57,13 @@ def _install_all_time(elydora: list[str]) -> float:
     return statistics.median(samples)
 
 
+def _installed(root: Path) -> list[Path]:
+    """The agents ``install --every`` left under ``root`` (one manifest each)."""
+    from elydora_cli.installer.manifest import MANIFEST_NAME
+
+    return sorted((root / ".elydora").glob(f"*/{MANIFEST_NAME}"))
+
+
 def main() -> None:
     compile_bytecode()
     elydora = console_script("elydora")
@@ -66,19 +73,20 @@ def main() -> None:
     try:
         _install_all(elydora, root)
         status = [*elydora, "status", "--root", str(root)]
+        label = f"status ({len(_installed(root))} agents installed)"
         floor = "python -I -S -c pass"
         times = interleaved_command_times(
             {
                 floor: (interpreter_floor(), b""),
-                "status (12 agents installed)": (status, b""),
+                label: (status, b""),
                 "python -c pass (with site)": ([sys.executable, "-c", "pass"], b""),
             },
             repeat=REPEAT,
         )
         report(
             Figure(
-                "status (12 agents installed)",
-                times["status (12 agents installed)"],
+                label,
+                times[label],
                 "s",
                 floor,
                 times[floor],

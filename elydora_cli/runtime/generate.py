@@ -15,6 +15,7 @@ The output is deterministic: ``status`` compares the installed files byte for by
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -138,9 +139,11 @@ FLUSHER_MODULES = ("elydora_cli", "elydora_config", "cryptography", "_cffi_backe
 through ``cryptography``, ``certifi`` for a server-bound agent)."""
 
 
+@functools.cache
 def flusher_path(python: str) -> tuple[str, ...]:
     """The directories holding :data:`FLUSHER_MODULES` as this interpreter finds them, for the audit hook to
     start the flusher without ``site`` (its ``.pth`` files cost several times the interpreter's own start).
+    Looked up once per process and interpreter: ``status`` renders every agent's hook to compare it.
 
     Empty when the agent runs another interpreter than this one (its packages and extension modules may be
     others): the hook then starts the flusher with ``site``, as it does when a listed directory is gone.
