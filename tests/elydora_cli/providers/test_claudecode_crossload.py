@@ -11,34 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from elydora_testkit.provider_cases import installed_commands, make_context, payload, run_as_agent
+from elydora_testkit.crossload import CLAUDE_ENV, COPILOT_PAYLOAD, GROK_ENV, installed_frozen, run_entry
+from elydora_testkit.provider_cases import payload
 from locations import CAPTURED_PAYLOADS
 
-from elydora_cli import identity
-from elydora_cli.installer import operations
 from elydora_cli.plug.cmdforms import posix_command
-from elydora_cli.plug.context import Context
-
-GROK_ENV = {"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "claude", "CLAUDE_PROJECT_DIR": "/tmp"}
-CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/tmp", "CLAUDECODE": "1"}
-COPILOT_PAYLOAD = b'{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"x":true,"y":null}}'
-
-
-def _installed(tmp_path: Path) -> tuple[Context, dict[str, list[str]], Path]:
-    """claudecode installed, frozen in a verify scratch directory (events spool there, no flusher starts)."""
-    ctx = make_context(tmp_path)
-    operations.install("claudecode", ctx)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir(mode=0o700)
-    (scratch / identity.STATUS).write_bytes(identity.status_bytes("frozen", None))
-    (scratch / identity.STATUS).chmod(0o600)
-    argvs = {role: argv for event, role, argv in installed_commands("claudecode", ctx) if event != "PostToolUseFailure"}
-    return ctx, argvs, scratch
-
-
-def _run(argv: list[str], data: bytes, scratch: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:
-    done = run_as_agent(argv, data, {**env, "ELYDORA_VERIFY_STATE": str(scratch)})
-    return done.returncode, done.stdout, done.stderr
 
 
 def _spooled(scratch: Path) -> int:
@@ -47,11 +24,11 @@ def _spooled(scratch: Path) -> int:
 
 
 def test_claude_code_itself_is_guarded_and_audited(tmp_path: Path) -> None:
-    _, argvs, scratch = _installed(tmp_path)
+    _, argvs, scratch = installed_frozen(tmp_path)
     assert [len(argv) for argv in argvs.values()] == [1, 1]  # the launcher alone: nothing an agent can drop
-    code, _, err = _run(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
+    code, _, err = run_entry(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
     assert code == 2 and b"frozen" in err
-    code, _, _ = _run(argvs["audit"], payload("claudecode", "PostToolUse"), scratch, CLAUDE_ENV)
+    code, _, _ = run_entry(argvs["audit"], payload("claudecode", "PostToolUse"), scratch, CLAUDE_ENV)
     assert code == 0 and _spooled(scratch) == 1
 
 
@@ -69,33 +46,33 @@ def test_another_agent_running_the_command_as_a_shell_string_changes_nothing(
 ) -> None:
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed")
-    _, argvs, scratch = _installed(tmp_path)
+    _, argvs, scratch = installed_frozen(tmp_path)
     if host == "grok":
         data = payload("grok", "PreToolUse")
     elif host == "grok-claude-shaped":
         data = payload("claudecode", "PreToolUse")
     for role in ("guard", "audit"):
-        code, out, err = _run([shell, "-c", argvs[role][0]], data, scratch, env)  # args dropped / shell string
+        code, out, err = run_entry([shell, "-c", argvs[role][0]], data, scratch, env)  # args dropped / shell string
         assert (code, out, err) == (0, b"", b""), role
     assert _spooled(scratch) == 0
 
 
 def test_an_old_shell_string_entry_run_by_another_agent_changes_nothing(tmp_path: Path) -> None:
     """A hand-written or older installer's Claude entry as one shell string: Grok runs all of it."""
-    ctx, _, scratch = _installed(tmp_path)
+    ctx, _, scratch = installed_frozen(tmp_path)
     agent_dir = ctx.agent_dir("claudecode")
     for script in ("guard.py", "hook.py"):
         command = posix_command([sys.executable, "-I", "-S", str(agent_dir / script)])
-        code, out, err = _run(["/bin/sh", "-c", command], payload("grok", "PreToolUse"), scratch, GROK_ENV)
+        code, out, err = run_entry(["/bin/sh", "-c", command], payload("grok", "PreToolUse"), scratch, GROK_ENV)
         assert (code, out, err) == (0, b"", b"")
-        code, _, _ = _run(["/bin/sh", "-c", command], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
+        code, _, _ = run_entry(["/bin/sh", "-c", command], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
         assert code == (2 if script == "guard.py" else 0)
     assert _spooled(scratch) == 1  # only Claude Code's own event
 
 
 def test_the_launcher_runs_without_its_interpreter_flags_in_the_environment(tmp_path: Path) -> None:
     """The ``#!<python> -IS`` line gives isolated mode even when the agent passes no flag at all."""
-    ctx, argvs, _ = _installed(tmp_path)
+    ctx, argvs, _ = installed_frozen(tmp_path)
     first = Path(argvs["guard"][0]).read_bytes().split(b"\n", 1)[0]
     assert first == f"#!{sys.executable} -IS".encode() and os.access(argvs["guard"][0], os.X_OK)
     assert (
@@ -113,19 +90,19 @@ def test_copilot_is_told_apart_by_its_hook_environment_not_by_its_payload_alone(
     ``session_id``, ``tool_name`` "Bash": fixtures/payloads/captured/copilot-claude-*.json) with no
     ``transcript_path``, and sets ``COPILOT_PROJECT_DIR`` for its hooks only (its tool shells get ``COPILOT_CLI``
     but not that). Were a later Copilot to add ``transcript_path``, the variable still decides."""
-    _, argvs, scratch = _installed(tmp_path)
+    _, argvs, scratch = installed_frozen(tmp_path)
     env = {"COPILOT_PROJECT_DIR": "/tmp", "COPILOT_CLI": "1", "CLAUDE_PROJECT_DIR": "/tmp"}
     for name, role in (("copilot-claude-PreToolUse.json", "guard"), ("copilot-claude-PostToolUse.json", "audit")):
         event = json.loads(_captured(name))
         for data in (_captured(name), json.dumps({**event, "transcript_path": "/tmp/t.jsonl"}).encode()):
-            assert _run(["/bin/sh", "-c", argvs[role][0]], data, scratch, env) == (0, b"", b""), (name, data)
+            assert run_entry(["/bin/sh", "-c", argvs[role][0]], data, scratch, env) == (0, b"", b""), (name, data)
     assert _spooled(scratch) == 0
 
 
 def test_claude_code_started_from_a_copilot_shell_is_still_guarded(tmp_path: Path) -> None:
     """A Claude Code run from Copilot's shell tool inherits ``COPILOT_CLI`` (not ``COPILOT_PROJECT_DIR``):
     its own hooks must still guard it."""
-    _, argvs, scratch = _installed(tmp_path)
+    _, argvs, scratch = installed_frozen(tmp_path)
     inherited = {**CLAUDE_ENV, "COPILOT_CLI": "1", "COPILOT_AGENT_SESSION_ID": "s", "GROK_AGENT": "1"}
-    code, _, err = _run(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, inherited)
+    code, _, err = run_entry(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, inherited)
     assert code == 2 and b"frozen" in err

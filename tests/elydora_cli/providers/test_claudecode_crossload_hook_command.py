@@ -13,19 +13,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from elydora_testkit.crossload import CLAUDE_ENV, COPILOT_PAYLOAD, GROK_ENV, installed_frozen, run_entry
 from elydora_testkit.provider_cases import installed_commands, make_context, payload, run_as_agent
 from locations import CAPTURED_PAYLOADS
 
-from elydora_cli import identity
 from elydora_cli.installer import operations
 from elydora_cli.neutral.hookcommand import quote_word
 from elydora_cli.plug.context import Context
 from elydora_cli.runtime import stubs
 
-GROK_ENV = {"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "claude", "CLAUDE_PROJECT_DIR": "/tmp"}
-CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/tmp", "CLAUDECODE": "1"}
 COPILOT_CLAUDE_PAYLOAD = (CAPTURED_PAYLOADS / "copilot-claude-PreToolUse.json").read_bytes()
-COPILOT_PAYLOAD = b'{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"x":true,"y":null}}'
 
 
 def _supervisor(tmp_path: Path) -> str:
@@ -38,19 +35,7 @@ def _supervisor(tmp_path: Path) -> str:
 
 def _installed(tmp_path: Path) -> tuple[Context, dict[str, list[str]], Path]:
     """claudecode installed with a supervisor, frozen in a verify scratch directory (the supervisor spools there)."""
-    ctx = make_context(tmp_path, hook_command=_supervisor(tmp_path))
-    operations.install("claudecode", ctx)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir(mode=0o700)
-    (scratch / identity.STATUS).write_bytes(identity.status_bytes("frozen", None))
-    (scratch / identity.STATUS).chmod(0o600)
-    argvs = {role: argv for event, role, argv in installed_commands("claudecode", ctx) if event != "PostToolUseFailure"}
-    return ctx, argvs, scratch
-
-
-def _run(argv: list[str], data: bytes, scratch: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:
-    done = run_as_agent(argv, data, {**env, "ELYDORA_VERIFY_STATE": str(scratch)})
-    return done.returncode, done.stdout, done.stderr
+    return installed_frozen(tmp_path, hook_command=_supervisor(tmp_path))
 
 
 def _spooled(scratch: Path) -> list[bytes]:
@@ -70,10 +55,10 @@ def test_the_entries_name_the_launcher_alone(tmp_path: Path) -> None:
 
 def test_claude_code_itself_is_guarded_and_audited_by_the_supervisor(tmp_path: Path) -> None:
     _, argvs, scratch = _installed(tmp_path)
-    code, out, err = _run(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
+    code, out, err = run_entry(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
     assert (code, out) == (2, b"") and b'Agent "claudecode" is frozen' in err  # the supervisor's native answer
     before = len(_spooled(scratch))  # `elydora hook` records the refused event too
-    code, _, _ = _run(argvs["audit"], payload("claudecode", "PostToolUse"), scratch, CLAUDE_ENV)
+    code, _, _ = run_entry(argvs["audit"], payload("claudecode", "PostToolUse"), scratch, CLAUDE_ENV)
     assert code == 0 and len(_spooled(scratch)) == before + 1
     assert b'"hook_event_name": "PostToolUse"' in _spooled(scratch)[-1]
 
@@ -97,7 +82,7 @@ def test_another_agent_running_the_entry_without_args_changes_nothing(
         pytest.skip(f"{shell} is not installed")
     _, argvs, scratch = _installed(tmp_path)
     for role in ("guard", "audit"):
-        assert _run([shell, "-c", argvs[role][0]], data, scratch, env) == (0, b"", b""), role
+        assert run_entry([shell, "-c", argvs[role][0]], data, scratch, env) == (0, b"", b""), role
     assert _spooled(scratch) == []
 
 
@@ -108,7 +93,7 @@ def test_a_large_event_reaches_the_supervisor_through_a_pipe_too(tmp_path: Path)
     event["tool_response"] = {"stdout": "x" * (300 << 10)}
     data = json.dumps(event).encode()
     script = f"import posix, runpy\ndel posix.memfd_create\nrunpy.run_path({argvs['audit'][0]!r}, run_name='__main__')"
-    code, _, err = _run([sys.executable, "-I", "-S", "-c", script], data, scratch, CLAUDE_ENV)
+    code, _, err = run_entry([sys.executable, "-I", "-S", "-c", script], data, scratch, CLAUDE_ENV)
     assert code == 0, err
     assert [len(line) > len(data) for line in _spooled(scratch)] == [True]  # the whole event, spooled once
 
@@ -116,7 +101,7 @@ def test_a_large_event_reaches_the_supervisor_through_a_pipe_too(tmp_path: Path)
 def test_a_missing_supervisor_is_reported_and_fails_open(tmp_path: Path) -> None:
     _, argvs, scratch = _installed(tmp_path)
     (tmp_path / "bin" / "elydora-supervisor").unlink()
-    code, out, err = _run(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
+    code, out, err = run_entry(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, CLAUDE_ENV)
     assert (code, out) == (0, b"") and b"[Elydora guard] cannot start the supervisor" in err
 
 

@@ -7,7 +7,12 @@ import copy
 import json
 import random
 import re
+from collections.abc import Callable
 from typing import Any
+
+from elydora_config.errors import MalformedConfigError
+from elydora_config.jsonc import Dialect
+from elydora_config.jsonc.reference_scanner import ReferenceScanner
 
 JsonPath = tuple[Any, ...]
 
@@ -246,3 +251,23 @@ def derive_ops(before: Any, after: Any, path: JsonPath = ()) -> list[tuple[Any, 
         ops.append(("set", path, after))
     return ops
 
+
+def assert_agrees_with_reference(text: str, dialects: tuple[Dialect, ...], parse: Callable[[Dialect], Any],
+                                 path: str) -> None:
+    """``parse(dialect)`` gives what the reference scanner gives for ``text`` in each dialect: the same value,
+    or a refusal at the same line and column for the same reason (``path`` names the parser in messages)."""
+    for candidate in dialects:
+        try:
+            expected: Any = ReferenceScanner(text, candidate).document()[0]
+        except MalformedConfigError as exc:
+            expected = exc
+        try:
+            got: Any = parse(candidate)
+        except MalformedConfigError as exc:
+            got = exc
+        if isinstance(expected, MalformedConfigError):
+            assert isinstance(got, MalformedConfigError), f"{path} accepted {text!r}"
+            assert (got.line, got.column, got.reason) == (expected.line, expected.column, expected.reason)
+        else:
+            assert not isinstance(got, MalformedConfigError), f"{path} refused {text!r}: {got}"
+            assert got == expected

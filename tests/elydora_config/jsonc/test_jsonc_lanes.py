@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
-from jsonc_testkit import Writer, oracle_loads
+from jsonc_testkit import Writer, assert_agrees_with_reference, oracle_loads
 from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
@@ -21,7 +21,6 @@ from elydora_config.jsonc.blanking import (
     trailing_comma_candidates,
 )
 from elydora_config.jsonc.fast_scan import ValueScanner
-from elydora_config.jsonc.reference_scanner import ReferenceScanner
 
 _WHITESPACE = " \t\r\n"
 
@@ -194,18 +193,6 @@ def test_parse_bytes_with_lanes_agrees_with_the_reference_scanner(rnd: random.Ra
     except UnicodeEncodeError:
         return  # a lone surrogate: not a UTF-8 file
     note(repr(text))
-    for candidate in (dialect, STRICT_JSON, JSONC):
-        try:
-            expected: Any = ReferenceScanner(text, candidate).document()[0]
-        except MalformedConfigError as exc:
-            expected = exc
-        try:
-            got: Any = JsoncDocument.parse_bytes(data, candidate).value
-        except MalformedConfigError as exc:
-            got = exc
-        if isinstance(expected, MalformedConfigError):
-            assert isinstance(got, MalformedConfigError), f"lanes accepted {text!r}"
-            assert (got.line, got.column, got.reason) == (expected.line, expected.column, expected.reason)
-        else:
-            assert not isinstance(got, MalformedConfigError), f"lanes refused {text!r}: {got}"
-            assert got == expected
+    assert_agrees_with_reference(
+        text, (dialect, STRICT_JSON, JSONC), lambda candidate: JsoncDocument.parse_bytes(data, candidate).value, "lanes"
+    )

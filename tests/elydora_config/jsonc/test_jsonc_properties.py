@@ -16,13 +16,13 @@ from jsonc_testkit import (
     TRICKY_STRINGS,
     Writer,
     all_paths,
+    assert_agrees_with_reference,
     comment_ids,
     model_apply,
     oracle_loads,
     oracle_strict,
 )
 
-from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, Edit, JsoncDocument
 from elydora_config.jsonc.reference_scanner import ReferenceScanner
 
@@ -242,21 +242,9 @@ def test_fast_path_and_reference_scanner_agree_on_mutated_texts(
         pos = min(pos, len(text) - 2)
         text = text[:pos] + text[pos + 1] + text[pos] + text[pos + 2 :]
     note(repr(text))
-    for candidate in (dialect, STRICT_JSON, JSONC):
-        try:
-            expected: Any = ReferenceScanner(text, candidate).document()[0]
-        except MalformedConfigError as exc:
-            expected = exc
-        try:
-            got: Any = JsoncDocument.parse(text, candidate).value
-        except MalformedConfigError as exc:
-            got = exc
-        if isinstance(expected, MalformedConfigError):
-            assert isinstance(got, MalformedConfigError), f"fast path accepted {text!r}"
-            assert (got.line, got.column, got.reason) == (expected.line, expected.column, expected.reason)
-        else:
-            assert not isinstance(got, MalformedConfigError), f"fast path refused {text!r}: {got}"
-            assert got == expected
+    assert_agrees_with_reference(
+        text, (dialect, STRICT_JSON, JSONC), lambda candidate: JsoncDocument.parse(text, candidate).value, "fast path"
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
