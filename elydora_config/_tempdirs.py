@@ -4,7 +4,8 @@ A single-target commit writes no journal (see ``_single``), so nothing would tel
 killed commit left its temp file. ``transactions/temp-dirs`` lists every directory in which this state
 directory's single-target commits ever staged one, one JSON string per line; a directory is added (file and
 ``transactions/`` fsynced) before the first temp file is created in it, so the list is durable before any temp
-file it covers can exist. It only grows, and it changes only on the first commit into a new directory.
+file it covers can exist. It only grows, and it changes only on the first commit into a new directory; a
+process that has read it sees from one ``stat`` whether it is still that version (then it is not read again).
 
 Temp files of single-target commits carry the state directory's *tag* (a hash of its real path) after the
 PID: ``.<name>.elydora-tmp-<pid>-<tag>-<random>``. Every such commit holds the state lock while its temp file
