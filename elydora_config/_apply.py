@@ -8,9 +8,9 @@ the same way. Without ``renameat2`` the target is re-verified right before a pla
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from types import TracebackType
 
 from . import _sysio
 from .errors import ConcurrentModificationError, ConfigError
@@ -40,15 +40,28 @@ class DirCache:
         self.fds.clear()
 
 
-@contextlib.contextmanager
-def named(path: str) -> Iterator[None]:
-    """Make an ``OSError`` from a descriptor or a directory-relative call name ``path`` (absolute)."""
-    try:
-        yield
-    except OSError as exc:
+class named:  # used like a function: ``with named(path):``
+    """Make an ``OSError`` from a descriptor or a directory-relative call name ``path`` (absolute).
+
+    A plain class rather than a generator context manager: a commit enters several of these.
+    """
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if not isinstance(exc, OSError):
+            return
         if (isinstance(exc.filename, str) and os.path.isabs(exc.filename)) or exc.errno is None:
-            raise
-        raise OSError(exc.errno, exc.strerror, path) from exc
+            return
+        raise OSError(exc.errno, exc.strerror, self.path) from exc
 
 
 def apply_one(dfd: int, name: str, entry: Entry, expected: Snapshot, allow_links: bool) -> str | None:

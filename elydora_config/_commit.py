@@ -80,8 +80,7 @@ class Plan:
 def commit(plan: Plan) -> str | None:
     """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing."""
     txdir = os.path.join(plan.state_dir, TRANSACTIONS_DIR)
-    for directory in sorted({plan.state_dir} | {os.path.dirname(c.path) for c in plan.changes}):
-        check_not_root_in_foreign_tree(directory)
+    check_not_root_in_foreign_tree(*sorted({plan.state_dir} | {os.path.dirname(c.path) for c in plan.changes}))
     dirs = DirCache(plan.allow_links)
     try:
         _open_transactions_dir(plan, txdir, dirs)

@@ -118,6 +118,7 @@ def _rename2(src: str, dst: str, flags: int, src_dir_fd: int | None, dst_dir_fd:
 _SYS_OPENAT2 = 437  # the same number on every Linux architecture (new system calls share one table)
 _RESOLVE_NO_SYMLINKS = 0x04
 _openat2_call: Any = _UNLOADED
+_open_how: dict[tuple[int, int], Any] = {}
 
 
 def _load_openat2() -> Any:
@@ -141,7 +142,10 @@ def _openat2(name: str, flags: int, mode: int, dir_fd: int | None) -> int:
         raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), name)
     import ctypes
 
-    how = (ctypes.c_uint64 * 3)(flags, mode if flags & os.O_CREAT else 0, _RESOLVE_NO_SYMLINKS)
+    key = (flags, mode if flags & os.O_CREAT else 0)
+    how = _open_how.get(key)
+    if how is None:  # the kernel only reads it: one per flags and mode is enough
+        how = _open_how[key] = (ctypes.c_uint64 * 3)(key[0], key[1], _RESOLVE_NO_SYMLINKS)
     dfd = _AT_FDCWD if dir_fd is None else dir_fd
     fd = _openat2_call(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(name), how, ctypes.c_size_t(24))
     if fd < 0:

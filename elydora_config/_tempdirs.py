@@ -4,7 +4,8 @@ A single-target commit writes no journal (see ``_single``), so nothing would tel
 killed commit left its temp file. ``transactions/temp-dirs`` lists every directory in which this state
 directory's single-target commits ever staged one, one JSON string per line; a directory is added (file and
 ``transactions/`` fsynced) before the first temp file is created in it, so the list is durable before any temp
-file it covers can exist. It only grows, and it changes only on the first commit into a new directory.
+file it covers can exist. It only grows, and it changes only on the first commit into a new directory; a
+process that has read it sees from one ``stat`` whether it is still that version (then it is not read again).
 
 Temp files of single-target commits carry the state directory's *tag* (a hash of its real path) after the
 PID: ``.<name>.elydora-tmp-<pid>-<tag>-<random>``. Every such commit holds the state lock while its temp file
@@ -30,6 +31,11 @@ TEMP_DIRS = "temp-dirs"
 
 _MAX_BYTES = 1 << 20
 
+_Identity = tuple[int, int, int, int, int]
+_seen: dict[tuple[int, int], tuple[_Identity, frozenset[bytes]]] = {}
+"""By device and inode: the lines of the list as this process last read it, with the file's identity then
+(device, inode, size, modification and change times); an unchanged list is not read again on every commit."""
+
 
 def state_tag(state_dir: str, *, resolved: bool = False) -> str:
     """A short tag naming this state directory (from its real path, whichever links lead to it).
@@ -41,15 +47,34 @@ def state_tag(state_dir: str, *, resolved: bool = False) -> str:
     return hashlib.blake2b(real, digest_size=4).hexdigest()
 
 
+def _identity(info: os.stat_result) -> _Identity:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def _read(txfd: int) -> bytes | None:
     try:
         fd = _sysio.open_file(TEMP_DIRS, os.O_RDONLY | _sysio.O_NOFOLLOW, dir_fd=txfd)
     except FileNotFoundError:
         return None
     try:
-        return os.read(fd, _MAX_BYTES)
+        identity = _identity(os.fstat(fd))
+        data = os.read(fd, min(max(identity[2], 0) + 1, _MAX_BYTES))
+        if len(data) == identity[2]:
+            _seen[identity[:2]] = (identity, frozenset(data.splitlines()))
+        return data
     finally:
         _sysio.close(fd)
+
+
+def _known(txfd: int, line: bytes) -> bool:
+    """Whether the list, unchanged since this process last read it, already holds ``line`` (one ``stat``)."""
+    try:
+        info = os.stat(TEMP_DIRS, dir_fd=txfd, follow_symlinks=False)
+    except OSError:
+        return False
+    identity = _identity(info)
+    seen = _seen.get(identity[:2])
+    return seen is not None and seen[0] == identity and line in seen[1]
 
 
 def listed(txfd: int) -> list[str]:
@@ -65,8 +90,10 @@ def listed(txfd: int) -> list[str]:
 
 def register(txfd: int, directory: str) -> None:
     """Make sure ``directory`` is durably on the list before a temp file is created in it."""
-    data = _read(txfd)
     line = json.dumps(directory).encode("ascii")
+    if _known(txfd, line):
+        return
+    data = _read(txfd)
     if data is not None and line in data.splitlines():
         return
     prefix = b"\n" if data and not data.endswith(b"\n") else b""  # never glue onto a torn line

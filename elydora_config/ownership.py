@@ -58,24 +58,28 @@ def keep_owner(fd: int, snap: Snapshot) -> None:
         ) from None
 
 
-def check_not_root_in_foreign_tree(path: str) -> None:
-    """As root, refuse to create or change files under ``path`` when it or any existing ancestor belongs to
-    another user (``/home/alice/.elydora`` with ``sudo``)."""
+def check_not_root_in_foreign_tree(*paths: str) -> None:
+    """As root, refuse to create or change files under any of ``paths`` when it or any existing ancestor
+    belongs to another user (``/home/alice/.elydora`` with ``sudo``). Ancestors shared by several paths are
+    looked at once."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return
-    probe = os.path.abspath(path)
-    while True:
-        try:
-            owner = os.stat(probe).st_uid
-        except FileNotFoundError:
-            owner = 0
-        if owner != 0:
-            raise ForeignOwnerError(
-                probe,
-                f"belongs to uid {owner} but this runs as root, which would leave files there that this user "
-                f"cannot open; run it as that user (e.g. sudo -u '#{owner}' ...)",
-            )
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return
-        probe = parent
+    seen: set[str] = set()
+    for path in paths:
+        probe = os.path.abspath(path)
+        while probe not in seen:
+            seen.add(probe)
+            try:
+                owner = os.stat(probe).st_uid
+            except FileNotFoundError:
+                owner = 0
+            if owner != 0:
+                raise ForeignOwnerError(
+                    probe,
+                    f"belongs to uid {owner} but this runs as root, which would leave files there that this user "
+                    f"cannot open; run it as that user (e.g. sudo -u '#{owner}' ...)",
+                )
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent

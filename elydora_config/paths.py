@@ -129,9 +129,9 @@ def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -
 
 
 @contextmanager
-def opened_directory(path: PathLike, *, allow_links: bool = False) -> Iterator[int]:
+def opened_directory(path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> Iterator[int]:
     """Context manager around :func:`open_directory`."""
-    fd = open_directory(path, allow_links=allow_links)
+    fd = open_directory(path, allow_links=allow_links, one_call=one_call)
     try:
         yield fd
     finally:

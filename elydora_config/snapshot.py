@@ -98,13 +98,14 @@ def take_at(
 
 
 def take(
-    path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES, allow_links: bool = False
+    path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES, allow_links: bool = False, one_call: bool = False
 ) -> tuple[Snapshot, bytes | None]:
-    """Read ``path`` physically and return its snapshot with the bytes (``None`` when absent)."""
+    """Read ``path`` physically and return its snapshot with the bytes (``None`` when absent); ``one_call``
+    as for :func:`~elydora_config.paths.open_directory` (writers)."""
     parent, name = split_target(path)
     full = os.path.join(parent, name)
     try:
-        with opened_directory(parent, allow_links=allow_links) as dfd:
+        with opened_directory(parent, allow_links=allow_links, one_call=one_call) as dfd:
             return take_at(dfd, name, full, max_bytes=max_bytes, allow_links=allow_links)
     except FileNotFoundError:
         return Snapshot.absent(full), None

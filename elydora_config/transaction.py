@@ -58,11 +58,14 @@ class Transaction:
     # -- reading -----------------------------------------------------------------------------------------
     def read(self, path: PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | None:
         """The bytes of ``path`` (``None`` when absent); its snapshot becomes a commit precondition."""
-        key = self._key(path)
+        return self._read(self._key(path), max_bytes, staging=False)
+
+    def _read(self, key: str, max_bytes: int, *, staging: bool) -> bytes | None:
+        """``staging``: a write or removal follows, so the directory may be opened the writers' way."""
         if key in self._changes:
             change = self._changes[key]
             return change.data if change.kind == "write" else None
-        snap, data = take(key, max_bytes=max_bytes, allow_links=self.allow_links)
+        snap, data = take(key, max_bytes=max_bytes, allow_links=self.allow_links, one_call=staging)
         previous = self._snapshots.get(key)
         if previous is not None and previous.differences(snap):
             raise ConcurrentModificationError(key, "changed between two reads in the same transaction")
@@ -159,7 +162,7 @@ class Transaction:
         self._check_open()
         key = self._key(path)
         if key not in self._snapshots:
-            self.read(key)
+            self._read(key, DEFAULT_MAX_BYTES, staging=True)
         return key
 
     def __repr__(self) -> str:

@@ -30,6 +30,27 @@ def test_a_torn_last_line_is_skipped_and_never_glued_to_the_next(tmp_path: Path)
         os.close(fd)
 
 
+def test_a_list_replaced_or_emptied_behind_our_back_is_read_again(tmp_path: Path) -> None:
+    fd = _txfd(tmp_path / "state")
+    path = tmp_path / "state" / "transactions" / TEMP_DIRS
+    try:
+        register(fd, "/a")
+        register(fd, "/a")  # now known to this process without reading the list
+        path.unlink()
+        register(fd, "/a")  # a new file: the remembered lines are not its lines
+        assert listed(fd) == ["/a"]
+        os.truncate(path, 0)
+        register(fd, "/a")
+        assert listed(fd) == ["/a"]
+        replacement = path.with_name("new")
+        replacement.write_bytes(json.dumps("/b").encode() + b"\n")
+        os.replace(replacement, path)
+        register(fd, "/a")
+        assert listed(fd) == ["/b", "/a"]
+    finally:
+        os.close(fd)
+
+
 def test_names_with_newlines_and_non_utf8_bytes_survive_the_list(tmp_path: Path) -> None:
     fd = _txfd(tmp_path / "state")
     odd = "/home/u/dir\nwith newline/" + os.fsdecode(b"\xff")
