@@ -160,6 +160,13 @@ def documents(draw: st.DrawFn) -> Doc:
     eq = draw(st.sampled_from([" = ", "=", "  =  "]))
     indent = draw(st.sampled_from(["", "", "  ", "\t"]))
     names = list(draw(st.permutations(NAMES)))
+    spare = iter(range(1_000_000))
+
+    def fresh() -> str:
+        """A key not used yet in this document: the drawn names first, then numbered ones (the largest
+        layouts need more keys than NAMES has)."""
+        return names.pop() if names else f"key_{next(spare)}"
+
     layout = Layout()
     data: dict[str, Any] = {}
 
@@ -168,11 +175,11 @@ def documents(draw: st.DrawFn) -> Doc:
         for _ in range(count):
             if draw(st.integers(0, 5)) == 0:
                 lines.append(prefix + "# " + draw(st.sampled_from(["a comment", "[not] = a header"])))
-            key = names.pop()
+            key = fresh()
             value, text = draw(values(prefix, nl))
             keys: Path = (key,)
             if draw(st.integers(0, 5)) == 0:  # a dotted key: `key.inner = value`
-                keys = (key, names.pop())
+                keys = (key, fresh())
                 table[key] = {keys[1]: value}
             else:
                 table[key] = value
@@ -200,7 +207,7 @@ def documents(draw: st.DrawFn) -> Doc:
         lines = [*lead(), header + draw(st.sampled_from(["", "", " # header comment"]))]
         lines += body(table, where, draw(st.integers(0, 3)), indent)
         if draw(st.integers(0, 3)) == 0:  # a sub-table
-            sub = names.pop()
+            sub = fresh()
             lines += gap()
             sub_table: dict[str, Any] = {}
             table[sub] = sub_table
@@ -215,15 +222,15 @@ def documents(draw: st.DrawFn) -> Doc:
         lines += ["# top of file", *gap()]
     lines += body(data, (), draw(st.integers(0, 3)), "")
     if draw(st.integers(0, 3)) == 0:  # an inline array of tables, like Kimi's inline hooks
-        name = names.pop()
+        name = fresh()
         data[name] = [{"event": "A"}, {"event": "B", "timeout": 10}]
         layout.inline.add((name,))
         lines.append(key_text(name) + eq + '[{ event = "A" }, {event = "B", timeout = 10}]')
     blocks: list[list[str]] = []
     for _ in range(draw(st.integers(0, 3))):
-        blocks.append(table_block((names.pop(),), data, is_entry=False))
+        blocks.append(table_block((fresh(),), data, is_entry=False))
     for _ in range(draw(st.integers(0, 2))):
-        name = names.pop()
+        name = fresh()
         data[name] = []
         layout.aots.add((name,))
         group: list[str] = []
