@@ -17,6 +17,7 @@ from ansible.module_utils.basic import AnsibleModule
 DOCUMENTATION = r"""
 module: elydora_hooks
 short_description: Install or remove Elydora guard/audit hooks in AI coding agents
+author: Elydora
 description:
   - Drives the C(elydora) CLI installed on the host (C(pip install elydora-config)).
   - Check mode runs C(elydora ... --dry-run); diff mode returns its unified diff; C(changed) is true exactly
