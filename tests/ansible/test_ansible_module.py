@@ -7,6 +7,7 @@ tmp, seeded with an administrator's Claude Code and Codex managed files, so the 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -131,8 +132,9 @@ def test_present_converges_check_diff_writes_nothing_and_absent_restores_every_b
     assert f"+++ {claude_layer}" in output and "guard.py" in output  # the CLI's unified diff, shown by Ansible
     assert tree(sandbox) == before  # check mode wrote nothing
 
-    changed, _, facts = run_playbook(tmp_path, present)
+    changed, output, facts = run_playbook(tmp_path, present, "--diff")
     assert changed == 1
+    assert f"+++ {claude_layer}" in output  # diff mode on a real run: the diff of what it applied
     installed = tree(sandbox)
     assert installed != before
     rows = {row["provider"]: row for row in facts["providers"]}  # type: ignore[attr-defined]
@@ -165,3 +167,20 @@ def test_a_cli_error_fails_the_task_with_its_error_line(tmp_path: Path, sandbox:
     assert proc.returncode != 0
     assert "Error: claudecode: " in proc.stdout and "comments are not allowed" in proc.stdout, proc.stdout
     assert layer.read_bytes() == before
+
+
+def test_the_module_documentation_parses(tmp_path: Path) -> None:
+    doc = shutil.which("ansible-doc", path=os.path.dirname(str(PLAYBOOK_BIN)))
+    assert doc is not None
+    env = {**os.environ, "ANSIBLE_LIBRARY": str(MODULES), "ANSIBLE_HOME": str(tmp_path / "h")}
+    proc = subprocess.run([doc, "--json", "elydora_hooks"], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    options = json.loads(proc.stdout)["elydora_hooks"]["doc"]["options"]
+    spec = importlib.util.spec_from_file_location("elydora_hooks", MODULES / "elydora_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert set(options) == set(module.ARGUMENT_SPEC)
+    for name, option in module.ARGUMENT_SPEC.items():
+        assert options[name]["type"] == option["type"], name
+        assert options[name].get("choices") == option.get("choices"), name

@@ -77,6 +77,20 @@ ansible_facts:
 """
 
 
+ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
+    "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
+    "agents": {"type": "list", "elements": "str"},
+    "all_present": {"type": "bool", "default": False},
+    "scope": {"type": "str", "choices": ["user", "system"], "default": "system"},
+    "timeout": {"type": "int"},
+    "python": {"type": "path"},
+    "lock_down": {"type": "bool"},
+    "root": {"type": "path"},
+    "executable": {"type": "path"},
+}
+"""The options (documented in DOCUMENTATION above; a test pins the two equal)."""
+
+
 def _error_line(stderr: str, fallback: str) -> str:
     """The CLI's last ``Error:`` line (the one a user reads), else ``fallback``."""
     errors = [line for line in stderr.splitlines() if line.startswith("Error:")]
@@ -153,17 +167,7 @@ def _probe(module: AnsibleModule, argv: list[str]) -> dict[str, Any]:
 
 def main() -> None:
     module = AnsibleModule(
-        argument_spec={
-            "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
-            "agents": {"type": "list", "elements": "str"},
-            "all_present": {"type": "bool", "default": False},
-            "scope": {"type": "str", "choices": ["user", "system"], "default": "system"},
-            "timeout": {"type": "int"},
-            "python": {"type": "path"},
-            "lock_down": {"type": "bool"},
-            "root": {"type": "path"},
-            "executable": {"type": "path"},
-        },
+        argument_spec=ARGUMENT_SPEC,
         required_one_of=[("agents", "all_present")],
         mutually_exclusive=[("agents", "all_present")],
         supports_check_mode=True,
