@@ -1,0 +1,186 @@
+"""The ``elydora_hooks`` Ansible module, run by the real ``ansible-playbook`` against localhost.
+
+Connection local, inventory ``localhost,``; every path of the install is placed below a sandbox ``root`` in
+tmp, seeded with an administrator's Claude Code and Codex managed files, so the machine's /etc is never touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from locations import PROJECT_ROOT
+
+from elydora_cli import managed
+
+MODULES = PROJECT_ROOT / "ansible" / "plugins" / "modules"
+PLAYBOOK_BIN = shutil.which("ansible-playbook", path=os.path.dirname(sys.executable)) or shutil.which(
+    "ansible-playbook"
+)
+ELYDORA_BIN = shutil.which("elydora", path=os.path.dirname(sys.executable)) or shutil.which("elydora")
+
+pytestmark = [
+    pytest.mark.skipif(PLAYBOOK_BIN is None, reason="ansible-playbook is not installed (pip install '.[ansible]')"),
+    pytest.mark.skipif(ELYDORA_BIN is None, reason="the elydora CLI is not on PATH"),
+    pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="--scope system must run as root"),
+]
+
+CLAUDE_ADMIN = '{\n  "permissions": {"deny": ["WebFetch"]},\n  "model": "sonnet"\n}\n'
+CODEX_ADMIN = '# fleet policy\nallowed_approval_policies = ["on-request"]\n\n[features]\nweb_search = false\n'
+
+
+def write_playbook(path: Path, root: Path, state: str) -> Path:
+    task = {
+        "state": state,
+        "agents": ["claude", "codex"],
+        "scope": "system",
+        "timeout": 15,
+        "python": sys.executable,
+        "root": str(root),
+        "executable": ELYDORA_BIN,
+    }
+    play = [
+        {
+            "hosts": "localhost",
+            "connection": "local",
+            "gather_facts": False,
+            "tasks": [
+                {"name": "elydora hooks", "elydora_hooks": task, "register": "hooks"},
+                {
+                    "name": "facts out",
+                    "ansible.builtin.copy": {"content": "{{ ansible_facts.elydora | to_json }}", "dest": "{{ out }}"},
+                    "check_mode": False,
+                    "diff": False,
+                    "changed_when": False,
+                },
+            ],
+        }
+    ]
+    path.write_text(json.dumps(play))  # JSON is YAML
+    return path
+
+
+def play(tmp: Path, playbook: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    """``ansible-playbook`` with our module path, its state and temporary files inside ``tmp``."""
+    env = {
+        **os.environ,
+        "ANSIBLE_LIBRARY": str(MODULES),
+        "ANSIBLE_HOME": str(tmp / "ansible-home"),
+        "ANSIBLE_LOCAL_TEMP": str(tmp / "ansible-tmp"),
+        "ANSIBLE_REMOTE_TEMP": str(tmp / "ansible-tmp"),
+        "ANSIBLE_CONFIG": str(tmp / "none.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_RETRY_FILES_ENABLED": "0",
+        "PATH": f"{os.path.dirname(sys.executable)}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+    }
+    argv = [str(PLAYBOOK_BIN), "-i", "localhost,", str(playbook), "-e", f"out={out}"]
+    argv += ["-e", f"ansible_python_interpreter={sys.executable}", *flags]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, cwd=tmp)
+
+
+def run_playbook(tmp: Path, playbook: Path, *flags: str) -> tuple[int, str, dict[str, object]]:
+    """Run the playbook; the number of changed tasks from the recap, the output, the facts the module returned."""
+    out = tmp / "facts.json"
+    out.unlink(missing_ok=True)
+    proc = play(tmp, playbook, out, *flags)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    recap = re.search(r"localhost\s*:\s*ok=\d+\s+changed=(\d+)", proc.stdout)
+    assert recap is not None, proc.stdout
+    return int(recap.group(1)), proc.stdout, json.loads(out.read_text())
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Every regular file below ``root`` and the SHA-256 of its bytes, but the CLI's lock files.
+
+    A lock file (``.elydora/.lock``) notes its last holder on every run, read-only runs included; it is the
+    CLI's bookkeeping, not a file the install manages.
+    """
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not path.is_symlink() and path.name != ".lock"
+    }
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    for agent, text in (("claudecode", CLAUDE_ADMIN), ("codex", CODEX_ADMIN)):
+        layer = root / managed.LAYERS[agent].path.lstrip("/")
+        layer.parent.mkdir(parents=True)
+        layer.write_text(text)
+    return root
+
+
+def test_present_converges_check_diff_writes_nothing_and_absent_restores_every_byte(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    before = tree(sandbox)
+    present = write_playbook(tmp_path / "present.yml", sandbox, "present")
+
+    changed, output, facts = run_playbook(tmp_path, present, "--check", "--diff")
+    assert changed == 1
+    claude_layer = str(sandbox / managed.LAYERS["claudecode"].path.lstrip("/"))
+    assert f"+++ {claude_layer}" in output and "guard.py" in output  # the CLI's unified diff, shown by Ansible
+    assert tree(sandbox) == before  # check mode wrote nothing
+
+    changed, output, facts = run_playbook(tmp_path, present, "--diff")
+    assert changed == 1
+    assert f"+++ {claude_layer}" in output  # diff mode on a real run: the diff of what it applied
+    installed = tree(sandbox)
+    assert installed != before
+    rows = {row["provider"]: row for row in facts["providers"]}  # type: ignore[attr-defined]
+    assert rows["claudecode"]["covered"] and rows["codex"]["covered"], facts
+    assert "timeout = 15" in (sandbox / managed.LAYERS["codex"].path.lstrip("/")).read_text()
+
+    changed, output, _ = run_playbook(tmp_path, present, "--diff")
+    assert changed == 0, output
+    assert tree(sandbox) == installed  # the second run rewrote no byte
+
+    absent = write_playbook(tmp_path / "absent.yml", sandbox, "absent")
+    changed, _, facts = run_playbook(tmp_path, absent, "--check")
+    assert changed == 1 and tree(sandbox) == installed
+    changed, _, facts = run_playbook(tmp_path, absent)
+    assert changed == 1
+    after = tree(sandbox)
+    assert {name: after.get(name) for name in before} == before  # every file that was there, byte for byte
+    rows = {row["provider"]: row for row in facts["providers"]}  # type: ignore[attr-defined]
+    assert not rows["claudecode"]["installed"] and not rows["codex"]["installed"], facts
+    changed, _, _ = run_playbook(tmp_path, absent)
+    assert changed == 0
+
+
+def test_a_cli_error_fails_the_task_with_its_error_line(tmp_path: Path, sandbox: Path) -> None:
+    layer = sandbox / managed.LAYERS["claudecode"].path.lstrip("/")
+    layer.write_text('{\n  // a comment the strict JSON of this file does not allow\n  "model": "x"\n}\n')
+    playbook = write_playbook(tmp_path / "present.yml", sandbox, "present")
+    before = layer.read_bytes()
+    proc = play(tmp_path, playbook, tmp_path / "facts.json")
+    assert proc.returncode != 0
+    assert "Error: claudecode: " in proc.stdout and "comments are not allowed" in proc.stdout, proc.stdout
+    assert layer.read_bytes() == before
+
+
+def test_the_module_documentation_parses(tmp_path: Path) -> None:
+    doc = shutil.which("ansible-doc", path=os.path.dirname(str(PLAYBOOK_BIN)))
+    assert doc is not None
+    env = {**os.environ, "ANSIBLE_LIBRARY": str(MODULES), "ANSIBLE_HOME": str(tmp_path / "h")}
+    proc = subprocess.run([doc, "--json", "elydora_hooks"], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    options = json.loads(proc.stdout)["elydora_hooks"]["doc"]["options"]
+    spec = importlib.util.spec_from_file_location("elydora_hooks", MODULES / "elydora_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert set(options) == set(module.ARGUMENT_SPEC)
+    for name, option in module.ARGUMENT_SPEC.items():
+        assert options[name]["type"] == option["type"], name
+        assert options[name].get("choices") == option.get("choices"), name
