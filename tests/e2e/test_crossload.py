@@ -79,6 +79,22 @@ def _call_recorded_once(s: AgentSession, claude: Sandbox, ours_before: int, run:
     assert _tool_records(claude) == [] and not claude.spool_lines(), "claudecode recorded the other agent's call"
 
 
+def _claude_entries_do_nothing(s: AgentSession, claude: Sandbox, launcher: str | None, denial: str) -> None:
+    """The other agent's call, with claudecode active and then frozen: no ``denial`` reaches the model, the call
+    is recorded once by the agent that made it, and claudecode's launchers ran (pre and post tool) and did
+    nothing."""
+    sb = s.sandbox
+    for phase, frozen in (("allow", None), ("claude-frozen", "claudecode")):
+        if frozen:
+            sb.elydora("agent", "freeze", "--provider", frozen, "--root", str(sb.home))
+        before, starts = len(ledger_payloads(s)), len(_starts(sb))
+        run = s.run(phase)
+        assert not any(denial in json.dumps(r["body"]) for r in run.model_requests), run.describe()
+        _call_recorded_once(s, claude, before, run)
+        scripts = _claude_scripts(sb, starts)
+        assert sorted(set(scripts)) == ([launcher] if launcher else ["guard.py", "hook.py"]), scripts
+
+
 @pytest.mark.parametrize("supervised", [False, True], ids=["runtime", "hook-command"])
 def test_grok_runs_claude_code_entries_that_do_nothing(supervised: bool, agent_cache: dict[str, Any],
                                                         tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -87,15 +103,7 @@ def test_grok_runs_claude_code_entries_that_do_nothing(supervised: bool, agent_c
                           _install_claudecode(supervised)):
         sb = s.sandbox
         claude = Sandbox("claudecode", sb.root)
-        for phase, frozen in (("allow", None), ("claude-frozen", "claudecode")):
-            if frozen:
-                sb.elydora("agent", "freeze", "--provider", frozen, "--root", str(sb.home))
-            before, starts = len(ledger_payloads(s)), len(_starts(sb))
-            run = s.run(phase)
-            assert not any("Hook denied" in json.dumps(r["body"]) for r in run.model_requests), run.describe()
-            _call_recorded_once(s, claude, before, run)
-            scripts = _claude_scripts(sb, starts)  # pre and post tool: claudecode's launchers ran, and did nothing
-            assert sorted(set(scripts)) == ([launcher] if launcher else ["guard.py", "hook.py"]), scripts
+        _claude_entries_do_nothing(s, claude, launcher, denial="Hook denied")
         sb.elydora("agent", "freeze", "--provider", "grok", "--root", str(sb.home))  # grok's own guard still blocks
         run = s.run("grok-frozen")
         assert not run.proof_exists and any(
@@ -118,12 +126,4 @@ def test_copilot_runs_project_claude_code_entries_that_do_nothing(
         claude = Sandbox("claudecode", sb.root)
         settings = json.loads((sb.work / ".claude" / "settings.json").read_text())
         assert str(claude.agent_dir) in json.dumps(settings["hooks"]) and not (sb.home / ".claude").exists()
-        for phase, frozen in (("allow", None), ("claude-frozen", "claudecode")):
-            if frozen:
-                sb.elydora("agent", "freeze", "--provider", frozen, "--root", str(sb.home))
-            before, starts = len(ledger_payloads(s)), len(_starts(sb))
-            run = s.run(phase)
-            assert not any("Denied by" in json.dumps(r["body"]) for r in run.model_requests), run.describe()
-            _call_recorded_once(s, claude, before, run)
-            scripts = _claude_scripts(sb, starts)
-            assert sorted(set(scripts)) == ([launcher] if launcher else ["guard.py", "hook.py"]), scripts
+        _claude_entries_do_nothing(s, claude, launcher, denial="Denied by")
