@@ -17,9 +17,10 @@ If the supervisor cannot be started, the reason goes to stderr and the provider'
 
 from __future__ import annotations
 
-import _signal  # type: ignore[import-not-found]  # the builtin; `signal` imports enum (~20 ms)
 import posix
+import select
 import sys
+import time
 
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 ARGV: tuple[str, ...] = ("/nonexistent/elydora", "hook")  # @param
@@ -34,45 +35,27 @@ STDIN_LIMIT = 1 << 20
 STDIN_DEADLINE = 0.75  # copies of the guard's (tests pin them equal)
 
 
-class _Deadline(Exception):
-    """Raised by the alarm while stdin is being read."""
-
-
-_READING = False
-
-
-def _expire(_signum: int, _frame: object) -> None:
-    if _READING:
-        raise _Deadline
-
-
 def read_stdin(limit: int = STDIN_LIMIT, deadline: float = STDIN_DEADLINE) -> tuple[bytes, bool]:
     """(the first ``limit + 1`` bytes of stdin, whether the agent closed it within ``deadline`` seconds).
 
     Everything beyond the cap is read and discarded, so the agent never gets EPIPE; a stdin left open ends
-    the read at the deadline instead of hanging until the agent kills the hook.
+    the read at the deadline instead of hanging until the agent kills the hook. What the agent wrote is never
+    lost to a late start: once the deadline has passed, the bytes already waiting are still taken (up to the
+    cap), so a process the machine scheduled late reads the same event as a prompt one.
     """
-    global _READING
     chunks: list[bytes] = []
-    size, closed = 0, False
-    _signal.signal(_signal.SIGALRM, _expire)
-    _signal.setitimer(_signal.ITIMER_REAL, deadline)
-    try:
-        _READING = True
-        while True:
-            chunk = posix.read(0, 1 << 16)
-            if not chunk:
-                _READING, closed = False, True
-                break
-            if size <= limit:
-                chunks.append(chunk)
-                size += len(chunk)
-    except _Deadline:
-        pass
-    finally:
-        _READING = False
-        _signal.setitimer(_signal.ITIMER_REAL, 0)
-    return b"".join(chunks)[: limit + 1], closed
+    size = 0
+    end = time.monotonic() + deadline
+    while True:
+        left = end - time.monotonic()
+        if not select.select((0,), (), (), max(left, 0.0))[0] or (left <= 0 and size > limit):
+            return b"".join(chunks)[: limit + 1], False
+        chunk = posix.read(0, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)[: limit + 1], True
+        if size <= limit:
+            chunks.append(chunk)
+            size += len(chunk)
 
 
 def foreign_host(data: bytes) -> bool:

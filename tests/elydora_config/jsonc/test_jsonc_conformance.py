@@ -18,6 +18,7 @@ from elydora_config.jsonc.reference_scanner import ReferenceScanner
 
 # RFC 8259 only says object names SHOULD be unique, so JSONTestSuite accepts repeated keys; the
 # project's dialects refuse them on purpose (docs/editors.md).  ``RFC_8259`` is STRICT_JSON without that rule.
+HANG = 15.0  # seconds: exponential or stuck parsing, never a speed figure (one file takes milliseconds)
 DUPLICATE_KEY_FILES = {"y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"}
 RFC_8259 = dataclasses.replace(STRICT_JSON, name="RFC_8259", duplicate_keys=True)
 
@@ -76,7 +77,7 @@ def test_strict_json_rejects_every_n_file(path: Path) -> None:
     started = time.perf_counter()
     with pytest.raises(MalformedConfigError) as caught:
         JsoncDocument.parse_bytes(data, STRICT_JSON, path=path.name)
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < HANG  # a hang guard; benchmarks/ measure the speed
     error = caught.value
     assert error.path == path.name
     assert error.line >= 1 and error.column >= 1
@@ -107,7 +108,7 @@ def test_implementation_defined_files_never_crash_or_hang(path: Path) -> None:
         else:
             assert doc.to_bytes() == data
             doc.value  # noqa: B018 - decoding must not crash either
-        assert time.perf_counter() - started < 2.0
+        assert time.perf_counter() - started < HANG
 
 
 @pytest.mark.parametrize("path", _files("y_"), ids=_ids(_files("y_")))

@@ -58,7 +58,7 @@ def test_a_long_run_of_whitespace_after_a_comma_is_quick() -> None:
     started = time.perf_counter()
     assert JsoncDocument.parse(text, JSONC).value == [1, 2]
     assert trailing_comma_candidates(text, []) == []
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 10.0  # quadratic scanning would take hours; not a speed figure
 
 
 def test_unterminated_block_comment_is_left_for_the_scanners() -> None:
