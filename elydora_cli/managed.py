@@ -52,12 +52,13 @@ class ManagedLayer:
     macos: str
     windows: str | None
     """``%ProgramFiles%``/``%ProgramData%``-relative; ``None``: not known, system scope is refused on Windows."""
-    lockdown_key: str
-    """The top-level switch that makes the agent run managed hooks only (set only with ``--lock-down``)."""
-    lockdown_off: str
-    """What the switch turns off besides user hooks (``status`` reports it)."""
     promise: str
     """What the layer guarantees about our entries."""
+    lockdown_key: str | None = None
+    """The top-level switch that makes the agent run managed hooks only (set only with ``--lock-down``);
+    ``None``: the agent has none, and ``--lock-down`` is refused for it."""
+    lockdown_off: str = ""
+    """What the switch turns off besides user hooks (``status`` reports it)."""
 
 
 LAYERS = {
@@ -66,20 +67,20 @@ LAYERS = {
         "/etc/claude-code/managed-settings.json",
         "/Library/Application Support/ClaudeCode/managed-settings.json",
         "%ProgramFiles%\\ClaudeCode\\managed-settings.json",
-        "allowManagedHooksOnly",
-        "every user, project and local hook, and the hooks of plugins the user installed (only managed hooks and "
-        "plugins managed settings enable still run)",
-        "read above every user and project file; a user's disableAllHooks is taken as allowManagedHooksOnly, so "
-        "it cannot switch managed hooks off",
+        promise="read above every user and project file; a user's disableAllHooks is taken as allowManagedHooksOnly, "
+        "so it cannot switch managed hooks off",
+        lockdown_key="allowManagedHooksOnly",
+        lockdown_off="every user, project and local hook, and the hooks of plugins the user installed (only managed "
+        "hooks and plugins managed settings enable still run)",
     ),
     "codex": ManagedLayer(
         "codex",
         "/etc/codex/requirements.toml",
         "/etc/codex/requirements.toml",
         None,
-        "allow_managed_hooks_only",
-        "every hook of config.toml and hooks.json in the user, project and plugin layers",
-        "managed hooks are trusted by policy: they run without a trust step and cannot be disabled in /hooks",
+        promise="managed hooks are trusted by policy: they run without a trust step and cannot be disabled in /hooks",
+        lockdown_key="allow_managed_hooks_only",
+        lockdown_off="every hook of config.toml and hooks.json in the user, project and plugin layers",
     ),
 }
 
@@ -98,6 +99,15 @@ def layer(provider_id: str) -> ManagedLayer:
             f"{supported})"
         )
     return found
+
+
+def lockdown_switch(provider_id: str) -> tuple[str, str]:
+    """(the switch, what it also turns off) of an agent that has one; ``--lock-down`` is refused for the others."""
+    found = layer(provider_id)
+    if found.lockdown_key is None:
+        raise ScopeError(None, f"{provider_id}: --lock-down is not supported: its managed layer has no switch that "
+                         "runs managed hooks only")
+    return found.lockdown_key, found.lockdown_off
 
 
 def require_root(what: str) -> None:

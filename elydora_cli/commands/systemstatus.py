@@ -104,7 +104,9 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
     }
 
 
-def _lock_down(findings: list[Any], facts: Any) -> dict[str, Any]:
+def _lock_down(findings: list[Any], facts: Any) -> dict[str, Any] | None:
+    if facts.lockdown_key is None:
+        return None  # the agent has no such switch
     on = any(f.severity == "note" and f.message.startswith(f"lock-down: {facts.lockdown_key}") for f in findings)
     return {"key": facts.lockdown_key, "on": on, "switches_off": facts.lockdown_off if on else None}
 

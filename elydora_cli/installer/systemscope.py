@@ -19,6 +19,8 @@ def refuse_unmanaged(provider_id: str, ctx: Context) -> None:
     """Under system scope an agent without a managed layer is refused before anything is read."""
     if ctx.system:
         managed.layer(provider_id)
+        if ctx.lock_down is not None:
+            managed.lockdown_switch(provider_id)
 
 
 def system_notes(provider_id: str, ctx: Context) -> list[str]:

@@ -155,7 +155,7 @@ HOOKS = HookMap(
 )
 
 
-MANAGED = managed.layer("claudecode")
+LOCKDOWN_KEY, LOCKDOWN_OFF = managed.lockdown_switch("claudecode")
 
 
 def sources(ctx: Context) -> Sources:
@@ -181,14 +181,14 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
         "Claude Code hooks are disabled by disableAllHooks: true; remove it to install",
     )
     if ctx.system:  # before our entries: a reinstall re-adds them at the end, after the switch
-        lockdown.apply(docs, path, ctx, MANAGED.lockdown_key)
+        lockdown.apply(docs, path, ctx, LOCKDOWN_KEY)
     add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
     path, _ = _settings(docs)
     if ctx.system and agent_ids is None:
-        lockdown.remove(docs, path, MANAGED.lockdown_key)
+        lockdown.remove(docs, path, LOCKDOWN_KEY)
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
 
 
@@ -198,7 +198,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
         return [Finding("hooks are disabled by disableAllHooks: true", path)]
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
     if ctx.system:
-        found += lockdown.check(docs, path, MANAGED.lockdown_key, MANAGED.lockdown_off)
+        found += lockdown.check(docs, path, LOCKDOWN_KEY, LOCKDOWN_OFF)
     return found
 
 

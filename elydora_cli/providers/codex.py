@@ -60,7 +60,7 @@ MANAGED_HOOKS = replace(HOOKS, whole_container=True)
 """The same entries in requirements.toml, written as ``[[hooks.<event>]]`` tables an administrator can read."""
 
 
-MANAGED = managed.layer("codex")
+LOCKDOWN_KEY, LOCKDOWN_OFF = managed.lockdown_switch("codex")
 MANAGED_SCHEMA = MapSchema(
     ANY_HANDLER, group={"matcher": ANY}, open_group_keys=True,
     switches={"managed_dir": STR, "windows_managed_dir": STR},
@@ -97,7 +97,7 @@ def _config(docs: Documents) -> Path:
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path = _path(docs, ctx)
     if ctx.system:
-        lockdown.apply(docs, path, ctx, MANAGED.lockdown_key)
+        lockdown.apply(docs, path, ctx, LOCKDOWN_KEY)
         add_hooks(docs, path, MANAGED_HOOKS, ctx, agent_id)
         return
     add_hooks(docs, path, HOOKS, ctx, agent_id)
@@ -110,7 +110,7 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
     path = _path(docs, ctx)
     if ctx.system:
         if agent_ids is None:
-            lockdown.remove(docs, path, MANAGED.lockdown_key)
+            lockdown.remove(docs, path, LOCKDOWN_KEY)
         remove_hooks(docs, path, HOOKS, ctx, agent_ids)
         return
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
@@ -122,7 +122,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
     if ctx.system:  # managed hooks need no trust
         return found or _hooks_feature(docs, path) + lockdown.check(
-            docs, path, MANAGED.lockdown_key, MANAGED.lockdown_off
+            docs, path, LOCKDOWN_KEY, LOCKDOWN_OFF
         )
     if found:
         return found

@@ -13,12 +13,20 @@ def test_every_managed_layer_belongs_to_a_catalog_agent_and_is_absolute() -> Non
     ids = {p.id for p in catalog.providers()}
     for pid, found in managed.LAYERS.items():
         assert pid in ids and found.provider == pid and found.path.startswith("/etc/")
-        assert found.lockdown_key and found.lockdown_off and found.promise
+        assert found.promise and (found.lockdown_key is None or found.lockdown_off)  # a switch says what it turns off
 
 
 def test_an_agent_without_a_managed_layer_is_refused_by_name() -> None:
     with pytest.raises(managed.ScopeError, match="gemini: --scope system is not supported"):
         managed.layer("gemini")
+
+
+def test_lock_down_is_refused_for_a_layer_without_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert managed.lockdown_switch("claudecode")[0] == "allowManagedHooksOnly"
+    plain = managed.ManagedLayer("gemini", "/etc/x.json", "/Library/x.json", None, promise="read first")
+    monkeypatch.setitem(managed.LAYERS, "gemini", plain)
+    with pytest.raises(managed.ScopeError, match="gemini: --lock-down is not supported"):
+        managed.lockdown_switch("gemini")
 
 
 def test_only_root_may_use_system_scope(monkeypatch: pytest.MonkeyPatch) -> None:
