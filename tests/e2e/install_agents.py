@@ -65,9 +65,43 @@ def run(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None =
 
 def stamp_ok(folder: Path, entry: dict[str, Any], binary: Path) -> bool:
     try:
-        return json.loads((folder / STAMP).read_text()) == entry and binary.exists()
+        if json.loads((folder / STAMP).read_text()) != entry or not binary.exists():
+            return False
     except (OSError, ValueError):
         return False
+    problem = moved(folder, binary) if binary.is_file() else None  # a folder (config deps) has no #! line
+    if problem is not None:
+        log(f"reinstalling: {problem}")
+    return problem is None
+
+
+def moved(folder: Path, binary: Path) -> str | None:
+    """Why an installed tree no longer runs where it is, or ``None``.
+
+    A venv is tied to its path: its scripts' ``#!`` lines and ``pyvenv.cfg`` name absolute interpreters. A tree
+    copied or hard-linked from another cache folder keeps the other folder's paths and breaks when that folder
+    goes, although its stamp still matches; such a tree is reinstalled. Checked from the files, without
+    running the agent (a warm run stays well under a second).
+    """
+    try:
+        with open(binary, "rb") as handle:
+            first = handle.readline(4096)
+    except OSError as exc:
+        return f"{binary}: {exc.strerror}"
+    if first.startswith(b"#!"):
+        interpreter = Path(os.fsdecode(first[2:].split()[0])) if first[2:].split() else None
+        if interpreter is not None and interpreter.name != "env":
+            if not interpreter.exists():
+                return f"{binary}: its interpreter {interpreter} does not exist"
+            if binary.is_relative_to(folder / "venv") and not interpreter.is_relative_to(folder):
+                return f"{binary}: its interpreter {interpreter} is another folder's venv"
+    config = folder / "venv" / "pyvenv.cfg"
+    if config.exists():
+        for line in config.read_text(errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and not Path(value.strip()).is_dir():
+                return f"{config}: the base interpreter folder {value.strip()} does not exist"
+    return None
 
 
 def write_stamp(folder: Path, entry: dict[str, Any]) -> None:
