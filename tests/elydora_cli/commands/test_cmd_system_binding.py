@@ -251,3 +251,19 @@ def test_a_first_use_local_identity_is_kept_aside_when_root_binds_the_user(
     done = json.loads(capsys.readouterr().out)
     assert (Path(done["replaced"]) / "ledger.jsonl").read_bytes() == ledger  # the local chain, kept whole
     assert not identity.read_config(state).is_local
+
+
+def test_a_user_whose_delivery_the_server_stops_is_not_delivering(
+    sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key_file = register(server, sandbox, ME.pw_name)
+    state = state_of(sandbox, ME)
+    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    server.state.agents[state.name].status = "frozen"  # frozen on the server: 403 AGENT_FROZEN from now on
+    assert run_hook(sandbox, "hook.py", CLAUDE_POST).returncode == 0
+    assert wait_until(lambda: (state / "delivery-stopped").exists())
+    code, row = probe(sandbox, capsys)
+    bound = row["bound_users"][ME.pw_name]  # type: ignore[index]
+    assert code == 1 and not row["delivering"] and not bound["delivering"]
+    assert "delivery stopped" in bound["problems"][0] and bound["delivery"]["stopped"]
+    assert any(p.startswith(f"user {ME.pw_name}: delivery stopped") for p in row["problems"])  # type: ignore[attr-defined]
