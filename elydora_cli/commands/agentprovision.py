@@ -102,9 +102,12 @@ def _bind_as(user: Any, agent_dir: str, provider_id: str, server: dict[str, Any]
 
 def _preload() -> None:
     """Import what :func:`bind` needs while still root: the user may not read the interpreter's own files."""
+    import elydora_config.files
     import elydora_config.journal
     import elydora_config.lock
     import elydora_config.transaction  # noqa: F401
+
+    from ..runtime import flush  # noqa: F401 (its lock: a replaced state is moved aside under it)
 
 
 @contextlib.contextmanager

@@ -138,12 +138,17 @@ def test_provision_writes_the_users_bound_state_owner_only_and_is_idempotent(
 def test_files_are_owned_by_the_user_provisioned(sandbox: Path, server: FakeElydora) -> None:
     nobody = pwd.getpwnam("nobody")
     key_file = register(server, sandbox, "nobody")
-    home(sandbox, nobody)
-    assert provision_cli(sandbox, server, "nobody", key_file) == 0
     state = state_of(sandbox, nobody)
+    state.mkdir(parents=True, mode=0o700)  # leftovers of an earlier identity: moved aside, as the user
+    (state / "ledger.jsonl").write_text("earlier chain\n")
+    for path in (state.parent, state, state / "ledger.jsonl"):
+        os.chown(path, nobody.pw_uid, nobody.pw_gid)
+    assert provision_cli(sandbox, server, "nobody", key_file) == 0
     for path in (state.parent, state, state / "config.json", state / "private.key"):
         info = os.lstat(path)
         assert (info.st_uid, info.st_gid) == (nobody.pw_uid, nobody.pw_gid), path
+    (aside,) = state.parent.glob(f"{state.name}.replaced-*")
+    assert (aside / "ledger.jsonl").read_text() == "earlier chain\n" and not (state / "ledger.jsonl").exists()
     assert os.lstat(marker(sandbox, "nobody")).st_uid == 0
     assert os.geteuid() == 0 and os.getegid() == 0  # root's own rights are back
 
@@ -267,3 +272,14 @@ def test_a_user_whose_delivery_the_server_stops_is_not_delivering(
     assert code == 1 and not row["delivering"] and not bound["delivering"]
     assert "delivery stopped" in bound["problems"][0] and bound["delivery"]["stopped"]
     assert any(p.startswith(f"user {ME.pw_name}: delivery stopped") for p in row["problems"])  # type: ignore[attr-defined]
+
+
+def test_a_home_the_user_cannot_write_is_one_error_line(sandbox: Path, server: FakeElydora,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    nobody = pwd.getpwnam("nobody")
+    key_file = register(server, sandbox, "nobody")
+    os.chown(home(sandbox, nobody), 0, 0)  # root's, 0755: the user could not write it, so neither do we
+    assert provision_cli(sandbox, server, "nobody", key_file) == 1
+    err = capsys.readouterr().err
+    assert err.count("Error:") == 1 and "Traceback" not in err and ".elydora" in err, err
+    assert not (home(sandbox, nobody) / ".elydora").exists()
