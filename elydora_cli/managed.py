@@ -35,6 +35,11 @@ SYSTEM_STATUS = "status.json"
 """The machine-wide status of one agent id (``{"status": "active"|"frozen"|"revoked", ...}``), root-owned 0644."""
 POLICY_USERS = "users"
 """Per-user policy beside :data:`SYSTEM_STATUS`: ``users/<user name>.json``, same shape, root-owned 0644."""
+BINDINGS = "bindings"
+"""Beside :data:`SYSTEM_STATUS`: ``bindings/<user name>.json``, root-owned 0644, one per user whose identity root
+bound to a server (``elydora agent provision``). No secret: the agent id, server, organisation, key id and public
+key. The compliance probe checks that each such user's state is still that binding and delivers; the first-use
+path refuses to replace a bound user's lost identity with a local one."""
 USER_SEPARATOR = "@"
 DIR_MODE = 0o755
 LAUNCHER_MODE = 0o755
@@ -121,6 +126,11 @@ def require_root(what: str) -> None:
 def placed(path: str, root: Path | None) -> Path:
     """One of this module's absolute paths, below ``--root`` when given."""
     return root / PurePosixPath(path).relative_to("/") if root is not None else Path(path)
+
+
+def user_home(pw_dir: str, root: Path | None) -> Path:
+    """An OS user's home (from the password database, never ``$HOME``), below ``--root`` when given."""
+    return placed(pw_dir if pw_dir.startswith("/") else "/" + pw_dir, root)
 
 
 def user_dir_name(agent_id: str, user_name: str) -> str:

@@ -79,7 +79,9 @@ def register(subparsers: Any) -> None:
         "  elydora agent show --provider claude           # identity, public key and status (never the token)\n"
         "  elydora agent freeze --provider codex --reason 'incident 42'\n"
         "  elydora agent unfreeze --provider codex\n"
-        "  elydora agent create --provider gemini --agent-id gemini-ci   # a second local identity",
+        "  elydora agent create --provider gemini --agent-id gemini-ci   # a second local identity\n"
+        "  sudo elydora agent provision --scope system --provider claude --user alice --base-url URL \\\n"
+        "      --org-id ORG --kid KID --token-file F --private-key-file K   # see docs/fleet.md",
     )
     from .. import managed
 
@@ -91,6 +93,18 @@ def register(subparsers: Any) -> None:
     create.add_argument("--kid", help="key id registered on the server (with --base-url)")
     create.add_argument("--token-file", help="owner-only file holding the API token (with --base-url)")
     create.add_argument("--private-key-file", help="owner-only file holding the registered private key")
+    provision = verbs.add_parser(
+        "provision", help="--scope system: bind one user's identity <agent id>@<user> to a server (root only)"
+    )
+    add_selection_args(provision, provider_required=True)
+    provision.add_argument("--scope", choices=(managed.SYSTEM,), required=True, help="system (the only scope)")
+    provision.add_argument("--user", required=True, help="the OS user whose identity is bound")
+    for flag, what in (("--base-url", "Elydora server origin"), ("--org-id", "organisation id on the server"),
+                       ("--kid", "key id registered on the server for <agent id>@<user>")):
+        provision.add_argument(flag, required=True, help=what)
+    provision.add_argument("--token-file", help="owner-only file holding the API token (else a hidden prompt)")
+    provision.add_argument("--private-key-file", help="owner-only file holding the user's registered private key")
+    provision.add_argument("--dry-run", action="store_true", help="check and say what would change; write nothing")
     show = verbs.add_parser("show", help="show an agent's identity and status (never the token)")
     add_selection_args(show)
     for verb in ("freeze", "unfreeze", "revoke"):
@@ -114,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         return _create(args)
     if verb == "show":
         return _show(args)
+    if verb == "provision":
+        from .agentprovision import run as provision
+
+        return provision(args)
     from .. import managed
 
     if getattr(args, "scope", managed.USER) == managed.SYSTEM:

@@ -79,6 +79,9 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
     if enforced and not delivering:
         errors.append(Finding(f"the hook interpreter {interpreter and interpreter['path']} cannot run the flusher "
                               "(elydora_cli is not importable by it): nothing is delivered"))
+    bound = _bound(ctx, st.agent_id) if st.installed else {}  # users root bound to a server (agent provision)
+    errors += [Finding(f"user {name}: {problem}") for name, b in bound.items() for problem in b["problems"]]
+    delivering = delivering and all(b["delivering"] for b in bound.values())
     state = "not installed" if not st.installed else "unhealthy" if errors else (
         machine if machine in ("frozen", "revoked") else "healthy")
     return {
@@ -94,6 +97,7 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
         "delivering": delivering,
         "agent_state": machine,
         "user_states": users,
+        "bound_users": bound,
         "interpreter": interpreter,
         "lock_down": _lock_down(st.findings, facts),
         "guarantees": facts.promise,
@@ -102,6 +106,12 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
         "failures": [{"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
                      for f in errors if st.installed],
     }
+
+
+def _bound(ctx: Any, agent_id: str) -> dict[str, Any]:
+    from .agentprovision import bound_users
+
+    return bound_users(ctx.runtime_dir(agent_id), ctx.home if ctx.rooted else None)
 
 
 def _lock_down(findings: list[Any], facts: Any) -> dict[str, Any] | None:

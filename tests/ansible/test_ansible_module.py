@@ -10,6 +10,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -37,7 +38,7 @@ CLAUDE_ADMIN = '{\n  "permissions": {"deny": ["WebFetch"]},\n  "model": "sonnet"
 CODEX_ADMIN = '# fleet policy\nallowed_approval_policies = ["on-request"]\n\n[features]\nweb_search = false\n'
 
 
-def write_playbook(path: Path, root: Path, state: str) -> Path:
+def write_playbook(path: Path, root: Path, state: str, **options: object) -> Path:
     task = {
         "state": state,
         "agents": ["claude", "codex"],
@@ -46,6 +47,7 @@ def write_playbook(path: Path, root: Path, state: str) -> Path:
         "python": sys.executable,
         "root": str(root),
         "executable": ELYDORA_BIN,
+        **options,
     }
     play = [
         {
@@ -184,3 +186,67 @@ def test_the_module_documentation_parses(tmp_path: Path) -> None:
     for name, option in module.ARGUMENT_SPEC.items():
         assert options[name]["type"] == option["type"], name
         assert options[name].get("choices") == option.get("choices"), name
+
+
+def test_server_binding_of_each_user_converges_and_check_mode_writes_nothing(tmp_path: Path, sandbox: Path) -> None:
+    from elydora_testkit.fake_elydora_server import FakeElydora, ServerState
+
+    from elydora_config import keys
+
+    user = pwd.getpwuid(os.getuid())
+    home = managed.user_home(user.pw_dir, sandbox)
+    home.mkdir(parents=True)
+    server = FakeElydora(ServerState(token="tok-ansible-0123456789", org_id="org-1")).start()
+    try:
+        secrets = tmp_path / "secrets"
+        secrets.mkdir(mode=0o700)
+        for agent in ("claudecode", "codex"):
+            key = keys.generate_private_key()
+            server.state.add_agent(managed.user_dir_name(agent, user.pw_name), "org-1", f"{agent}-k1", key.public_key())
+            key_file = secrets / f"{agent}@{user.pw_name}.key"
+            key_file.write_text(keys.encode_private_key(key) + "\n")
+            key_file.chmod(0o600)
+        (secrets / "token").write_text(server.state.token + "\n")
+        (secrets / "token").chmod(0o600)
+        binding = {
+            "users": [user.pw_name],
+            "server": {"base_url": server.base_url, "org_id": "org-1", "kid": "{agent}-k1",
+                       "token_file": str(secrets / "token"), "private_key_file": str(secrets / "{agent}@{user}.key")},
+        }
+        playbook = write_playbook(tmp_path / "bound.yml", sandbox, "present", **binding)
+        before = tree(sandbox)
+        changed, output, _ = run_playbook(tmp_path, playbook, "--check", "--diff")
+        assert changed == 1 and f"elydora agent provision claudecode@{user.pw_name}" in output
+        assert tree(sandbox) == before  # check mode wrote nothing, the users' states included
+        changed, output, facts = run_playbook(tmp_path, playbook)
+        assert changed == 1
+        assert server.state.token not in output
+        state = home / ".elydora" / managed.user_dir_name("codex", user.pw_name)
+        config = json.loads((state / "config.json").read_text())
+        assert (config["base_url"], config["kid"], config["agent_id"]) == (server.base_url, "codex-k1", state.name)
+        rows = {row["provider"]: row for row in facts["providers"]}  # type: ignore[attr-defined]
+        assert rows["codex"]["bound_users"][user.pw_name]["delivering"], rows["codex"]
+        converged = tree(sandbox)
+        changed, output, _ = run_playbook(tmp_path, playbook, "--check", "--diff")
+        assert changed == 0, output
+        changed, output, _ = run_playbook(tmp_path, playbook)
+        assert changed == 0, output
+        assert tree(sandbox) == converged  # the second run rewrote no byte
+    finally:
+        server.stop()
+
+
+def test_server_binding_refusal_fails_the_task_with_the_cli_error(tmp_path: Path, sandbox: Path) -> None:
+    user = pwd.getpwuid(os.getuid())
+    managed.user_home(user.pw_dir, sandbox).mkdir(parents=True)
+    (tmp_path / "token").write_text("tok-x-0123456789\n")
+    (tmp_path / "token").chmod(0o640)  # readable by the group: refused before any request
+    binding = {
+        "users": [user.pw_name],
+        "server": {"base_url": "http://127.0.0.1:9", "org_id": "o", "kid": "k", "token_file": str(tmp_path / "token"),
+                   "private_key_file": str(tmp_path / "absent.key")},
+    }
+    proc = play(tmp_path, write_playbook(tmp_path / "bound.yml", sandbox, "present", **binding), tmp_path / "f.json")
+    assert proc.returncode != 0
+    assert "Error: " in proc.stdout and "token file is accessible by other users" in proc.stdout, proc.stdout
+    assert "tok-x-0123456789" not in proc.stdout + proc.stderr

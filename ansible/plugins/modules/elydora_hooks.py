@@ -4,7 +4,9 @@
 The module holds no install logic of its own: every write is the CLI's (one transaction per agent, byte
 preservation, crash recovery). Check mode is the CLI's ``--dry-run``, diff mode returns the CLI's unified diff,
 ``changed`` is true exactly when the CLI reports changed files, and the compliance probe
-(``elydora status --scope system --json``) is returned as ``ansible_facts.elydora``. See docs/fleet.md.
+(``elydora status --scope system --json``) is returned as ``ansible_facts.elydora``. With ``server`` and
+``users``, each user's identity ``<agent>@<user>`` of every agent installed is bound to the server by
+``elydora agent provision`` (secrets only from files on the host; never on a command line). See docs/fleet.md.
 """
 
 from __future__ import annotations
@@ -56,6 +58,38 @@ options:
   executable:
     description: The C(elydora) executable; default the one on C(PATH).
     type: path
+  server:
+    description:
+      - Bind each user of O(users) to an Elydora server (C(elydora agent provision --scope system)), for every
+        agent installed; only with O(scope=system) and O(state=present).
+      - In O(server.kid), O(server.private_key_file) and O(server.token_file), C({agent}) is replaced by the agent
+        id and C({user}) by the user name (each C(<agent>@<user>) is its own identity on the server, with its key).
+    type: dict
+    suboptions:
+      base_url:
+        description: The server's origin (C(https://...)).
+        type: str
+        required: true
+      org_id:
+        description: The organisation id on the server.
+        type: str
+        required: true
+      kid:
+        description: The key id registered for C(<agent>@<user>) (placeholders allowed).
+        type: str
+        required: true
+      token_file:
+        description: An owner-only file on the host holding the API token (placeholders allowed).
+        type: path
+        required: true
+      private_key_file:
+        description: An owner-only file on the host holding the user's registered private key (placeholders allowed).
+        type: path
+        required: true
+  users:
+    description: The OS users whose identities are bound to O(server); required with O(server).
+    type: list
+    elements: str
 """
 
 EXAMPLES = r"""
@@ -63,6 +97,17 @@ EXAMPLES = r"""
   elydora_hooks:
     agents: [claude, codex]
     timeout: 10
+
+- name: The same, each user's records delivered to the Elydora server
+  elydora_hooks:
+    agents: [claude, codex]
+    users: [alice, bob]
+    server:
+      base_url: https://elydora.example.com
+      org_id: org-1
+      kid: "{agent}@{user}-1"
+      token_file: /etc/elydora/token
+      private_key_file: "/etc/elydora/keys/{agent}@{user}.key"
 """
 
 RETURN = r"""
@@ -70,6 +115,10 @@ results:
   description: The CLI's per-agent results (C(changed) lists the files whose bytes changed).
   type: list
   returned: always
+bindings:
+  description: One C(elydora agent provision) report per agent and user (C(changed) lists files; never a secret).
+  type: list
+  returned: when O(server) is given
 ansible_facts:
   description: C(elydora), the JSON of C(elydora status --scope <scope> --json).
   type: dict
@@ -87,6 +136,17 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "lock_down": {"type": "bool"},
     "root": {"type": "path"},
     "executable": {"type": "path"},
+    "server": {
+        "type": "dict",
+        "options": {
+            "base_url": {"type": "str", "required": True},
+            "org_id": {"type": "str", "required": True},
+            "kid": {"type": "str", "required": True},
+            "token_file": {"type": "path", "required": True},
+            "private_key_file": {"type": "path", "required": True},
+        },
+    },
+    "users": {"type": "list", "elements": "str"},
 }
 """The options (documented in DOCUMENTATION above; a test pins the two equal)."""
 
@@ -165,6 +225,56 @@ def _probe(module: AnsibleModule, argv: list[str]) -> dict[str, Any]:
     return report
 
 
+def _provision_argv(module: AnsibleModule, executable: str, agent: str, user: str) -> list[str]:
+    """``elydora agent provision`` for one agent and user (paths on the host; no secret on the command line)."""
+    params, server = module.params, module.params["server"]
+
+    def fill(value: str) -> str:
+        return value.replace("{agent}", agent).replace("{user}", user)
+
+    argv = [executable, "agent", "provision", "--scope", "system", "--provider", agent, "--user", user,
+            "--base-url", server["base_url"], "--org-id", server["org_id"], "--kid", fill(server["kid"]),
+            "--token-file", fill(server["token_file"]), "--private-key-file", fill(server["private_key_file"])]
+    return argv + (["--root", params["root"]] if params["root"] else [])
+
+
+def _bind(module: AnsibleModule, executable: str, report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Provision every user for every agent the install reported. In check mode an agent whose install is
+    still to come cannot be checked yet: its bindings count as changes (the install creates what they need)."""
+    bindings = []
+    for result in report.get("results", []):
+        for user in module.params["users"]:
+            argv = _provision_argv(module, executable, result["provider"], user)
+            rc, out, err = module.run_command([*argv, "--json"] + (["--dry-run"] if module.check_mode else []))
+            if rc != 0 and module.check_mode and result.get("changed"):
+                bindings.append({"agent_id": f"{result['agent_id']}@{user}", "user": user, "changed": ["(pending the "
+                                 "install)"], "replaced": None, "dry_run": True})
+                continue
+            try:
+                doc = json.loads(out) if rc == 0 else None
+            except ValueError:
+                doc = None
+            if not isinstance(doc, dict):
+                module.fail_json(msg=_error_line(err, f"elydora agent provision exited {rc}"), rc=rc,
+                                 changed=_bound(bindings), bindings=bindings)
+            bindings.append(doc)
+    return bindings
+
+
+def _bound(bindings: list[dict[str, Any]]) -> bool:
+    return any(binding.get("changed") for binding in bindings)
+
+
+def _check_binding_options(module: AnsibleModule) -> None:
+    params = module.params
+    if params["server"] is None and params["users"] is None:
+        return
+    if params["server"] is None or not params["users"]:
+        module.fail_json(msg="server and users go together")
+    if params["scope"] != "system" or params["state"] != "present":
+        module.fail_json(msg="server applies to scope=system and state=present only")
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec=ARGUMENT_SPEC,
@@ -172,16 +282,23 @@ def main() -> None:
         mutually_exclusive=[("agents", "all_present")],
         supports_check_mode=True,
     )
+    _check_binding_options(module)
     argv = _command(module)
     preview = _apply(module, argv, dry_run=True) if module.check_mode or module._diff else {}
     report = preview if module.check_mode else _apply(module, argv, dry_run=False)
+    bindings = _bind(module, argv[0], report) if module.params["server"] else []
     outcome: dict[str, Any] = {
-        "changed": _changed(report),
+        "changed": _changed(report) or _bound(bindings),
         "results": report.get("results", []),
         "skipped": report.get("skipped", []),
     }
+    if module.params["server"]:
+        outcome["bindings"] = bindings
     if module._diff:
-        outcome["diff"] = {"prepared": "".join(result.get("diff", "") for result in preview.get("results", []))}
+        prepared = "".join(result.get("diff", "") for result in preview.get("results", []))
+        prepared += "".join(f"elydora agent provision {b['agent_id']}: {path} (secret: no diff shown)\n"
+                            for b in bindings for path in b.get("changed", []))
+        outcome["diff"] = {"prepared": prepared}
     outcome["ansible_facts"] = {"elydora": _probe(module, argv)}
     module.exit_json(**outcome)
 
