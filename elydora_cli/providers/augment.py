@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import catalog
+from .. import catalog, managed
 from ..plug import defaults
 from ..plug.cmdforms import posix_quote
 from ..plug.common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
@@ -25,6 +25,7 @@ from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import Pattern, group_patterns, require_compilable
+from ..plug.layers import managed_file
 from ..plug.ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv
 from ..plug.schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
 
@@ -87,8 +88,11 @@ HOOKS = HookMap(
 
 
 def sources(ctx: Context) -> Sources:
-    target = ctx.home / ".augment" / "settings.json"
-    return Sources([Target(target, Format.JSON, new_text="{\n}\n", max_bytes=MAX_BYTES)])
+    if ctx.system:  # /etc/augment/settings.json: the same schema, read first by every user's Auggie
+        target, mode = managed_file(ctx, FACTS.id), managed.POLICY_MODE
+    else:
+        target, mode = ctx.home / ".augment" / "settings.json", None
+    return Sources([Target(target, Format.JSON, new_text="{\n}\n", max_bytes=MAX_BYTES, mode=mode)])
 
 
 def user_matchers(path: Path, value: Any) -> list[Pattern]:
