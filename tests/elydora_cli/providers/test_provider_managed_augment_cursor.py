@@ -124,7 +124,9 @@ def test_lock_down_is_refused_by_name(tmp_path: Path, agent: str, capsys: pytest
     assert not layer(tmp_path, agent).exists()
 
 
-def test_a_version_less_enterprise_file_is_refused_untouched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_version_less_enterprise_file_is_refused_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = layer(tmp_path, "cursor")
     path.parent.mkdir(parents=True)
     path.write_text('{"hooks": {}}\n')
@@ -197,4 +199,4 @@ def test_verify_runs_both_managed_entries(tmp_path: Path, capsys: pytest.Capture
     assert install(tmp_path) == 0
     assert system(tmp_path, "verify", *AGENTS) == 0
     out = capsys.readouterr().out
-    assert "FAIL" not in out and out.count(" OK") == 7, out  # Auggie: allow, block, audit; Cursor: + failure audit
+    assert "FAIL" not in out and out.count(" OK") == 7, out  # Auggie: allow, block, audit; Cursor: also a failure
