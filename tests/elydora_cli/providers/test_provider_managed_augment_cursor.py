@@ -200,3 +200,23 @@ def test_verify_runs_both_managed_entries(tmp_path: Path, capsys: pytest.Capture
     assert system(tmp_path, "verify", *AGENTS) == 0
     out = capsys.readouterr().out
     assert "FAIL" not in out and out.count(" OK") == 7, out  # Auggie: allow, block, audit; Cursor: also a failure
+
+
+def _augment_notes(root: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    capsys.readouterr()
+    assert system(root, "status", "augment", "--json") == 0
+    notes: list[str] = json.loads(capsys.readouterr().out)["providers"][0]["notes"]
+    return notes
+
+
+def test_status_says_whether_users_can_override_the_hooks_flag(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Auggie takes ``featureFlagOverrides`` from the managed file first: set there, users' overrides are ignored."""
+    assert system(tmp_path, "install", "augment", "--python", sys.executable) == 0
+    assert any("featureFlagOverrides is not set here" in n for n in _augment_notes(tmp_path, capsys))
+    path = layer(tmp_path, "augment")
+    value = json.loads(path.read_text())
+    path.write_text(json.dumps({**value, "featureFlagOverrides": {}}))
+    assert not any("not set here" in n or "turns enable_hooks off" in n for n in _augment_notes(tmp_path, capsys))
+    path.write_text(json.dumps({**value, "featureFlagOverrides": {"enableHooks": False}}))
+    assert any("turns enable_hooks off" in n for n in _augment_notes(tmp_path, capsys))
