@@ -50,6 +50,8 @@ def test_auggie_runs_our_managed_guard_and_audit(auggie: System) -> None:
     posts = [r["payload"] for r in auggie.ledger() if auggie.s.agent.post_event_ok(r["payload"])]
     assert len(posts) == 1 and auggie.s.agent.payload_command(posts[0]) == COMMAND, posts
     assert auggie.ledger()[0]["agent_id"] == auggie.user_state.name  # augment@<user>: the record names the OS user
+    row = json.loads(auggie.elydora("status", "augment", "--json").stdout)["providers"][0]
+    assert (row["covered"], row["enforced"], row["delivering"]) == (True, True, True), row
 
 
 def test_auggie_frozen_by_policy_is_blocked(auggie: System) -> None:
