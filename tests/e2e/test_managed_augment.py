@@ -9,7 +9,9 @@ layer alone.
 
 Auggie has no setting that switches hooks off and adds the hooks of every settings file together (it refuses a
 merged set that lacks one of the system file's hooks): a user or project file emptied of hooks, or naming
-switches other agents have, leaves ours running.
+switches other agents have, leaves ours running. The one way a user can silence ours is shown too: where
+Augment's server allows client flag overrides (the fake API's ``overrides/`` tenant), a user's
+``featureFlagOverrides`` turns ``enable_hooks`` off, unless the managed file sets that key itself.
 """
 
 from __future__ import annotations
