@@ -87,6 +87,26 @@ LAYERS = {
         lockdown_key="allow_managed_hooks_only",
         lockdown_off="every hook of config.toml and hooks.json in the user, project and plugin layers",
     ),
+    "augment": ManagedLayer(
+        "augment",
+        "/etc/augment/settings.json",
+        "/etc/augment/settings.json",  # Auggie 0.36.0 reads /etc/augment on every platform but Windows
+        "%ProgramData%\\augment\\settings.json",
+        promise="read first by every user's Auggie; the hooks of every settings file are added together (Auggie checks "
+        "that each system hook survives the merge), so a user or project file cannot remove ours, and no setting "
+        "switches hooks off; but hooks run only while Augment's server turns the enable_hooks "
+        "feature flag on, and where that server allows client flag overrides a user's featureFlagOverrides can "
+        "turn it off (unless this file sets featureFlagOverrides itself)",
+    ),
+    "cursor": ManagedLayer(
+        "cursor",
+        "/etc/cursor/hooks.json",
+        "/Library/Application Support/Cursor/hooks.json",
+        "%ProgramData%\\Cursor\\hooks.json",
+        promise="documented, not verified against a real Cursor: the enterprise hooks.json (the schema of "
+        "~/.cursor/hooks.json) is read above team, project and user hooks and all of them run, so a user file "
+        "cannot remove ours; Cursor documents no switch that runs enterprise hooks only",
+    ),
 }
 
 

@@ -9,6 +9,9 @@ supervisor), never a quoted string. Earlier versions wrote the POSIX-quoted path
 recognised and replaced, and the wrappers removed. Hooks run only when Auggie's ``enable_hooks`` feature
 flag, sent by Augment's server, is on. Matchers exist on the two tool events only and are JavaScript
 regular expressions, so install has Node.js compile every user matcher.
+
+Under ``--scope system`` the same entries go into ``/etc/augment/settings.json`` (see :mod:`..managed`), whose hooks
+Auggie adds to every user's; status also says whether that file keeps ``featureFlagOverrides`` out of users' hands.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import catalog
+from .. import catalog, managed
 from ..plug import defaults
 from ..plug.cmdforms import posix_quote
 from ..plug.common import add_hooks, catalog_events, check_hooks, remove_hooks, single_target
@@ -25,6 +28,7 @@ from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import Pattern, group_patterns, require_compilable
+from ..plug.layers import managed_file
 from ..plug.ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv
 from ..plug.schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
 
@@ -87,8 +91,11 @@ HOOKS = HookMap(
 
 
 def sources(ctx: Context) -> Sources:
-    target = ctx.home / ".augment" / "settings.json"
-    return Sources([Target(target, Format.JSON, new_text="{\n}\n", max_bytes=MAX_BYTES)])
+    if ctx.system:  # /etc/augment/settings.json: the same schema, read first by every user's Auggie
+        target, mode = managed_file(ctx, FACTS.id), managed.POLICY_MODE
+    else:
+        target, mode = ctx.home / ".augment" / "settings.json", None
+    return Sources([Target(target, Format.JSON, new_text="{\n}\n", max_bytes=MAX_BYTES, mode=mode)])
 
 
 def user_matchers(path: Path, value: Any) -> list[Pattern]:
@@ -106,7 +113,23 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path = single_target(docs, SCHEMA)
-    return [*check_hooks(docs, path, HOOKS, ctx, agent_id), Finding(ENABLE_HOOKS_NOTE, path, severity="note")]
+    found = [*check_hooks(docs, path, HOOKS, ctx, agent_id), Finding(ENABLE_HOOKS_NOTE, path, severity="note")]
+    if ctx.system:
+        doc = docs.doc(path)
+        found += _overrides(path, doc.value if doc is not None else None)
+    return found
+
+
+def _overrides(path: Path, value: Any) -> list[Finding]:
+    """``featureFlagOverrides`` of the managed file: Auggie takes the key from the first settings file that has it,
+    the managed one first, and applies it only where Augment's server allows client flag overrides."""
+    if not isinstance(value, dict) or OVERRIDES_KEY not in value:
+        return [Finding(OVERRIDES_OPEN, path, severity="note")]
+    flags = value[OVERRIDES_KEY]
+    if isinstance(flags, dict) and any(flags.get(k) is False for k in ENABLE_HOOKS_FLAGS):
+        return [Finding(f"{OVERRIDES_KEY} turns enable_hooks off: where Augment's server allows client flag overrides "
+                        "no hook runs, ours included", path, severity="note")]
+    return []
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -119,8 +142,17 @@ extra_runtime = defaults.no_extra_runtime
 installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 agent_argv = defaults.default_argv
 
+OVERRIDES_KEY = "featureFlagOverrides"
+ENABLE_HOOKS_FLAGS = ("enableHooks", "enable_hooks")
+"""The JSON names Auggie's flag parser accepts for the ``enable_hooks`` flag in ``featureFlagOverrides``."""
+OVERRIDES_OPEN = (
+    f"{OVERRIDES_KEY} is not set here: where Augment's server allows client flag overrides, a user's "
+    f'{OVERRIDES_KEY} {{"enableHooks": false}} switches every hook off, ours included; set {OVERRIDES_KEY} '
+    "in this file (e.g. to {}) to take that key out of users' hands"
+)
 ENABLE_HOOKS_NOTE = (
-    "Auggie runs hooks only when its `enable_hooks` feature flag is on; Augment's server sets that flag,"
-    " not Elydora or your settings: check that `/hooks` exists inside Auggie."
+    "Auggie runs hooks only when its `enable_hooks` feature flag is on; Augment's server sets that flag, not"
+    " Elydora (settings' featureFlagOverrides count only where that server allows client overrides): check that"
+    " `/hooks` exists inside Auggie."
 )
 NOTES = ("Restart Auggie so it loads the new hooks; check with `auggie tools list`.", ENABLE_HOOKS_NOTE)

@@ -7,13 +7,14 @@ installer is migrated and gets ``"version": 1``.
 
 from __future__ import annotations
 
-from .. import catalog
+from .. import catalog, managed
 from ..plug import defaults, hookfile
 from ..plug.common import catalog_events, command_handler
 from ..plug.context import Context
-from ..plug.contract import Sources
+from ..plug.contract import Sources, Target
 from ..plug.hookfile import HookFile
 from ..plug.hookmap import HookMap
+from ..plug.layers import managed_file
 from ..plug.pairforms import OldShape, exactly, recogniser
 from ..plug.schema import ANY_HANDLER, NONNEG_INT, MapSchema
 
@@ -49,7 +50,10 @@ FILE = HookFile(
 
 
 def sources(ctx: Context) -> Sources:
-    return Sources([FILE.target(ctx.home / ".cursor" / "hooks.json")])
+    if not ctx.system:
+        return Sources([FILE.target(ctx.home / ".cursor" / "hooks.json")])
+    new = FILE.target(managed_file(ctx, FACTS.id))  # the enterprise hooks.json: the user file's schema
+    return Sources([Target(new.path, new.fmt, new_text=new.new_text, mode=managed.POLICY_MODE)])
 
 
 install, uninstall, check = hookfile.plug(FILE)

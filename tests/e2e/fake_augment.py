@@ -5,7 +5,9 @@ The tests point the tenant at ``http://127.0.0.1:P/augment/`` (hooks on) or ``..
 path alone says which server Auggie believes it has:
 
 * ``get-models``: one model and ``feature_flags`` whose ``enable_hooks`` is true, or false under
-  ``no-hooks/``. Auggie 0.36.0 loads hooks only when that server-side flag is on.
+  ``no-hooks/``. Auggie 0.36.0 loads hooks only when that server-side flag is on. Under ``overrides/`` the
+  flags also hold ``allow_client_feature_flag_overrides: true``: Auggie then applies the ``featureFlagOverrides``
+  of its settings files (off by default, as on Augment's own server).
 * ``chat-stream``: newline-delimited JSON objects ``{"text", "nodes", "stop_reason"}``. The first request that
   offers the shell tool (its ``tool_definitions``) is answered with one tool_use node (type 5) calling it;
   every other one with a final text.
@@ -23,6 +25,7 @@ from typing import Any, Protocol
 
 PREFIX = "/augment/"
 NO_HOOKS = "no-hooks/"
+OVERRIDES = "overrides/"
 MODEL = "fake-model"
 TOOL_USE_NODE = 5  # Auggie's node type for a tool call
 STOP_END_TURN, STOP_TOOL_USE = 1, 3  # its stop reasons END_TURN and TOOL_USE_REQUESTED
@@ -57,9 +60,10 @@ class HandlerLike(Protocol):
     def wfile(self) -> Any: ...
 
 
-def tenant_url(port: int, *, hooks: bool = True) -> str:
-    """The ``tenantURL`` that makes Auggie talk to this server on ``port``, with ``enable_hooks`` on or off."""
-    return f"http://127.0.0.1:{port}{PREFIX}{'' if hooks else NO_HOOKS}"
+def tenant_url(port: int, *, hooks: bool = True, overrides: bool = False) -> str:
+    """The ``tenantURL`` that makes Auggie talk to this server on ``port``, with ``enable_hooks`` on or off, and
+    client flag overrides allowed or not."""
+    return f"http://127.0.0.1:{port}{PREFIX}{OVERRIDES if overrides else ''}{'' if hooks else NO_HOOKS}"
 
 
 def serves(path: str) -> bool:
@@ -83,13 +87,15 @@ def offered_tools(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def answer(handler: HandlerLike, path: str, body: dict[str, Any], entry: dict[str, Any], final_text: str) -> None:
     """Answer one Augment request; ``final_text`` is what the model says when it calls no tool."""
     endpoint = path[len(PREFIX):]
+    overrides = endpoint.startswith(OVERRIDES)
+    endpoint = endpoint.removeprefix(OVERRIDES)
     hooks = not endpoint.startswith(NO_HOOKS)
     endpoint = endpoint.removeprefix(NO_HOOKS)
     entry.update(dialect="augment", endpoint=endpoint)
     if endpoint == "get-models":
-        entry.update(answer="augment", enable_hooks=hooks)
+        entry.update(answer="augment", enable_hooks=hooks, overrides=overrides)
         handler.fake.record(entry)
-        handler._json(200, _models(hooks))
+        handler._json(200, _models(hooks, overrides))
     elif endpoint == "chat-stream":
         _chat_stream(handler, body, entry, final_text)
     else:
@@ -98,10 +104,12 @@ def answer(handler: HandlerLike, path: str, body: dict[str, Any], entry: dict[st
         handler._json(200, ANSWERS.get(endpoint, {}))
 
 
-def _models(hooks: bool) -> dict[str, Any]:
+def _models(hooks: bool, overrides: bool) -> dict[str, Any]:
     model = {"name": MODEL, "suggested_prefix_char_count": 4000, "suggested_suffix_char_count": 4000}
-    return {"default_model": MODEL, "models": [model], "languages": [],
-            "feature_flags": {"enable_hooks": hooks}}
+    flags: dict[str, Any] = {"enable_hooks": hooks}
+    if overrides:
+        flags["allow_client_feature_flag_overrides"] = True
+    return {"default_model": MODEL, "models": [model], "languages": [], "feature_flags": flags}
 
 
 def _chat_stream(handler: HandlerLike, body: dict[str, Any], entry: dict[str, Any], final_text: str) -> None:

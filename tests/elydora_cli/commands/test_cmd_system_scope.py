@@ -199,7 +199,8 @@ def test_status_probe(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytes
     capsys.readouterr()
     assert system(root, "status", "--json") == 1
     doc = json.loads(capsys.readouterr().out)
-    assert any("writable by other users" in p for p in doc["providers"][0]["problems"])
+    claude = next(r for r in doc["providers"] if r["provider"] == "claudecode")
+    assert any("writable by other users" in p for p in claude["problems"])
 
 
 def test_verify_runs_the_managed_entries_against_scratch_state(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,10 +16,12 @@ from elydora_testkit.e2e_agents.shape import Agent, Json, no_config
 from elydora_testkit.e2e_harness import Sandbox
 
 
-def session_env(port: int, *, hooks: bool) -> dict[str, str]:
+def session_env(port: int, *, hooks: bool, overrides: bool = False) -> dict[str, str]:
     """An Augment login in the shape ``auggie login`` stores (``~/.augment/session.json``), for the fake API on
-    ``port`` with the ``enable_hooks`` flag on or off. Auggie refuses a session without ``scopes``."""
-    auth = {"accessToken": "e2e-dummy-token", "tenantURL": tenant_url(port, hooks=hooks), "scopes": ["email"]}
+    ``port`` with the ``enable_hooks`` flag on or off (and client flag overrides allowed or not). Auggie refuses
+    a session without ``scopes``."""
+    tenant = tenant_url(port, hooks=hooks, overrides=overrides)
+    auth = {"accessToken": "e2e-dummy-token", "tenantURL": tenant, "scopes": ["email"]}
     return {"AUGMENT_SESSION_AUTH": json.dumps(auth)}
 
 
