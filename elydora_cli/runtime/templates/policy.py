@@ -9,6 +9,7 @@ Generated only by ``elydora install --scope system``, beside the root-owned laun
   ``users/<user>.json`` (optional) and the user's own ``status.json`` (optional). Policy files must be regular,
   owned by ``OWNER_UID`` (root) and writable by nobody else. Only root writes them, so a user who deletes or
   edits their own state cannot lift a freeze; a missing or unsafe policy raises, and the guard then blocks.
+  A user bound to a server by ``agent provision`` adds the server's status (:func:`server_status`).
 """
 
 from __future__ import annotations
@@ -73,4 +74,22 @@ def system_status() -> str:
         if state.get("status") not in guard.STATUSES:
             raise guard.GuardError("a policy or status file holds an unknown status")
         statuses.append(str(state["status"]))
+    server = server_status()
+    if server is not None:
+        statuses.append(server)
     return max(statuses, key=guard.STATUSES.index)
+
+
+def server_status() -> str | None:
+    """A bound user's status on the server (``agent provision``), by the guard's cache and refresh as in user
+    scope, so a freeze or revocation on the server blocks too. ``None`` for a user with a local identity, and
+    before the server's first answer (one synchronous refresh is tried): root's policy alone decides then."""
+    guard = sys.modules[GUARD_MODULE]
+    config = guard.read_object("config.json")
+    if config is None or config.get("base_url") is None:
+        return None
+    if guard.read_object("status-cache.json") is None:
+        guard.refresh_now()
+        if guard.read_object("status-cache.json") is None:
+            return None
+    return str(guard.cached_status())

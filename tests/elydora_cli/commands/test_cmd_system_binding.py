@@ -283,3 +283,34 @@ def test_a_home_the_user_cannot_write_is_one_error_line(sandbox: Path, server: F
     err = capsys.readouterr().err
     assert err.count("Error:") == 1 and "Traceback" not in err and ".elydora" in err, err
     assert not (home(sandbox, nobody) / ".elydora").exists()
+
+
+def test_a_freeze_on_the_server_blocks_a_bound_user_and_root_policy_still_counts(
+    sandbox: Path, server: FakeElydora
+) -> None:
+    key_file = register(server, sandbox, ME.pw_name)
+    state = state_of(sandbox, ME)
+    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0  # the first call asks the server once
+    assert json.loads((state / "status-cache.json").read_text())["status"] == "active"
+    server.state.agents[state.name].status = "frozen"
+    (state / "status-cache.json").unlink()  # as a cache past its lifetime would be: the next call asks again
+    blocked = run_hook(sandbox, "guard.py", CLAUDE_PRE)
+    assert blocked.returncode == 2 and b"frozen" in blocked.stderr
+    server.state.agents[state.name].status = "active"
+    (state / "status-cache.json").unlink()
+    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0
+    server.stop()  # the server unreachable with a known answer: the last known status applies, root's too
+    assert main(["agent", "freeze", "--provider", "claude", "--scope", "system", "--root", str(sandbox / "root")]) == 0
+    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 2
+
+
+def test_a_bound_user_whose_server_never_answered_is_decided_by_roots_policy(
+    sandbox: Path, server: FakeElydora
+) -> None:
+    key_file = register(server, sandbox, ME.pw_name)
+    state = state_of(sandbox, ME)
+    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    server.stop()
+    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0  # active by root's policy, not blocked offline
+    assert not (state / "status-cache.json").exists()
