@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -81,3 +82,19 @@ def test_another_interpreter_gets_the_flusher_through_site(tmp_path: Path) -> No
     files = generate("claudecode", tmp_path / ".elydora" / "claudecode", "/usr/bin/some-other-python3")
     source = files["_elydora_audit.py"][0].decode()
     assert "FLUSH_PATH = ()" in source and '"-I", "-m", "elydora_cli.runtime.flush"' in source
+
+
+def test_the_flusher_runs_nicer_than_the_hook_that_started_it(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, "claudecode", server=None)
+    module = _audit_module(agent)
+    report = agent.path("niceness")
+    # a stand-in flusher that reports its niceness once the hook has had time to lower it
+    probe = "import os, sys, time; time.sleep(0.3); open(sys.argv[1] + '/niceness', 'w').write(str(os.nice(0)))"
+    module.flusher_command = lambda: [PYTHON, "-c", probe]
+    module.PYTHON = PYTHON
+    module.start_flusher()
+    deadline = time.monotonic() + 30
+    while not report.exists() or not report.read_text():
+        assert time.monotonic() < deadline, "the stand-in flusher did not report"
+        time.sleep(0.05)
+    assert int(report.read_text()) == min(os.nice(0) + module.FLUSH_NICE, 19) > os.nice(0)
