@@ -18,7 +18,10 @@ import elydora_cli
 from elydora_cli import identity
 from elydora_cli.runtime.generate import flusher_path, generate
 
-PROBE = "print(sys.flags.no_site, 'urllib.request' in sys.modules, 'http.client' in sys.modules)\n"
+PROBE = (
+    "print(sys.flags.no_site, 'urllib.request' in sys.modules, 'http.client' in sys.modules,"
+    " 'cryptography.hazmat.primitives.asymmetric.ed25519' in sys.modules)\n"
+)
 
 
 def _audit_module(agent: AgentHandle) -> ModuleType:
@@ -63,7 +66,8 @@ def test_the_hook_starts_the_flusher_without_site_and_it_records_without_http(tm
     command = module.flusher_command()
     assert command[:4] == [PYTHON, "-I", "-S", "-c"]
     _spool_events(agent, 3)
-    assert _run_flusher(agent, command) == ["1", "False", "False"]
+    # signed through cryptography's binding without its public key module (see keys.private_key_from_seed)
+    assert _run_flusher(agent, command) == ["1", "False", "False", "False"]
     assert _recorded(agent) == [0, 1, 2]
 
 
@@ -72,7 +76,7 @@ def test_a_moved_package_directory_falls_back_to_site(tmp_path: Path) -> None:
     module = _audit_module(agent)
     module.FLUSH_PATH = (str(tmp_path / "gone"),)  # the recorded directory no longer holds the package
     _spool_events(agent, 1)
-    assert _run_flusher(agent, module.flusher_command())[1:] == ["False", "False"]
+    assert _run_flusher(agent, module.flusher_command())[1:] == ["False", "False", "False"]
     assert _recorded(agent) == [0]
 
 
