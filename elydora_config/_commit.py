@@ -134,7 +134,7 @@ def _missing_dirs(plan: Plan) -> list[tuple[str, int]]:
 
 def _commit_locked(plan: Plan, txdir: str, dirs: DirCache, housekeeping: bool) -> str | None:
     txid = new_txid()
-    entries = _entries(plan, txid)
+    entries = _entries(plan)
     missing = _missing_dirs(plan)
     single = entries[0] if len(entries) == 1 and not missing else None
     for snap in plan.snapshots.values():
@@ -153,6 +153,7 @@ def _commit_locked(plan: Plan, txdir: str, dirs: DirCache, housekeeping: bool) -
             with contextlib.suppress(OSError):
                 prune(txfd, plan.retention)
         return txid
+    _name_files(entries, txid)
     journal = Journal(txid, entries, [d for d, _ in missing], plan.allow_links)
     _prepare(plan, journal, txfd, dirs, txdir)
     try:
@@ -179,24 +180,30 @@ def _verify_snapshot(dirs: DirCache, snap: Snapshot) -> None:
     verify_at(dfd, name, snap, allow_links=dirs.allow_links)
 
 
-def _entries(plan: Plan, txid: str) -> list[Entry]:
+def _entries(plan: Plan) -> list[Entry]:
     entries: list[Entry] = []
     for change in plan.changes:
         old = plan.snapshots[change.path]
         if change.kind == "remove":
             if old.exists:
-                entries.append(Entry(change.path, "remove", old, temp=temp_name(os.path.basename(change.path))))
+                entries.append(Entry(change.path, "remove", old))
             continue
         assert change.data is not None
         mode = change.mode if change.mode is not None else (old.mode if old.exists else 0o600)
         digest = hashlib.sha256(change.data).hexdigest()
         if old.exists and old.sha256 == digest and old.mode == mode:
             continue
-        entries.append(Entry(change.path, "write", old, digest, mode, temp_name(os.path.basename(change.path))))
+        entries.append(Entry(change.path, "write", old, digest, mode))
+    return entries
+
+
+def _name_files(entries: list[Entry], txid: str) -> None:
+    """The journalled protocol's temp and artifact names (a single-target commit names its one temp file with
+    the state directory's tag instead, and keeps no artifact)."""
     for index, entry in enumerate(entries):
+        entry.temp = temp_name(os.path.basename(entry.path))
         if entry.old.exists:
             entry.artifact = artifact_name(txid, index)
-    return entries
 
 
 def _prepare(plan: Plan, journal: Journal, txfd: int, dirs: DirCache, txdir: str) -> None:

@@ -53,7 +53,6 @@ def commit_single(
     """Commit the one ``entry`` (see the module docstring)."""
     dfd, name = dirs.of(entry.path)
     target = _Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links)
-    entry.artifact = None
     entry.temp = tagged_temp_name(name, tag)
     with named(os.path.join(txdir, TEMP_DIRS)):
         register(txfd, os.path.dirname(entry.path))

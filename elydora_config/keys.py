@@ -57,9 +57,21 @@ def encode_private_key(key: Ed25519PrivateKey) -> str:
 
 def decode_private_key(text: str, *, path: PathLike | None = None) -> Ed25519PrivateKey:
     """Strictly decode a canonical private key (one trailing newline is tolerated)."""
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    return private_key_from_seed(decode_private_seed(text, path=path))
 
-    return Ed25519PrivateKey.from_private_bytes(decode_private_seed(text, path=path))
+
+def private_key_from_seed(seed: bytes) -> Ed25519PrivateKey:
+    """The Ed25519 key of a 32-byte seed. Made by cryptography's Rust binding directly where it has one (the
+    same key object the public class returns): the public module's Python layers (its ``utils``, ``enum``,
+    the serialization module) cost the audit hook's detached flusher a few ms on every start."""
+    try:
+        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+
+        return rust_openssl.ed25519.from_private_bytes(seed)
+    except (ImportError, AttributeError):  # another layout of the binding: the public API
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        return Ed25519PrivateKey.from_private_bytes(seed)
 
 
 def decode_private_seed(text: str, *, path: PathLike | None = None) -> bytes:

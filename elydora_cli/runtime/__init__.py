@@ -7,9 +7,10 @@ first use: the detached flusher imports this package on every start and needs no
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the flusher's boot imports this package, and typing costs
+if TYPE_CHECKING:  # about half an interpreter start
+    from typing import Any
 
-if TYPE_CHECKING:
     from .generate import GUARD_NAME, HOOK_NAME, SCRIPT_MODE, generate, runtime_argv
 
 __all__ = ["GUARD_NAME", "HOOK_NAME", "SCRIPT_MODE", "generate", "runtime_argv"]

@@ -11,8 +11,6 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from elydora_config import files
 from elydora_config.errors import ConfigError
 
@@ -32,7 +30,10 @@ from .flush import BATCH, DRAINED, STOPPED
 from .jcs import CanonicalizationError, canonicalize
 from .record import build_record, wire_payload
 
-if TYPE_CHECKING:  # delivery modules (the HTTP client) load only for a server-bound agent
+if TYPE_CHECKING:  # the key class is not needed at run time (see keys.private_key_from_seed); the delivery
+    # modules (the HTTP client) load only for a server-bound agent
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     from . import deliver
     from .deliver import Delivery, RetryPolicy
 

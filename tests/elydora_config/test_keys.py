@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import sys
 
 import pytest
 
@@ -13,6 +14,7 @@ from elydora_config.keys import (
     encode_private_key,
     encode_public_key,
     generate_private_key,
+    private_key_from_seed,
 )
 
 
@@ -64,3 +66,17 @@ def test_error_names_path_without_secret():
         decode_private_key(secret + "=", path="/home/u/.elydora/a/private.key")
     assert "/home/u/.elydora/a/private.key" in info.value.message
     assert secret not in info.value.message
+
+
+@pytest.mark.parametrize("binding", ["rust", "public"])
+def test_a_key_from_its_seed_signs_as_the_public_class_does(binding: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    if binding == "public":  # a cryptography whose binding is not where we look: the public API is used
+        monkeypatch.setitem(sys.modules, "cryptography.hazmat.bindings._rust", None)
+    seed = bytes(range(32))
+    key = private_key_from_seed(seed)
+    reference = Ed25519PrivateKey.from_private_bytes(seed)
+    assert isinstance(key, Ed25519PrivateKey)
+    assert key.sign(b"record") == reference.sign(b"record")  # Ed25519 signatures are deterministic
+    assert encode_private_key(key) == base64.urlsafe_b64encode(seed).rstrip(b"=").decode()

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -17,7 +18,10 @@ import elydora_cli
 from elydora_cli import identity
 from elydora_cli.runtime.generate import flusher_path, generate
 
-PROBE = "print(sys.flags.no_site, 'urllib.request' in sys.modules, 'http.client' in sys.modules)\n"
+PROBE = (
+    "print(sys.flags.no_site, 'urllib.request' in sys.modules, 'http.client' in sys.modules,"
+    " 'cryptography.hazmat.primitives.asymmetric.ed25519' in sys.modules)\n"
+)
 
 
 def _audit_module(agent: AgentHandle) -> ModuleType:
@@ -62,7 +66,8 @@ def test_the_hook_starts_the_flusher_without_site_and_it_records_without_http(tm
     command = module.flusher_command()
     assert command[:4] == [PYTHON, "-I", "-S", "-c"]
     _spool_events(agent, 3)
-    assert _run_flusher(agent, command) == ["1", "False", "False"]
+    # signed through cryptography's binding without its public key module (see keys.private_key_from_seed)
+    assert _run_flusher(agent, command) == ["1", "False", "False", "False"]
     assert _recorded(agent) == [0, 1, 2]
 
 
@@ -71,7 +76,7 @@ def test_a_moved_package_directory_falls_back_to_site(tmp_path: Path) -> None:
     module = _audit_module(agent)
     module.FLUSH_PATH = (str(tmp_path / "gone"),)  # the recorded directory no longer holds the package
     _spool_events(agent, 1)
-    assert _run_flusher(agent, module.flusher_command())[1:] == ["False", "False"]
+    assert _run_flusher(agent, module.flusher_command())[1:] == ["False", "False", "False"]
     assert _recorded(agent) == [0]
 
 
@@ -81,3 +86,19 @@ def test_another_interpreter_gets_the_flusher_through_site(tmp_path: Path) -> No
     files = generate("claudecode", tmp_path / ".elydora" / "claudecode", "/usr/bin/some-other-python3")
     source = files["_elydora_audit.py"][0].decode()
     assert "FLUSH_PATH = ()" in source and '"-I", "-m", "elydora_cli.runtime.flush"' in source
+
+
+def test_the_flusher_runs_nicer_than_the_hook_that_started_it(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, "claudecode", server=None)
+    module = _audit_module(agent)
+    report = agent.path("niceness")
+    # a stand-in flusher that reports its niceness once the hook has had time to lower it
+    probe = "import os, sys, time; time.sleep(0.3); open(sys.argv[1] + '/niceness', 'w').write(str(os.nice(0)))"
+    module.flusher_command = lambda: [PYTHON, "-c", probe]
+    module.PYTHON = PYTHON
+    module.start_flusher()
+    deadline = time.monotonic() + 30
+    while not report.exists() or not report.read_text():
+        assert time.monotonic() < deadline, "the stand-in flusher did not report"
+        time.sleep(0.05)
+    assert int(report.read_text()) == min(os.nice(0) + module.FLUSH_NICE, 19) > os.nice(0)
