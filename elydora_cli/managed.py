@@ -61,7 +61,7 @@ class ManagedLayer:
     """What the layer guarantees about our entries."""
     lockdown_key: str | None = None
     """The top-level switch that makes the agent run managed hooks only (set only with ``--lock-down``);
-    ``None``: the agent has none, and ``--lock-down`` is refused for it."""
+    ``None``: the agent has none; ``--lock-down`` installs it without and says so."""
     lockdown_off: str = ""
     """What the switch turns off besides user hooks (``status`` reports it)."""
 
@@ -127,7 +127,7 @@ def layer(provider_id: str) -> ManagedLayer:
 
 
 def lockdown_switch(provider_id: str) -> tuple[str, str]:
-    """(the switch, what it also turns off) of an agent that has one; ``--lock-down`` is refused for the others."""
+    """(the switch, what it also turns off) of an agent that has one (install notes that the others have none)."""
     found = layer(provider_id)
     if found.lockdown_key is None:
         raise ScopeError(None, f"{provider_id}: --lock-down is not supported: its managed layer has no switch that "

@@ -19,8 +19,6 @@ def refuse_unmanaged(provider_id: str, ctx: Context) -> None:
     """Under system scope an agent without a managed layer is refused before anything is read."""
     if ctx.system:
         managed.layer(provider_id)
-        if ctx.lock_down is not None:
-            managed.lockdown_switch(provider_id)
 
 
 def system_notes(provider_id: str, ctx: Context) -> list[str]:
@@ -30,8 +28,12 @@ def system_notes(provider_id: str, ctx: Context) -> list[str]:
     from ..plug.layers import managed_file
 
     facts = managed.layer(provider_id)
-    return [f"managed layer {managed_file(ctx, provider_id)}: {facts.promise}; every user's hooks run the root-owned "
-            f"launchers in {ctx.runtime_root} (see docs/fleet.md)"]
+    notes = [f"managed layer {managed_file(ctx, provider_id)}: {facts.promise}; every user's hooks run the root-owned "
+             f"launchers in {ctx.runtime_root} (see docs/fleet.md)"]
+    if ctx.lock_down is not None and facts.lockdown_key is None:  # --all --lock-down must not fail on such agents
+        notes.append("--lock-down: this managed layer has no switch that runs managed hooks only; ours are installed "
+                     "and the users' own hooks keep running beside them")
+    return notes
 
 
 def user_root(ctx: Context) -> str | None:

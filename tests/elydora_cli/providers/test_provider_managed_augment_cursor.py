@@ -118,10 +118,15 @@ def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path: Path, capsys: pytes
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_lock_down_is_refused_by_name(tmp_path: Path, agent: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert system(tmp_path, "install", agent, "--python", sys.executable, "--lock-down") == 1
-    assert f"Error: {agent}: --lock-down is not supported" in capsys.readouterr().err
-    assert not layer(tmp_path, agent).exists()
+def test_lock_down_installs_without_a_switch_and_says_so(tmp_path: Path, agent: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert system(tmp_path, "install", agent, "--python", sys.executable, "--lock-down") == 0  # so --all works too
+    out = capsys.readouterr().out
+    assert "--lock-down: this managed layer has no switch" in out
+    text = layer(tmp_path, agent).read_text()
+    assert "Only" not in text and "only" not in text  # no invented switch was written
+    assert system(tmp_path, "install", agent, "--python", sys.executable) == 0
+    assert "--lock-down" not in capsys.readouterr().out  # said only when asked for
 
 
 def test_a_version_less_enterprise_file_is_refused_untouched(
@@ -220,3 +225,10 @@ def test_status_says_whether_users_can_override_the_hooks_flag(tmp_path: Path,
     assert not any("not set here" in n or "turns enable_hooks off" in n for n in _augment_notes(tmp_path, capsys))
     path.write_text(json.dumps({**value, "featureFlagOverrides": {"enableHooks": False}}))
     assert any("turns enable_hooks off" in n for n in _augment_notes(tmp_path, capsys))
+
+
+def test_lock_down_over_several_agents_sets_the_switch_where_one_exists(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert system(tmp_path, "install", "claude", "augment", "--python", sys.executable, "--lock-down") == 0
+    assert json.loads(layer(tmp_path, "claudecode").read_text())["allowManagedHooksOnly"] is True
+    assert "--lock-down: this managed layer has no switch" in capsys.readouterr().out
