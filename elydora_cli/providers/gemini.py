@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from ..plug import common, defaults
+from ..plug import common, defaults, systempin
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
 from ..plug.context import Context
@@ -74,7 +74,14 @@ def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
 HOOKS = HookMap(events=catalog_events(FACTS), make=make_handler, unit="ms", legacy=common.legacy_command_only())
 
 
+PIN = systempin.Pin(("hooksConfig", "enabled"), True, "Gemini CLI")
+"""Under ``--scope system``: the system file is merged last, so its ``hooksConfig.enabled: true`` beats a
+user's ``false`` (Gemini CLI 0.61 ``mergeSettings``)."""
+
+
 def sources(ctx: Context) -> Sources:
+    if ctx.system:  # /etc/gemini-cli/settings.json: same schema as settings.json, merged above every user file
+        return systempin.sources(ctx, FACTS.id, Format.JSONC_NO_TRAILING_COMMAS)
     home = ctx.env_dir("GEMINI_CLI_HOME") or ctx.home
     return Sources(
         [
@@ -110,6 +117,9 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path, value = _settings(docs)
     reason = _disabled(value, ctx, by_command=True)
     refuse_if(reason is not None, path, f"{reason}; enable hooks to install")
+    if ctx.system:
+        systempin.install(docs, path, PIN, HOOKS, ctx, agent_id)
+        return
     add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
@@ -118,7 +128,10 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     reason = _disabled(value, ctx, by_command=False)
     if reason:
         return [Finding(reason, path)]
-    findings = check_hooks(docs, path, HOOKS, ctx, agent_id)
+    if ctx.system:
+        findings = systempin.check_system(docs, path, PIN, HOOKS, ctx, agent_id)
+    else:
+        findings = check_hooks(docs, path, HOOKS, ctx, agent_id)
     return [*findings, Finding(FOLDER_TRUST_NOTE, path, severity="note")] if _folder_trust_on(value) else findings
 
 
@@ -131,6 +144,9 @@ def _folder_trust_on(value: Any) -> bool:
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
     path, _ = _settings(docs)
+    if ctx.system:
+        systempin.uninstall(docs, path, PIN, HOOKS, ctx, agent_ids)
+        return
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
 
 
