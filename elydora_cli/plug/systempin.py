@@ -66,7 +66,7 @@ def apply(docs: Documents, path: Path, pin: Pin) -> None:
             log.inserted.append(marker)
         return
     doc = docs.ensure(path)
-    parent = list(pin.at[:-1])
+    parent: list[str | int] = list(pin.at[:-1])
     if parent and not isinstance(doc.get(parent, None), dict):
         doc.set(parent, {pin.at[-1]: pin.on})
         log.created.append(parent)
@@ -81,7 +81,7 @@ def remove(docs: Documents, path: Path, pin: Pin) -> None:
     if doc is None or not _ours(docs, pin) or doc.get(list(pin.at), None) is not pin.on:
         return
     doc.remove(list(pin.at))
-    parent = list(pin.at[:-1])
+    parent: list[str | int] = list(pin.at[:-1])
     if parent and doc.get(parent, None) == {} and parent in docs.created.get(path, []):
         doc.remove(parent)
 
