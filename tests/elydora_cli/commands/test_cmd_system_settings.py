@@ -16,8 +16,8 @@ import pytest
 
 from elydora_cli import managed
 from elydora_cli.main import main
-from elydora_cli.plug.documents import parse
 from elydora_cli.plug.contract import Format
+from elydora_cli.plug.documents import parse
 
 AGENTS = ("gemini", "qwen")
 PIN = {"gemini": ("hooksConfig", "enabled", True), "qwen": (None, "disableAllHooks", False)}
@@ -57,7 +57,7 @@ def test_install_writes_entries_and_the_pin_into_the_system_file(root: Path, age
     launcher_dir = root / "home" / managed.RUNTIME_ROOT.lstrip("/") / agent
     hooks = settings["hooks"]
     assert isinstance(hooks, dict)
-    for event, script in zip(EVENTS[agent], ("guard.py", "hook.py")):
+    for event, script in zip(EVENTS[agent], ("guard.py", "hook.py"), strict=True):
         assert str(launcher_dir / script) in hooks[event][0]["hooks"][0]["command"]
     for where, mode in ((path, 0o644), (path.parent, 0o755), (launcher_dir / "guard.py", 0o755)):
         info = os.lstat(where)
@@ -70,7 +70,8 @@ def test_install_writes_entries_and_the_pin_into_the_system_file(root: Path, age
 
 
 ADMIN = {
-    "gemini": '{\n  // fleet policy\n  "general": {"enableAutoUpdate": false},\n  "hooksConfig": {"notifications": false}\n}\n',
+    "gemini": '{\n  // fleet policy\n  "general": {"enableAutoUpdate": false},\n'
+    '  "hooksConfig": {"notifications": false}\n}\n',
     "qwen": '// fleet policy\n{\n  "general": {"enableAutoUpdate": false},\n  "hooks": {"PreToolUse": []}\n}\n',
 }
 
