@@ -139,13 +139,16 @@ def test_gemini_user_can_silence_ours_by_name(gemini: System) -> None:
         assert run.proof_exists and not gemini.ran("guard") and not gemini.ran("audit"), run.describe()
 
 
-def test_gemini_runs_no_settings_hooks_in_an_untrusted_folder(gemini: System) -> None:
-    """Gemini registers settings hooks, the system file's included, only in a trusted folder."""
+def test_gemini_headless_refuses_an_untrusted_folder(gemini: System) -> None:
+    """Gemini registers settings hooks, the system file's included, only in a trusted folder; headless, it
+    does not run at all in an untrusted one (interactive sessions there run without settings hooks, with every
+    tool call asking the user: not shown here)."""
     undo = _with_env(gemini, {"GEMINI_CLI_TRUST_WORKSPACE": "false"})
     try:
         with Frozen(gemini):
             run = _raw(gemini, "managed-untrusted")
-            assert not gemini.ran("guard"), run.describe()
+            assert run.rc != 0 and run.tool_call is None and not gemini.ran("guard"), run.describe()
+            assert "not running in a trusted directory" in run.stderr, run.describe()
     finally:
         undo()
 
@@ -170,15 +173,21 @@ def test_qwen_bare_mode_silences_every_hook_ours_included(qwen: System) -> None:
     try:
         with Frozen(qwen):
             run = _raw(qwen, "managed-bare")
-            assert not qwen.ran("guard"), run.describe()
+            assert run.proof_exists and not qwen.ran("guard") and not qwen.ran("audit"), run.describe()
     finally:
         undo()
 
 
-def test_status_probe_rows_after_the_runs(gemini: System, qwen: System) -> None:
-    """The agents' own runs (as root, Qwen may stamp ``$version`` into its system file) leave us covered."""
+def test_status_then_uninstall_after_the_agents_own_runs(gemini: System, qwen: System) -> None:
+    """After the real runs we are still covered; uninstall then leaves none of ours. Gemini never writes its
+    system file (we created it: it is gone); Qwen, run as root, rewrote it in its own layout and stamped
+    ``$version``, which stays (its bytes, not ours)."""
     for system in (gemini, qwen):
         result = system.s.sandbox.elydora("status", system.s.agent.id, "--json", "--scope", "system", "--root",
                                           str(system.sysroot), check=False)
         row = json.loads(result.stdout)["providers"][0]
         assert (row["covered"], row["enforced"]) == (True, True), row
+        system.elydora("uninstall", system.s.agent.id)
+    assert not (gemini.sysroot / managed.LAYERS["gemini"].path.lstrip("/")).exists()
+    left = (qwen.sysroot / managed.LAYERS["qwen"].path.lstrip("/")).read_text()
+    assert "elydora" not in left.lower().replace("// managed by elydora", "") and '"$version"' in left, left
