@@ -50,6 +50,14 @@ def _posts(system: System, wait: float = 20.0) -> list[dict[str, Any]]:
         time.sleep(0.2)
 
 
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        both = isinstance(value, dict) and value and isinstance(out.get(key), dict)
+        out[key] = _merged(out[key], value) if both else value
+    return out
+
+
 class Frozen:
     """The agent frozen by root's policy, and the user's settings merged with ``extra`` (restored after)."""
 
@@ -61,7 +69,7 @@ class Frozen:
     def __enter__(self) -> Frozen:
         self.system.elydora("agent", "freeze", "--provider", self.system.s.agent.id)
         if self.extra is not None:
-            self.path.write_text(json.dumps({**json.loads(self.before), **self.extra}, indent=2))
+            self.path.write_text(json.dumps(_merged(json.loads(self.before), self.extra), indent=2))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -92,10 +100,14 @@ def _raw(system: System, phase: str) -> Run:
     return run
 
 
-def _with_env(system: System, extra: dict[str, str]) -> Callable[[], None]:
-    """The agent's next runs with ``extra`` in their environment; returns the undo."""
+def _with_env(system: System, extra: dict[str, str], drop: str = "") -> Callable[[], None]:
+    """The agent's next runs with ``extra`` in their environment (and without ``drop``); returns the undo."""
     row = system.s.agent
-    system.s.agent = dataclasses.replace(row, env=lambda sb, port: {**row.env(sb, port), **extra})
+
+    def env(sb: Any, port: int) -> dict[str, str]:
+        return {k: v for k, v in {**row.env(sb, port), **extra}.items() if k != drop}
+
+    system.s.agent = dataclasses.replace(row, env=env)
 
     def undo() -> None:
         system.s.agent = row
@@ -150,6 +162,26 @@ def test_gemini_headless_refuses_an_untrusted_folder(gemini: System) -> None:
             assert run.rc != 0 and run.tool_call is None and not gemini.ran("guard"), run.describe()
             assert "not running in a trusted directory" in run.stderr, run.describe()
     finally:
+        undo()
+
+
+def test_gemini_folder_trust_is_on_by_default_and_the_administrator_can_pin_it_off(gemini: System) -> None:
+    """Without GEMINI_CLI_TRUST_WORKSPACE an unknown folder is untrusted (0.61: security.folderTrust.enabled
+    defaults to true), so headless Gemini refuses it; the administrator's security.folderTrust.enabled: false in
+    the system file (merged last, so no user can switch trust back on) makes every folder trusted: ours run."""
+    undo = _with_env(gemini, {}, drop="GEMINI_CLI_TRUST_WORKSPACE")
+    path = gemini.sysroot / managed.LAYERS["gemini"].path.lstrip("/")
+    before = path.read_text()
+    try:
+        with Frozen(gemini):
+            run = _raw(gemini, "managed-trust-default")
+            assert run.rc != 0 and run.tool_call is None, run.describe()
+        path.write_text(before.replace('{"hooksConfig"', '{"security": {"folderTrust": {"enabled": false}}, '
+                                       '"hooksConfig"', 1))
+        with Frozen(gemini, {"security": {"folderTrust": {"enabled": True}}}):
+            _blocked(gemini, gemini.run("managed-trust-pinned-off"))
+    finally:
+        path.write_text(before)
         undo()
 
 
