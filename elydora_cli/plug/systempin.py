@@ -11,6 +11,8 @@ value in the system file refuses the install (every hook, ours included, would b
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -115,4 +117,34 @@ def uninstall(docs: Documents, path: Path, pin: Pin, hm: HookMap, ctx: Context, 
 
 
 def check_system(docs: Documents, path: Path, pin: Pin, hm: HookMap, ctx: Context, agent_id: str) -> list[Finding]:
-    return check_hooks(docs, path, hm, ctx, agent_id) + check(docs, path, pin)
+    return check_hooks(docs, path, hm, ctx, agent_id) + check(docs, path, pin) or access_findings(ctx, path, pin.agent)
+
+
+def _access_problem(info: os.stat_result, need: int) -> str | None:
+    mode = stat.S_IMODE(info.st_mode)
+    if info.st_uid != 0:
+        return f"is owned by uid {info.st_uid}, not by root"
+    if mode & 0o022:
+        return f"is writable by group or others (mode {mode:04o})"
+    if mode & need != need:
+        return f"is not readable by every user (mode {mode:04o})"
+    return None
+
+
+def access_findings(ctx: Context, path: Path, agent: str) -> list[Finding]:
+    """The system file, and every directory above it (up to ``--root``), root's and readable by every user.
+
+    Gemini CLI skips a system file (with a warning) that is not root's or that group or others can write, or
+    below such a directory; a file users cannot read gives them no hooks; one they can write, they can empty."""
+    top = ctx.place("/")
+    for where in (path, *path.parents):
+        try:
+            info = os.stat(where)
+        except OSError as exc:
+            return [Finding(f"cannot be checked: {exc.strerror}", where)]
+        problem = _access_problem(info, 0o444 if where == path else 0o555)
+        if problem:
+            return [Finding(f"{problem}: {agent} must read it for every user, and only root may change it", where)]
+        if where == top:
+            break
+    return []

@@ -176,6 +176,7 @@ def test_gemini_folder_trust_is_on_by_default_and_the_administrator_can_pin_it_o
         with Frozen(gemini):
             run = _raw(gemini, "managed-trust-default")
             assert run.rc != 0 and run.tool_call is None, run.describe()
+            assert "not running in a trusted directory" in run.stderr, run.describe()
         path.write_text(before.replace('{"hooksConfig"', '{"security": {"folderTrust": {"enabled": false}}, '
                                        '"hooksConfig"', 1))
         with Frozen(gemini, {"security": {"folderTrust": {"enabled": True}}}):

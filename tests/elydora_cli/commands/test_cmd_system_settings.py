@@ -177,3 +177,37 @@ def test_status_rows_and_a_removed_pin(
     assert system(root, "status", "--json") == 1
     row = {r["provider"]: r for r in json.loads(capsys.readouterr().out)["providers"]}["qwen"]
     assert not row["covered"] and any("can switch every hook off" in p for p in row["problems"]), row
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ("file 0640", "is not readable by every user (mode 0640)"),
+        ("file 0664", "is writable by group or others (mode 0664)"),
+        ("directory 0777", "is writable by group or others (mode 0777)"),
+        ("file uid 1000", "is owned by uid 1000, not by root"),
+    ],
+)
+def test_status_reports_a_system_file_users_cannot_read_or_could_change(
+    root: Path, agent: str, change: str, problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Gemini skips such a file (or one below such a directory); unreadable, it gives users no hooks."""
+    assert install(root, agent) == 0
+    path = layer(root, agent)
+    what, how = change.split(" ", 1)
+    where = path if what == "file" else path.parent
+    if how.startswith("uid"):
+        if os.geteuid() != 0:
+            pytest.skip("changing a file's owner needs root")
+        os.chown(where, int(how.split()[1]), -1)
+    else:
+        where.chmod(int(how, 8))
+    capsys.readouterr()
+    assert system(root, "status", agent, "--json") == 1
+    row = json.loads(capsys.readouterr().out)["providers"][0]
+    assert not row["covered"] and any(problem in p and str(where) in p for p in row["problems"]), row
+    where.chmod(0o644 if what == "file" else 0o755)
+    if how.startswith("uid"):
+        os.chown(where, 0, -1)
+    assert system(root, "status", agent, "--json") == 0
