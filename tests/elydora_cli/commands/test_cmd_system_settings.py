@@ -211,3 +211,11 @@ def test_status_reports_a_system_file_users_cannot_read_or_could_change(
     if how.startswith("uid"):
         os.chown(where, 0, -1)
     assert system(root, "status", agent, "--json") == 0
+
+
+def test_verify_runs_the_system_entries(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert system(root, "install", "gemini", "qwen", "--python", sys.executable) == 0
+    capsys.readouterr()
+    assert system(root, "verify", "gemini", "qwen") == 0
+    out = capsys.readouterr().out
+    assert "FAIL" not in out and out.count(" OK") == 7  # Gemini: allow, block, audit; Qwen: also the failure audit
