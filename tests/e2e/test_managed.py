@@ -19,6 +19,9 @@ from elydora_testkit.e2e_managed import System, system_session
 from elydora_testkit.e2e_session import AgentSession, guard_line
 
 pytestmark = pytest.mark.e2e
+_system = system_session
+"""The helper's earlier name here: tests/e2e/test_managed_augment.py (on main) imports ``System, _system`` from
+this module."""
 
 
 @pytest.fixture(scope="module")
