@@ -136,10 +136,11 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
 
 
 def _folder_trust_on(value: Any) -> bool:
-    """Whether the user settings switch Gemini's folder trust on (then untrusted folders run no hooks)."""
+    """Whether Gemini's folder trust is on for this file's reader (then untrusted folders run no hooks): on
+    unless the file sets ``security.folderTrust.enabled`` to false (0.61 defaults it to true)."""
     security = value.get("security") if isinstance(value, dict) else None
     trust = security.get("folderTrust") if isinstance(security, dict) else None
-    return isinstance(trust, dict) and trust.get("enabled") is True
+    return not (isinstance(trust, dict) and trust.get("enabled") is False)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -155,11 +156,12 @@ HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 FOLDER_TRUST_NOTE = (
-    "With folder trust on (security.folderTrust.enabled), Gemini CLI runs no settings hooks, ours included, in a"
-    " folder it does not trust: trust the folder (/permissions, ~/.gemini/trustedFolders.json) or set"
-    " GEMINI_CLI_TRUST_WORKSPACE=true for the session."
+    "With folder trust on (security.folderTrust.enabled, true by default), Gemini CLI runs no settings hooks, ours"
+    " included, in a folder it does not trust: trust the folder (/permissions, ~/.gemini/trustedFolders.json) or"
+    " set GEMINI_CLI_TRUST_WORKSPACE=true for the session."
 )
 """Gemini CLI 0.61 (HookRegistry.processHooksFromConfig) registers the merged settings hooks, user level
-included, only when ``isTrustedFolder()``; folder trust is off unless ``security.folderTrust.enabled``."""
+included, only when ``isTrustedFolder()``; folder trust is on unless ``security.folderTrust.enabled`` is false
+(its schema default is true; headless, Gemini refuses an untrusted folder: tests/e2e/test_managed_gemini.py)."""
 
 NOTES = ("Check the hooks with /hooks list inside Gemini CLI.", FOLDER_TRUST_NOTE)
