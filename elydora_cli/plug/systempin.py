@@ -117,7 +117,9 @@ def uninstall(docs: Documents, path: Path, pin: Pin, hm: HookMap, ctx: Context, 
 
 
 def check_system(docs: Documents, path: Path, pin: Pin, hm: HookMap, ctx: Context, agent_id: str) -> list[Finding]:
-    return check_hooks(docs, path, hm, ctx, agent_id) + check(docs, path, pin) or access_findings(ctx, path, pin.agent)
+    """Our entries and the pin; once both are there, whether every user's agent can read the file."""
+    found = check_hooks(docs, path, hm, ctx, agent_id) + check(docs, path, pin)
+    return found or access_findings(ctx, path, pin.agent)
 
 
 def _access_problem(info: os.stat_result, need: int) -> str | None:

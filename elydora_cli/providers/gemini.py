@@ -1,4 +1,6 @@
-"""Gemini CLI: JSONC ``settings.json`` (no trailing commas), named handlers, timeouts in milliseconds."""
+"""Gemini CLI: JSONC ``settings.json`` (no trailing commas), named handlers, timeouts in milliseconds.
+
+Under ``--scope system`` the file is the system settings, with the hooks-on pin (:mod:`..plug.systempin`)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 The Qwen home comes from ``QWEN_HOME``, possibly set in a ``.env`` file (:func:`resolve_home`). Whether hooks
 run is the last explicit ``disableAllHooks`` across system defaults, user, trusted workspace and system
 settings (:func:`disabled`). Every file consulted, ``.env`` files included, is a snapshot precondition.
+Under ``--scope system`` the one file is the system settings, with the hooks-on pin (:mod:`..plug.systempin`).
 """
 
 from __future__ import annotations
