@@ -107,6 +107,27 @@ LAYERS = {
         "~/.cursor/hooks.json) is read above team, project and user hooks and all of them run, so a user file "
         "cannot remove ours; Cursor documents no switch that runs enterprise hooks only",
     ),
+    "gemini": ManagedLayer(
+        "gemini",
+        "/etc/gemini-cli/settings.json",
+        "/Library/Application Support/GeminiCli/settings.json",
+        "%ProgramData%\\gemini-cli\\settings.json",
+        promise="merged last, above user and project settings (hooks concatenate); our hooksConfig.enabled: true "
+        "there beats a user's false. A user CAN still silence ours: by name in their hooksConfig.disabled (merged "
+        "as a union), in a folder Gemini does not trust (no settings hooks run there), or with "
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH set elsewhere; Gemini skips the file unless it and every directory above "
+        "it are root's and not group- or other-writable",
+    ),
+    "qwen": ManagedLayer(
+        "qwen",
+        "/etc/qwen-code/settings.json",
+        "/Library/Application Support/QwenCode/settings.json",
+        "%ProgramData%\\qwen-code\\settings.json",
+        promise="merged last, above user and project settings; its hooks load as system hooks whatever the folder "
+        "trust, and our disableAllHooks: false there beats a user's or project's true. A user CAN still silence "
+        "ours from their own environment: --bare or QWEN_CODE_SIMPLE, --safe-mode or QWEN_CODE_SAFE_MODE, or "
+        "QWEN_CODE_SYSTEM_SETTINGS_PATH set elsewhere",
+    ),
 }
 
 

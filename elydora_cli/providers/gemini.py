@@ -1,4 +1,6 @@
-"""Gemini CLI: JSONC ``settings.json`` (no trailing commas), named handlers, timeouts in milliseconds."""
+"""Gemini CLI: JSONC ``settings.json`` (no trailing commas), named handlers, timeouts in milliseconds.
+
+Under ``--scope system`` the file is the system settings, with the hooks-on pin (:mod:`..plug.systempin`)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from ..plug import common, defaults
+from ..plug import common, defaults, systempin
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
 from ..plug.context import Context
@@ -74,7 +76,14 @@ def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
 HOOKS = HookMap(events=catalog_events(FACTS), make=make_handler, unit="ms", legacy=common.legacy_command_only())
 
 
+PIN = systempin.Pin(("hooksConfig", "enabled"), True, "Gemini CLI")
+"""Under ``--scope system``: the system file is merged last, so its ``hooksConfig.enabled: true`` beats a
+user's ``false`` (Gemini CLI 0.61 ``mergeSettings``)."""
+
+
 def sources(ctx: Context) -> Sources:
+    if ctx.system:  # /etc/gemini-cli/settings.json: same schema as settings.json, merged above every user file
+        return systempin.sources(ctx, FACTS.id, Format.JSONC_NO_TRAILING_COMMAS)
     home = ctx.env_dir("GEMINI_CLI_HOME") or ctx.home
     return Sources(
         [
@@ -110,6 +119,9 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path, value = _settings(docs)
     reason = _disabled(value, ctx, by_command=True)
     refuse_if(reason is not None, path, f"{reason}; enable hooks to install")
+    if ctx.system:
+        systempin.install(docs, path, PIN, HOOKS, ctx, agent_id)
+        return
     add_hooks(docs, path, HOOKS, ctx, agent_id)
 
 
@@ -118,19 +130,26 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     reason = _disabled(value, ctx, by_command=False)
     if reason:
         return [Finding(reason, path)]
-    findings = check_hooks(docs, path, HOOKS, ctx, agent_id)
+    if ctx.system:
+        findings = systempin.check_system(docs, path, PIN, HOOKS, ctx, agent_id)
+    else:
+        findings = check_hooks(docs, path, HOOKS, ctx, agent_id)
     return [*findings, Finding(FOLDER_TRUST_NOTE, path, severity="note")] if _folder_trust_on(value) else findings
 
 
 def _folder_trust_on(value: Any) -> bool:
-    """Whether the user settings switch Gemini's folder trust on (then untrusted folders run no hooks)."""
+    """Whether Gemini's folder trust is on for this file's reader (then untrusted folders run no hooks): on
+    unless the file sets ``security.folderTrust.enabled`` to false (0.61 defaults it to true)."""
     security = value.get("security") if isinstance(value, dict) else None
     trust = security.get("folderTrust") if isinstance(security, dict) else None
-    return isinstance(trust, dict) and trust.get("enabled") is True
+    return not (isinstance(trust, dict) and trust.get("enabled") is False)
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
     path, _ = _settings(docs)
+    if ctx.system:
+        systempin.uninstall(docs, path, PIN, HOOKS, ctx, agent_ids)
+        return
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
 
 
@@ -139,11 +158,12 @@ HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 FOLDER_TRUST_NOTE = (
-    "With folder trust on (security.folderTrust.enabled), Gemini CLI runs no settings hooks, ours included, in a"
-    " folder it does not trust: trust the folder (/permissions, ~/.gemini/trustedFolders.json) or set"
-    " GEMINI_CLI_TRUST_WORKSPACE=true for the session."
+    "With folder trust on (security.folderTrust.enabled, true by default), Gemini CLI runs no settings hooks, ours"
+    " included, in a folder it does not trust: trust the folder (/permissions, ~/.gemini/trustedFolders.json) or"
+    " set GEMINI_CLI_TRUST_WORKSPACE=true for the session."
 )
 """Gemini CLI 0.61 (HookRegistry.processHooksFromConfig) registers the merged settings hooks, user level
-included, only when ``isTrustedFolder()``; folder trust is off unless ``security.folderTrust.enabled``."""
+included, only when ``isTrustedFolder()``; folder trust is on unless ``security.folderTrust.enabled`` is false
+(its schema default is true; headless, Gemini refuses an untrusted folder: tests/e2e/test_managed_gemini.py)."""
 
 NOTES = ("Check the hooks with /hooks list inside Gemini CLI.", FOLDER_TRUST_NOTE)

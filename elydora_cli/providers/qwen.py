@@ -3,6 +3,7 @@
 The Qwen home comes from ``QWEN_HOME``, possibly set in a ``.env`` file (:func:`resolve_home`). Whether hooks
 run is the last explicit ``disableAllHooks`` across system defaults, user, trusted workspace and system
 settings (:func:`disabled`). Every file consulted, ``.env`` files included, is a snapshot precondition.
+Under ``--scope system`` the one file is the system settings, with the hooks-on pin (:mod:`..plug.systempin`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from elydora_config.errors import ConcurrentModificationError, MalformedConfigEr
 from elydora_config.records import record
 
 from .. import catalog
-from ..plug import defaults, dotenv, schema
+from ..plug import defaults, dotenv, schema, systempin
 from ..plug.cmdforms import powershell_call
 from ..plug.common import add_hooks, catalog_events, check_hooks, refuse_if, remove_hooks, shell_command
 from ..plug.context import Context
@@ -24,10 +25,21 @@ from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents, parse
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import group_patterns, require_compilable
-from ..plug.layers import Layer, Setting, first_explicit, last_explicit, layer, system_file
+from ..plug.layers import Layer, Setting, first_explicit, last_explicit, layer, managed_file
 from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import OldShape, exactly, recogniser
-from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_NUMBER, STR, STR_LIST, STR_MAP, HandlerSchema, MapSchema, one_of
+from ..plug.schema import (
+    BOOL,
+    NONEMPTY_STR,
+    NONNEG_NUMBER,
+    STR,
+    STR_LIST,
+    STR_MAP,
+    HandlerSchema,
+    MapSchema,
+    one_of,
+    require_type,
+)
 
 FACTS = catalog.provider("qwen")
 DIALECT = Format.JSONC_NO_TRAILING_COMMAS
@@ -81,11 +93,6 @@ SCHEMA = MapSchema(
 )
 NAMES = {"guard": "elydora-guard", "audit": "elydora-audit"}
 HOME_KEY, RUNTIME_KEY = "QWEN_HOME", "QWEN_RUNTIME_DIR"
-SYSTEM_SETTINGS = {
-    "posix": "/etc/qwen-code/settings.json",
-    "macos": "/Library/Application Support/QwenCode/settings.json",
-    "windows": "%ProgramData%\\qwen-code\\settings.json",
-}
 TRUST_LEVELS = ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST")
 FOLDER_TRUST = ("security", "folderTrust", "enabled")
 
@@ -162,7 +169,7 @@ def _read_disk(path: Path) -> str | None:
 
 def system_settings(ctx: Context) -> Path:
     configured = ctx.env_value("QWEN_CODE_SYSTEM_SETTINGS_PATH")
-    return ctx.place(configured) if configured else system_file(ctx, **SYSTEM_SETTINGS)
+    return ctx.place(configured) if configured else managed_file(ctx, FACTS.id)
 
 
 def system_defaults(ctx: Context) -> Path:
@@ -203,7 +210,14 @@ def places(ctx: Context, read: Callable[[Path], str | None]) -> Places:
     )
 
 
+PIN = systempin.Pin(("disableAllHooks",), False, "Qwen Code")
+"""Under ``--scope system``: the system file is merged last, so its ``disableAllHooks: false`` beats a
+user's or project's ``true`` (Qwen Code 0.24 ``mergeSettings``)."""
+
+
 def sources(ctx: Context) -> Sources:
+    if ctx.system:  # /etc/qwen-code/settings.json: its hooks are Qwen's system hooks, for every user
+        return systempin.sources(ctx, FACTS.id, DIALECT)
     where = places(ctx, _read_disk)
     settings = [p for p in (where.defaults, where.workspace, where.system) if p is not None and p != where.settings]
     depends = [p for p in dict.fromkeys([*where.home.env_files, *settings, where.trust]) if p != where.settings]
@@ -303,7 +317,19 @@ def _prepared(docs: Documents, ctx: Context) -> tuple[Places, Setting | None]:
     return where, disabled(docs, ctx, where, settings)
 
 
+def _system_file(docs: Documents) -> Path:
+    """Under ``--scope system`` the one file is the system settings: its hook map and switch are checked."""
+    path = next(iter(docs.targets))
+    source = layer(docs, path)
+    validate({"system": source})
+    require_type(path, source.value, "disableAllHooks", BOOL)
+    return path
+
+
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
+    if ctx.system:
+        systempin.install(docs, _system_file(docs), PIN, HOOKS, ctx, agent_id)
+        return
     where, off = _prepared(docs, ctx)
     if off is not None:
         refuse_if(True, off.path, f"Qwen Code hooks are disabled ({off.describe()}); enable them to install")
@@ -311,12 +337,17 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
 
 
 def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
+    if ctx.system:
+        systempin.uninstall(docs, _system_file(docs), PIN, HOOKS, ctx, agent_ids)
+        return
     where = _places(docs, ctx)
     validate(settings_layers(docs, where))
     remove_hooks(docs, where.settings, HOOKS, ctx, agent_ids)
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
+    if ctx.system:
+        return systempin.check_system(docs, _system_file(docs), PIN, HOOKS, ctx, agent_id)
     where, off = _prepared(docs, ctx)
     if off is not None:
         return [Finding(f"Qwen Code hooks are disabled ({off.describe()})", off.path)]

@@ -10,83 +10,28 @@ makes is removed first, so whatever runs comes from the managed layer alone.
 from __future__ import annotations
 
 import json
-import os
-import pwd
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from elydora_testkit.e2e_harness import BINDS_ENV, COMMAND, Run, contains
-from elydora_testkit.e2e_session import AgentSession, assert_reached_only_the_fake_model, guard_line, open_session
-
-from elydora_cli import managed
+from elydora_testkit.e2e_harness import COMMAND, contains
+from elydora_testkit.e2e_managed import System, system_session
+from elydora_testkit.e2e_session import AgentSession, guard_line
 
 pytestmark = pytest.mark.e2e
-
-
-class System:
-    """One agent's session with its entries in the managed layer of a sandbox system root."""
-
-    def __init__(self, session: AgentSession, sysroot: Path) -> None:
-        self.s, self.sysroot = session, sysroot
-        self.runtime = sysroot / managed.RUNTIME_ROOT.lstrip("/") / session.agent.id
-        user = pwd.getpwuid(os.getuid())
-        self.user_state = (sysroot / user.pw_dir.lstrip("/") / ".elydora"
-                           / managed.user_dir_name(session.agent.id, user.pw_name))
-
-    def elydora(self, *args: str) -> Any:
-        return self.s.sandbox.elydora(*args, "--scope", "system", "--root", str(self.sysroot))
-
-    def ran(self, kind: str) -> bool:
-        module = "_elydora_guard" if kind == "guard" else "_elydora_audit"
-        return any((self.runtime / "__pycache__").glob(f"{module}.*.pyc"))
-
-    def run(self, phase: str, argv: list[str] | None = None) -> Run:
-        s = self.s
-        s.sandbox.reset_work()
-        shutil.rmtree(self.runtime / "__pycache__", ignore_errors=True)
-        run = s.run_raw(phase, argv or s.agent.argv(s.info["bin"]), tool=s.agent.shell_tool)
-        assert not run.timed_out, run.describe()
-        assert_reached_only_the_fake_model(run)
-        return run
-
-    def ledger(self) -> list[dict[str, Any]]:
-        path = self.user_state / "ledger.jsonl"
-        return [json.loads(line)["record"] for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def _system(agent_id: str, agent_cache: dict[str, Any], root: Path) -> Iterator[System]:
-    sysroot = root / "sysroot"
-    layers = [managed.LAYERS[a].path for a in managed.LAYERS]
-    binds = [[str(sysroot / os.path.dirname(p).lstrip("/")), os.path.dirname(p)] for p in layers]
-    for source, _ in binds:
-        Path(source).mkdir(parents=True, exist_ok=True)
-    (sysroot / pwd.getpwuid(os.getuid()).pw_dir.lstrip("/")).mkdir(parents=True, exist_ok=True)
-    os.environ[BINDS_ENV] = json.dumps(binds)  # read when the session starts its driver
-    try:
-        sessions = open_session(agent_id, agent_cache, root)
-        s = next(sessions)
-    finally:
-        del os.environ[BINDS_ENV]
-    try:
-        s.sandbox.elydora("uninstall", agent_id, "--root", str(s.sandbox.home))
-        system = System(s, sysroot)
-        system.elydora("install", agent_id)
-        yield system
-    finally:
-        sessions.close()
+_system = system_session
+"""The helper's earlier name here: tests/e2e/test_managed_augment.py (on main) imports ``System, _system`` from
+this module."""
 
 
 @pytest.fixture(scope="module")
 def claude(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
-    yield from _system("claudecode", agent_cache, tmp_path_factory.mktemp("e2e-managed-claude"))
+    yield from system_session("claudecode", agent_cache, tmp_path_factory.mktemp("e2e-managed-claude"))
 
 
 @pytest.fixture(scope="module")
 def codex(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
-    yield from _system("codex", agent_cache, tmp_path_factory.mktemp("e2e-managed-codex"))
+    yield from system_session("codex", agent_cache, tmp_path_factory.mktemp("e2e-managed-codex"))
 
 
 def _user_settings(s: AgentSession, value: dict[str, Any] | None) -> None:

@@ -17,16 +17,16 @@ def test_every_managed_layer_belongs_to_a_catalog_agent_and_is_absolute() -> Non
 
 
 def test_an_agent_without_a_managed_layer_is_refused_by_name() -> None:
-    with pytest.raises(managed.ScopeError, match="gemini: --scope system is not supported"):
-        managed.layer("gemini")
+    with pytest.raises(managed.ScopeError, match="kimi: --scope system is not supported"):
+        managed.layer("kimi")
 
 
 def test_lock_down_is_refused_for_a_layer_without_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert managed.lockdown_switch("claudecode")[0] == "allowManagedHooksOnly"
-    plain = managed.ManagedLayer("gemini", "/etc/x.json", "/Library/x.json", None, promise="read first")
-    monkeypatch.setitem(managed.LAYERS, "gemini", plain)
-    with pytest.raises(managed.ScopeError, match="gemini: --lock-down is not supported"):
-        managed.lockdown_switch("gemini")
+    plain = managed.ManagedLayer("kimi", "/etc/x.json", "/Library/x.json", None, promise="read first")
+    monkeypatch.setitem(managed.LAYERS, "kimi", plain)
+    with pytest.raises(managed.ScopeError, match="kimi: --lock-down is not supported"):
+        managed.lockdown_switch("kimi")
 
 
 def test_only_root_may_use_system_scope(monkeypatch: pytest.MonkeyPatch) -> None:

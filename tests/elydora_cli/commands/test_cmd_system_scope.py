@@ -117,8 +117,8 @@ def test_no_lock_down_removes_only_our_switch(root: Path) -> None:
 
 
 def test_refusals(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert system(root, "install", "gemini") == 1
-    assert "gemini: --scope system is not supported" in capsys.readouterr().err
+    assert system(root, "install", "kimi") == 1
+    assert "kimi: --scope system is not supported" in capsys.readouterr().err
     assert main(["install", "claude", "--lock-down", "--root", str(root / "home")]) == 2
     assert "apply to --scope system only" in capsys.readouterr().err
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
@@ -177,23 +177,23 @@ def test_audit_creates_the_users_identity_on_first_use_naming_the_os_user(root: 
 def test_status_probe(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     bin_dir = root / "bin"
     bin_dir.mkdir()
-    for name in ("claude", "gemini"):
+    for name in ("claude", "kimi"):
         (bin_dir / name).write_text("#!/bin/sh\n")
         (bin_dir / name).chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     assert system(root, "status", "--json") == 1  # claude present, nothing installed yet
     doc = json.loads(capsys.readouterr().out)
-    assert {u["provider"] for u in doc["unguarded"]} == {"claudecode", "gemini"}
+    assert {u["provider"] for u in doc["unguarded"]} == {"claudecode", "kimi"}
     assert install(root, "--lock-down") == 0
     capsys.readouterr()
-    assert system(root, "status", "--json") == 1  # gemini has no managed layer: present but unguarded
+    assert system(root, "status", "--json") == 1  # kimi has no managed layer: present but unguarded
     doc = json.loads(capsys.readouterr().out)
-    assert [u["provider"] for u in doc["unguarded"]] == ["gemini"]
+    assert [u["provider"] for u in doc["unguarded"]] == ["kimi"]
     rows = {r["provider"]: r for r in doc["providers"]}
     assert rows["claudecode"]["covered"] and rows["claudecode"]["enforced"] and rows["claudecode"]["delivering"]
     assert rows["claudecode"]["lock_down"]["on"] and "user, project and local" in rows["claudecode"]["lock_down"][
         "switches_off"]
-    (bin_dir / "gemini").unlink()
+    (bin_dir / "kimi").unlink()
     assert system(root, "status", "--json") == 0
     (runtime(root, "claudecode") / "_elydora_guard.py").chmod(0o666)  # a user could now rewrite the guard
     capsys.readouterr()

@@ -68,8 +68,11 @@ def test_a_malformed_hooks_config_is_refused(tmp_path: Path) -> None:
     assert malformed.value.path == str(_settings(ctx)) and "hooksConfig" in malformed.value.reason
 
 
-@pytest.mark.parametrize(("security", "noted"), [({"folderTrust": {"enabled": True}}, True), ({}, False)])
-def test_status_notes_folder_trust_when_the_user_turned_it_on(
+@pytest.mark.parametrize(
+    ("security", "noted"),
+    [({"folderTrust": {"enabled": True}}, True), ({}, True), ({"folderTrust": {"enabled": False}}, False)],
+)
+def test_status_notes_folder_trust_unless_the_user_turned_it_off(
     tmp_path: Path, security: dict[str, object], noted: bool
 ) -> None:
     from elydora_cli.providers import gemini

@@ -1,8 +1,8 @@
 """``--scope system`` for Auggie (``/etc/augment/settings.json``) and Cursor (enterprise ``/etc/cursor/hooks.json``).
 
 Real files below ``--root``: our entries in the managed file, naming the root-owned launchers; an
-administrator's file keeps every other byte and gets them all back on uninstall; ``--lock-down`` is refused by
-name (neither agent has a managed-hooks-only switch); the probe's rows; the launchers enforce root's policy.
+administrator's file keeps every other byte and gets them all back on uninstall; ``--lock-down`` installs ours and
+says there is no switch (neither agent has a managed-hooks-only switch); the probe's rows; the launchers enforce root's policy.
 """
 
 from __future__ import annotations
