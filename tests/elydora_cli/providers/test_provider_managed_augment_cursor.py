@@ -2,7 +2,7 @@
 
 Real files below ``--root``: our entries in the managed file, naming the root-owned launchers; an
 administrator's file keeps every other byte and gets them all back on uninstall; ``--lock-down`` installs ours and
-says there is no switch (neither agent has a managed-hooks-only switch); the probe's rows; the launchers enforce root's policy.
+says there is no switch (neither agent has one); the probe's rows; the launchers enforce root's policy.
 """
 
 from __future__ import annotations
