@@ -9,19 +9,15 @@ makes is removed first, so whatever runs comes from the managed layer alone.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from elydora_testkit.e2e_harness import COMMAND, contains
-from elydora_testkit.e2e_managed import System, system_session
+from elydora_testkit.e2e_managed import System, system_session, write_settings
 from elydora_testkit.e2e_session import AgentSession, guard_line
 
 pytestmark = pytest.mark.e2e
-_system = system_session
-"""The helper's earlier name here: tests/e2e/test_managed_augment.py (on main) imports ``System, _system`` from
-this module."""
 
 
 @pytest.fixture(scope="module")
@@ -35,12 +31,7 @@ def codex(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory)
 
 
 def _user_settings(s: AgentSession, value: dict[str, Any] | None) -> None:
-    path = s.sandbox.home / ".claude" / "settings.json"
-    if value is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(value))
+    write_settings(s.sandbox.home / ".claude" / "settings.json", value)
 
 
 def test_claude_runs_our_managed_guard_and_audit(claude: System) -> None:

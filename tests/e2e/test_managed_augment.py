@@ -20,13 +20,12 @@ import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e.test_managed import System, _system
 from elydora_testkit.e2e_agents.augment import session_env
 from elydora_testkit.e2e_harness import COMMAND, contains
+from elydora_testkit.e2e_managed import System, system_session, write_settings
 from elydora_testkit.e2e_session import guard_line
 
 pytestmark = pytest.mark.e2e
@@ -34,15 +33,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def auggie(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
-    yield from _system("augment", agent_cache, tmp_path_factory.mktemp("e2e-managed-augment"))
-
-
-def _settings(path: Path, value: dict[str, Any] | None) -> None:
-    if value is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(value))
+    yield from system_session("augment", agent_cache, tmp_path_factory.mktemp("e2e-managed-augment"))
 
 
 def test_auggie_runs_our_managed_guard_and_audit(auggie: System) -> None:
@@ -85,13 +76,13 @@ def test_user_and_project_settings_do_not_switch_managed_hooks_off(auggie: Syste
     base = auggie.s.sandbox.work if attempt.startswith("project-") else auggie.s.sandbox.home
     path = base / relative
     auggie.elydora("agent", "freeze", "--provider", "augment")
-    _settings(path, value)
+    write_settings(path, value)
     try:
         run = auggie.run(f"managed-{attempt}")
         assert not run.proof_exists and auggie.ran("guard"), run.describe()
         assert any(contains(r["body"], guard_line("augment")) for r in run.after_tool_call()), run.describe()
     finally:
-        _settings(path, None)
+        write_settings(path, None)
         auggie.elydora("agent", "unfreeze", "--provider", "augment")
 
 
@@ -100,14 +91,14 @@ def test_a_user_hook_beside_ours_runs_too(auggie: System) -> None:
     marker = auggie.s.sandbox.home / "user-hook-ran"
     user_hook = {"type": "command", "command": "/bin/sh", "args": ["-c", f"touch {marker}"]}
     path = auggie.s.sandbox.home / ".augment" / "settings.json"
-    _settings(path, {"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": [user_hook]}]}})
+    write_settings(path, {"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": [user_hook]}]}})
     auggie.elydora("agent", "freeze", "--provider", "augment")
     try:
         run = auggie.run("managed-beside-user-hook")
         assert marker.exists() and auggie.ran("guard") and not run.proof_exists, run.describe()
     finally:
         marker.unlink(missing_ok=True)
-        _settings(path, None)
+        write_settings(path, None)
         auggie.elydora("agent", "unfreeze", "--provider", "augment")
 
 
@@ -136,7 +127,7 @@ def test_where_the_server_allows_flag_overrides_a_user_can_switch_hooks_off(augg
             run = auggie.run("overrides-allowed")
             assert any(r.get("overrides") for r in run.requests if r.get("endpoint") == "get-models"), run.describe()
             assert not run.proof_exists and auggie.ran("guard"), run.describe()  # allowed, nothing overridden
-            _settings(user, {"featureFlagOverrides": {"enableHooks": False}})
+            write_settings(user, {"featureFlagOverrides": {"enableHooks": False}})
             run = auggie.run("overrides-user-off")
             assert run.proof_exists and not auggie.ran("guard"), run.describe()  # the user silenced ours
             layer.write_text(json.dumps({**json.loads(ours), "featureFlagOverrides": {}}, indent=2) + "\n")
@@ -144,5 +135,5 @@ def test_where_the_server_allows_flag_overrides_a_user_can_switch_hooks_off(augg
             assert not run.proof_exists and auggie.ran("guard"), run.describe()
     finally:
         layer.write_bytes(ours)
-        _settings(user, None)
+        write_settings(user, None)
         auggie.elydora("agent", "unfreeze", "--provider", "augment")

@@ -53,6 +53,15 @@ class System:
         return [json.loads(line)["record"] for line in path.read_text().splitlines()] if path.exists() else []
 
 
+def write_settings(path: Path, value: dict[str, Any] | None) -> None:
+    """A user's own settings file for one test: written as JSON, or removed with ``None``."""
+    if value is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value))
+
+
 def system_session(agent_id: str, agent_cache: dict[str, Any], root: Path) -> Iterator[System]:
     sysroot = root / "sysroot"
     layers = [managed.LAYERS[a].path for a in managed.LAYERS]
