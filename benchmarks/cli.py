@@ -98,7 +98,11 @@ def main() -> None:
         report(Figure(label[every], times[label[every]], "s", floor, times[floor]))
         report(Figure(site, times[site], "s", floor, times[floor]))
         entry = elydora[1:] if elydora[0] == sys.executable else elydora
-        print("top-level imports of one twelve-agent `elydora status` run (median of 5, cumulative):", flush=True)
+        print(
+            "top-level imports of one twelve-agent `elydora status` run (median of 5, cumulative; -X importtime "
+            "does not list the agent modules, which importlib.import_module loads):",
+            flush=True,
+        )
         print_imports(top_level_imports([*entry, *status[twelve][len(elydora) :]]))
     finally:
         shutil.rmtree(twelve)
