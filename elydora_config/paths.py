@@ -11,8 +11,9 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar, cast
 
 from . import _sysio
 from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError
@@ -26,6 +27,7 @@ _WINDOWS_DEVICES = frozenset(
     + [f"COM{i}" for i in "123456789¹²³"]
     + [f"LPT{i}" for i in "123456789¹²³"]
 )
+T = TypeVar("T")
 _FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*/\\]')
 _DIR_FLAGS = os.O_RDONLY | _sysio.O_DIRECTORY | _sysio.O_CLOEXEC
 
@@ -130,12 +132,78 @@ def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -
 
 @contextmanager
 def opened_directory(path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> Iterator[int]:
-    """Context manager around :func:`open_directory`."""
+    """Context manager around :func:`open_directory` (inside :func:`kept_directories`: a kept descriptor)."""
+    kept = None if _kept is None or allow_links else _kept_walk(os.fspath(path))
+    if kept is not None:
+        yield kept
+        return
     fd = open_directory(path, allow_links=allow_links, one_call=one_call)
     try:
         yield fd
     finally:
         _sysio.close(fd)
+
+
+_kept: dict[str, int] | None = None
+"""The directories :func:`kept_directories` holds open, by absolute path (``None`` outside of one)."""
+
+
+@contextmanager
+def kept_directories() -> Iterator[None]:
+    """For a read-only pass over many files (``elydora status``): inside the block, every directory that
+    :func:`opened_directory` walks link-free stays open until the block ends, and a later walk continues from
+    the deepest one already open, so each directory is opened once (with ``O_NOFOLLOW``, relative to its
+    checked parent) instead of once per file read in it. A descriptor is the physical directory that was
+    checked when first opened: a link swapped in later is never followed. A walk that fails falls back to
+    :func:`open_directory`, which reports the failure precisely. Writers never run inside such a block."""
+    global _kept
+    if _kept is not None:  # nested: the outer block owns the descriptors
+        yield
+        return
+    _kept = {}
+    try:
+        yield
+    finally:
+        kept, _kept = _kept, None
+        _memo.clear()
+        for fd in kept.values():
+            _sysio.close(fd)
+
+
+_memo: dict[object, object] = {}
+
+
+def kept_value(key: object, compute: Callable[[], T]) -> T:
+    """Inside :func:`kept_directories`: ``compute()`` once per ``key`` for the rest of the block (a read-only
+    pass asks for the same listing many times); outside of one: ``compute()`` every time."""
+    if _kept is None:
+        return compute()
+    if key not in _memo:
+        _memo[key] = compute()
+    return cast(T, _memo[key])
+
+
+def _kept_walk(path: str) -> int | None:
+    """The kept descriptor of ``path``, walking (and keeping) what is not open yet; ``None`` on any error."""
+    assert _kept is not None
+    absolute = os.path.abspath(path)
+    fd = _kept.get(absolute)
+    if fd is not None:
+        return fd
+    walked = os.sep
+    try:
+        fd = _kept.get(walked)
+        if fd is None:
+            fd = _kept[walked] = _sysio.open_file(walked, _DIR_FLAGS)
+        for part in (p for p in absolute.split(os.sep) if p):
+            walked = os.path.join(walked, part)
+            child = _kept.get(walked)
+            if child is None:
+                child = _kept[walked] = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
+            fd = child
+    except OSError:
+        return None
+    return fd
 
 
 def ensure_directory(path: PathLike, *, mode: int = 0o700, allow_links: bool = False) -> list[str]:

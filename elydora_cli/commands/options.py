@@ -187,14 +187,12 @@ def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context
     """``ctx`` with the options the install of ``provider`` recorded in its manifest, where this command's
     flags do not say otherwise (an explicit flag always wins; ``--no-hook-command`` forgets a supervisor)."""
     from elydora_config.errors import ConfigError
-    from elydora_config.files import read_physical
 
-    from ..installer.manifest import MANIFEST_NAME, Manifest
+    from ..installer.manifest import MANIFEST_NAME, read_manifest
 
     path = ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME
     try:
-        data = read_physical(path, max_bytes=4 << 20)
-        manifest = Manifest.decode(data, path) if data is not None else None
+        manifest = read_manifest(str(path))  # decoded once per file identity: status reads it again
     except (ConfigError, OSError):
         return ctx  # status reports an unreadable manifest on its own
     if manifest is None or manifest.provider != provider:

@@ -218,11 +218,14 @@ def run(args: argparse.Namespace) -> int:
         from .systemstatus import run as system_run
 
         return system_run(args, ctx)
-    recovery = pending_recovery(ctx)
-    rows = [
-        _one(pid, options.remembered(ctx, args, pid), recovery)
-        for pid in options.selected_providers(args, default_all=True)
-    ]
+    from elydora_config.paths import kept_directories
+
+    with kept_directories():  # status reads ~20 files per agent: each directory is walked once, not per file
+        recovery = pending_recovery(ctx)
+        rows = [
+            _one(pid, options.remembered(ctx, args, pid), recovery)
+            for pid in options.selected_providers(args, default_all=True)
+        ]
     code = exit_code(rows)
     failures = [f for row in rows for f in row.pop("failures")]
     if args.json:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.log import get_logger
+from elydora_config.paths import kept_value
 from elydora_config.records import field, record
 
 from .. import identity
@@ -105,23 +106,32 @@ def _read_text(tx: Transaction | None, path: Path, max_bytes: int, follow_symlin
 
 def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[str, Manifest]:
     """Every manifest of ``provider_id`` under the state root, by agent id."""
-    found: dict[str, Manifest] = {}
     root = ctx.elydora_dir
-    try:
-        with os.scandir(root) as listing:
-            names = sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    for name in names:
-        if tx is None:
-            manifest = read_manifest(os.path.join(root, name, MANIFEST_NAME))
-        else:
-            path = root / name / MANIFEST_NAME
-            data = tx.read(path, max_bytes=4 << 20) if os.path.lexists(path) else None
-            manifest = None if data is None else Manifest.decode(data, path)
+    if tx is None:  # a read-only pass (status) lists and reads them once for every provider
+        every = kept_value(("manifests", str(root)), lambda: _read_manifests(root))
+        return {m.agent_id: m for m in every if m.provider == provider_id}
+    found: dict[str, Manifest] = {}
+    for name in _agent_dirs(root):
+        path = root / name / MANIFEST_NAME
+        data = tx.read(path, max_bytes=4 << 20) if os.path.lexists(path) else None
+        manifest = None if data is None else Manifest.decode(data, path)
         if manifest is not None and manifest.provider == provider_id:
             found[manifest.agent_id] = manifest
     return found
+
+
+def _agent_dirs(root: Path) -> list[str]:
+    try:
+        with os.scandir(root) as listing:
+            return sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _read_manifests(root: Path) -> list[Manifest]:
+    """Every manifest under the state directory, read outside a transaction (sorted by directory name)."""
+    read = (read_manifest(os.path.join(root, name, MANIFEST_NAME)) for name in _agent_dirs(root))
+    return [m for m in read if m is not None]
 
 
 def _scoped(provider: Provider, ctx: Context, provider_id: str, manifests: dict[str, Manifest]) -> Context:

@@ -78,6 +78,8 @@ def parse_posix(command: str) -> list[str] | None:
     unquoted = re.sub(r"'[^']*'|\"(?:[^\"\\$`]|\\.)*\"", "", command)
     if re.search(r"[|&;<>()$`*?\[\]{}~#\n]", unquoted):
         return None
+    if not any(c in command for c in "'\"\\"):  # no quoting at all: shlex.split is splitting at blanks
+        return [word for word in command.replace("\t", " ").replace("\r", " ").split(" ") if word]
     try:
         return shlex.split(command, comments=False, posix=True)
     except ValueError:
@@ -106,6 +108,8 @@ def parse_powershell_call(command: str) -> list[str] | None:
 
 def parse_encoded_powershell(command: str) -> list[str] | None:
     """The argv inside an encoded PowerShell command (either head form), else ``None``."""
+    if f" {_PS_FLAGS} " not in command:  # most commands: no pattern compiled or run
+        return None
     match = re.fullmatch(r"(?:\"[^\"]+\"|& '[^']+') " + re.escape(_PS_FLAGS) + r" ([A-Za-z0-9+/=]+)", command)
     if not match or not match.group(0).lower().split(" -nologo")[0].rstrip("\"'").endswith("powershell.exe"):
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -56,7 +57,7 @@ class Context:
 
     @property
     def elydora_dir(self) -> Path:
-        return self.state_root / ".elydora"
+        return _state_dir(self.state_root)
 
     def agent_id_for(self, provider_id: str) -> str:
         return self.agent_id or provider_id
@@ -96,3 +97,9 @@ class Context:
 
     def with_options(self, **changes: object) -> Context:
         return replace(self, **changes)
+
+
+@functools.lru_cache(maxsize=32)
+def _state_dir(state_root: Path) -> Path:
+    """``<state root>/.elydora``, built once per root (status asks for it hundreds of times)."""
+    return state_root / ".elydora"

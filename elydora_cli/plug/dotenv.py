@@ -33,6 +33,8 @@ _QUOTED_SOURCE = rf"(?:(?<=[\r{_EOL}])|\A)(['\"`])([\s\S]*)\1(?=[\r{_EOL}]|\Z)"
 def parse(text: str) -> dict[str, str]:
     """The variables a ``.env`` text defines, in order of first appearance (later values win)."""
     found: dict[str, str] = {}
+    if "=" not in text and ":" not in text:  # every line the grammar accepts has one: absent and empty files
+        return found  # cost no pattern compile (the Unicode space classes take milliseconds to compile)
     # compiled on the first parse (re caches them), not at import: the Unicode space classes cost a millisecond
     line, quoted = re.compile(_LINE_SOURCE), re.compile(_QUOTED_SOURCE)
     for match in line.finditer(re.sub(r"\r\n?", "\n", text)):

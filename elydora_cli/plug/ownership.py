@@ -137,10 +137,16 @@ def _agent_named(rest: list[str], provider: str) -> str | None:
 
 def _argv_candidates(value: Any) -> Iterator[list[str]]:
     if isinstance(value, str):
-        for parse in (parse_encoded_powershell, parse_powershell_call, parse_posix):
-            argv = parse(value)
-            if argv:
-                yield argv
+        for argv in _command_forms(value):
+            yield list(argv)
+
+
+@functools.lru_cache(maxsize=256)
+def _command_forms(value: str) -> tuple[tuple[str, ...], ...]:
+    """The argv of ``value`` in each command form that parses it (a pure function of the text: status asks
+    for the same handlers' commands several times per agent)."""
+    parsed = (parse(value) for parse in (parse_encoded_powershell, parse_powershell_call, parse_posix))
+    return tuple(tuple(argv) for argv in parsed if argv)
 
 
 def handler_argvs(handler: Mapping[str, Any]) -> list[list[str]]:

@@ -1,13 +1,23 @@
-"""Safe path components and physical directory creation."""
+"""Safe path components, physical directory creation, and the directories a read-only pass keeps open."""
 
 from __future__ import annotations
 
+import os
 import stat
 
 import pytest
 
-from elydora_config.errors import UnsafePathError
-from elydora_config.paths import check_safe_name, ensure_directory, unsafe_name_reason
+from elydora_config import _sysio
+from elydora_config.errors import MissingDirectoryError, SymlinkRefusedError, UnsafePathError
+from elydora_config.files import read_physical
+from elydora_config.paths import (
+    check_safe_name,
+    ensure_directory,
+    kept_directories,
+    kept_value,
+    opened_directory,
+    unsafe_name_reason,
+)
 
 
 @pytest.mark.parametrize(
@@ -48,3 +58,76 @@ def test_ensure_directory_refuses_file_in_the_way(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(UnsafePathError, match="not a directory"):
         ensure_directory(tmp_path / "file" / "child")
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def test_kept_directories_walk_each_directory_once(tmp_path, monkeypatch):
+    for name in ("a", "b", "c"):
+        (tmp_path / "d" / "e").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "d" / "e" / name).write_bytes(name.encode())
+    opened: list[str] = []
+    real_open = _sysio.open_file
+
+    def counting(name, flags, *args, **kwargs):
+        if flags & _sysio.O_DIRECTORY:
+            opened.append(name)
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(_sysio, "open_file", counting)
+    before = _open_fds()
+    with kept_directories():
+        assert [read_physical(tmp_path / "d" / "e" / n, max_bytes=10) for n in "abc"] == [b"a", b"b", b"c"]
+        assert read_physical(tmp_path / "d" / "missing", max_bytes=10) is None
+    depth = len(tmp_path.parts) + 2  # "/" and every component down to d/e, each once
+    assert len(opened) == depth
+    assert _open_fds() == before  # the block closed what it kept
+    opened.clear()
+    read_physical(tmp_path / "d" / "e" / "a", max_bytes=10)
+    read_physical(tmp_path / "d" / "e" / "b", max_bytes=10)
+    assert len(opened) == 2 * depth  # outside a block every read walks again
+
+
+def test_kept_directories_never_follow_a_link_swapped_in(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f").write_bytes(b"original")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "f").write_bytes(b"elsewhere")
+    with kept_directories():
+        assert read_physical(tmp_path / "d" / "f", max_bytes=20) == b"original"
+        (tmp_path / "d").rename(tmp_path / "moved")
+        (tmp_path / "d").symlink_to(tmp_path / "other")
+        # the kept descriptor is the directory that was checked: the link is not followed
+        assert read_physical(tmp_path / "d" / "f", max_bytes=20) == b"original"
+        with pytest.raises(SymlinkRefusedError):  # a directory first walked now is checked as always
+            read_physical(tmp_path / "d" / "sub" / "f", max_bytes=20)
+    with pytest.raises(SymlinkRefusedError):
+        read_physical(tmp_path / "d" / "f", max_bytes=20)
+
+
+def test_kept_directories_report_failures_as_a_plain_walk_does(tmp_path):
+    (tmp_path / "file").write_text("")
+    with kept_directories():
+        with pytest.raises(MissingDirectoryError, match="is missing"), opened_directory(tmp_path / "absent" / "x"):
+            pass
+        with pytest.raises(UnsafePathError, match="not a directory"), opened_directory(tmp_path / "file" / "x"):
+            pass
+
+
+def test_kept_value_lives_as_long_as_the_block(tmp_path):
+    calls: list[int] = []
+
+    def compute() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert kept_value("k", compute) == 1 and kept_value("k", compute) == 2  # outside: every time
+    with kept_directories():
+        assert kept_value("k", compute) == 3
+        assert kept_value("k", compute) == 3
+        with kept_directories():  # nested: the same block
+            assert kept_value("k", compute) == 3
+    with kept_directories():
+        assert kept_value("k", compute) == 4  # a new block computes again

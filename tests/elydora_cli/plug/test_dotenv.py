@@ -25,6 +25,8 @@ NODE_DOTENV_17 = [
     ("not a line\nQWEN_HOME=ok\n", {"QWEN_HOME": "ok"}),
     ("Q\u00a0=\u2028x\n", {"Q": "x"}),
     ("-=.=  \u2028'\\\\B'", {"-": ".=  \u2028\\\\B"}),
+    ("", {}),
+    ("QWEN_HOME\n# no separator on any line\n", {}),
 ]
 
 

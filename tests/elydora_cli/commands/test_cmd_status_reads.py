@@ -1,0 +1,52 @@
+"""``status`` lists and walks the state directory once per run (every provider asks for the same manifests and
+directories), and what it remembers ends with the run: a change between two runs in one process is seen."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from elydora_cli.main import main
+from elydora_config import paths
+
+
+def _states(capsys: pytest.CaptureFixture[str], root: Path) -> dict[str, str]:
+    main(["status", "claudecode", "gemini", "--json", "--root", str(root / "home")])
+    doc = json.loads(capsys.readouterr().out)
+    return {row["provider"]: row["state"] for row in doc["providers"]}
+
+
+def test_status_lists_the_manifests_once(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["install", "claudecode", "gemini", "--root", str(root / "home")]) == 0
+    capsys.readouterr()
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def counting(path: str) -> object:
+        listed.append(os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    assert _states(capsys, root) == {"claudecode": "healthy", "gemini": "healthy"}
+    assert listed.count(str(root / "home" / ".elydora")) == 1
+    assert paths._kept is None  # the run's directories are closed again
+
+
+def test_status_sees_changes_between_runs_in_one_process(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = str(root / "home")
+    assert main(["install", "claudecode", "--root", home]) == 0
+    capsys.readouterr()
+    assert _states(capsys, root) == {"claudecode": "healthy", "gemini": "not installed"}
+    assert main(["install", "gemini", "--root", home]) == 0  # a new manifest in the listed directory
+    capsys.readouterr()
+    assert _states(capsys, root) == {"claudecode": "healthy", "gemini": "healthy"}
+    (root / "home" / ".elydora" / "gemini" / "guard.py").write_text("# edited\n")  # a file in a walked directory
+    assert _states(capsys, root) == {"claudecode": "healthy", "gemini": "unhealthy"}
+    assert main(["uninstall", "claudecode", "--root", home]) == 0
+    capsys.readouterr()
+    assert _states(capsys, root) == {"claudecode": "not installed", "gemini": "unhealthy"}
