@@ -6,12 +6,13 @@ one *lane* (an ASCII byte) per character:
 
 * the UTF-8 bytes are folded to one ASCII byte per code point (continuation bytes deleted, every other
   non-ASCII byte made ``x``);
-* each chunk is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is
-  comments separated only by whitespace), every run is replaced by a run of TABs of its length (one list
-  lookup per run), and the pieces are joined again;
-* trailing commas (a comma followed only by whitespace up to ``]`` or ``}``) become TABs too, found by one
-  regex pass over the blanked chunks that hold one at all (the chunk with its whitespace deleted shows ``,]``
-  or ``,}``; a comma at the end of a chunk is resolved with the next one).
+* each chunk (ending before a line that starts with a key or a value, so that nothing runs across its end)
+  is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is comments
+  separated only by whitespace), every run is replaced by a run of TABs of its length (one list lookup per
+  run), and the pieces are joined again;
+* trailing commas (a comma that ends a member, followed only by whitespace up to ``]`` or ``}``, comments
+  being TABs by then) become TABs too, found by one regex pass over the blanked chunks that hold one at all
+  (the chunk with its whitespace deleted shows ``,]`` or ``,}``).
 
 The lexing is deliberately *naive*: it does not know strings.  The result is checked rather than trusted:
 a TAB is whitespace between tokens but a control character the strict C scanner refuses inside a string, so
@@ -39,21 +40,26 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 # A comment as the lexer sees it when it ignores strings: ``//`` to the line break (not right after ``:`` or
 # ``/``: URLs), or ``/*`` to the first ``*/`` (unrolled, so a failed match never backtracks), or an
 # unterminated ``/*`` to the end of the chunk.  A run is comments with only whitespace between them.
-_COMMENT = rb"/(?:(?<![:/]/)/[^\r\n]*|\*[^*]*\*+(?:[^*/][^*]*\*+)*/|\*[\s\S]*)"
-_RUN_RE = re.compile(rb"(" + _COMMENT + rb"(?:[ \t\r\n]*" + _COMMENT + rb")*)")
-_POSSESSIVE = sys.version_info >= (3, 11)
-_TRAILING_RE = re.compile(rb",[ \t\r\n]*+[\]}]" if _POSSESSIVE else rb",[ \t\r\n]*[\]}]")
+_COMMENT = rb"/(?:/(?<![:/]//)[^\r\n]*|\*[^*]*\*+(?:[^*/][^*]*\*+)*/|\*[\s\S]*)"
+_RUN = _COMMENT + rb"(?:[ \t\r\n]*" + _COMMENT + rb")*"
+# a trailing comma in a blanked chunk (comments are TABs there)
+_TRAILING_RE = re.compile(rb",[ \t\r\n]*" + (b"+" if sys.version_info >= (3, 11) else b"") + rb"[\]}]")
+_WHITESPACE = b" \t\r\n"
+_SPLIT_RE = re.compile(rb"(" + _RUN + rb")")
+# where a chunk may end: before a line whose first token (after block comments) opens a value or a key, so
+# that no comment and no trailing comma runs across the end
+_CHUNK_END_RE = re.compile(
+    rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
+)
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
-_WHITESPACE = b" \t\r\n"
-_TAB = 9
 
-_CHUNK = 1 << 18  # characters blanked at a time: the pieces of one chunk are all that exist at once
+_CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 
 
 def _blank_chunk(chunk: bytes) -> tuple[bytes, bool]:
     """The chunk with every comment run made TABs, and whether it ends inside a block comment."""
-    pieces = _RUN_RE.split(chunk)
+    pieces = _SPLIT_RE.split(chunk)
     if len(pieces) == 1:
         return chunk, False
     runs = pieces[1::2]
@@ -64,63 +70,54 @@ def _blank_chunk(chunk: bytes) -> tuple[bytes, bool]:
         pieces[1::2] = map(bytes.translate, runs, repeat(_ALL_TABS))
     # the last run reaches the end of the chunk and is no terminated block comment: an unterminated one (a
     # chunk that does not end the text ends with a line break, which a line comment does not take)
-    open_comment = pieces[-1] == b"" and not runs[-1].endswith(b"*/")
+    open_comment = pieces[-1] == b"" and runs[-1][:2] == b"/*" and not runs[-1].endswith(b"*/")
     del runs
     return b"".join(pieces), open_comment
 
 
-def _follows_value(out: bytearray, comma: int) -> bool:
-    """Whether the comma ends a member: the last non-whitespace before it closes a value."""
-    at = comma - 1
-    while at >= 0 and out[at] in _WHITESPACE:
-        at -= 1
-    return at >= 0 and out[at] not in b"{[,:"
+_SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
-def _tab_trailing_commas(out: bytearray, base: int, pending: int) -> int:
-    """Turn the trailing commas of ``out[base:]`` (just appended) into TABs, ``pending`` (a comma at the end
-    of the previous chunk, or -1) included; return the comma at the end of this chunk whose bracket is not
-    seen yet (or -1)."""
-    end = len(out)
-    if pending >= 0:
-        solid = base
-        while solid < end and out[solid] in _WHITESPACE:
-            solid += 1
-        if solid < end:
-            if out[solid] in b"]}" and _follows_value(out, pending):
-                out[pending] = _TAB
-            pending = -1
-    squeezed = bytes(out[base:]).translate(None, _WHITESPACE)  # only chunks that hold one are searched
-    if b",]" in squeezed or b",}" in squeezed:
-        for comma in [found.start() for found in _TRAILING_RE.finditer(out, base)]:
-            if _follows_value(out, comma):
-                out[comma] = _TAB
-    del squeezed
-    last = end - 1
-    while last >= base and out[last] in _WHITESPACE:
-        last -= 1
-    return last if last >= base and out[last] == 44 else pending  # 44: a comma
+def _may_hold_trailing_commas(blanked: bytes) -> bool:
+    """Whether the chunk with its whitespace deleted shows ``,]`` or ``,}`` (a translation is cheaper than a
+    regex search, which costs about as much per comma as the translation per hundred characters)."""
+    squeezed = blanked.translate(None, _WHITESPACE)
+    return b",]" in squeezed or b",}" in squeezed
+
+
+def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes) -> None:
+    """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
+    a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
+    for the scanner to refuse)."""
+    for found in _TRAILING_RE.finditer(blanked):
+        comma = base + found.start()
+        at = comma - 1
+        while at >= 0 and out[at] in _WHITESPACE:
+            at -= 1
+        if at >= 0 and out[at] not in b"{[,:":
+            out[comma] = 9  # a TAB
 
 
 def _scan_text(folded: bytes, commas: bool) -> str:
-    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (chunks end after a line
-    break, and are extended past a block comment that runs on)."""
+    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see ``_CHUNK_END_RE``;
+    a chunk is extended past a block comment that runs on)."""
     out = bytearray()
-    pending = -1
     pos, total = 0, len(folded)
     while pos < total:
-        end = folded.find(b"\n", pos + _CHUNK) + 1 or total
+        found = _CHUNK_END_RE.search(folded, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
+        end = found.end() if found is not None else total
         while True:
             blanked, open_comment = _blank_chunk(folded[pos:end])
             if not open_comment or end == total:
                 break
             close = folded.find(b"*/", end)  # a block comment runs on: take it whole
-            end = total if close < 0 else (folded.find(b"\n", close) + 1 or total)
+            found = _CHUNK_END_RE.search(folded, close) if close >= 0 else None
+            end = found.end() if found is not None else total
         base = len(out)
         out += blanked
+        if commas and (len(blanked) < _SEARCH_AT_ONCE or _may_hold_trailing_commas(blanked)):
+            _tab_trailing_commas(out, base, blanked)
         del blanked
-        if commas:
-            pending = _tab_trailing_commas(out, base, pending)
         pos = end
     return out.decode("ascii")
 
