@@ -344,7 +344,7 @@ class JsoncDocument:
         else:  # (``multiline`` describes the whole document, wherever the style was inferred)
             pretty = style.multiline and starts_line(text, member.start, parent.start + 1)
         new = render(value, style, line_indent(text, member.value_start), pretty)
-        return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder)
+        return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
 
     def insert(self, path: JsonPath, index: int, value: Any) -> Edit:
         """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""
@@ -398,12 +398,24 @@ class JsoncDocument:
         return edit
 
     def _apply(
-        self, op: str, path: tuple[PathElement, ...], plan: Plan, container: Container, holder: Member | None
+        self,
+        op: str,
+        path: tuple[PathElement, ...],
+        plan: Plan,
+        container: Container,
+        holder: Member | None,
+        replaced: Member | None = None,
     ) -> Edit:
+        """Make the splices of ``plan`` inside ``container``; ``replaced``: the plan is exactly that member's
+        value replaced by one new value (``set`` of an existing path)."""
         old_text = self._text
         self._scanner.release()  # not carried over: the new text and the old lane text would coexist
         edit = Edit(op, path, tuple(Splice(s, e, new, old_text[s:e]) for s, e, new in plan))
-        rebuilt, delta = self._rebuilt(old_text, plan, container)
+        if replaced is not None:
+            delta = self._check_value_text(plan[0][2]) - (replaced.value_end - replaced.value_start)
+            rebuilt = container
+        else:
+            rebuilt, delta = self._rebuilt(old_text, plan, container)
         if self._data is not None:
             # bytes in, bytes out: splice the UTF-8 and drop the old text; the new one is decoded when asked for
             self._data = splice_utf8(self._data, old_text, plan)
@@ -414,7 +426,12 @@ class JsoncDocument:
             scanner.carry_over(self._scanner, plan)
             self._loaded = (new_text, scanner, Walker(new_text, self._dialect, scanner, self._path))
         del old_text
-        if holder is None:
+        if replaced is not None:
+            # every other byte of the container is unchanged: only the offsets after the value move
+            assert self._root is not None
+            replaced.node = None
+            shift(self._root, replaced.value_end, delta)
+        elif holder is None:
             self._root = rebuilt
         else:
             assert self._root is not None
@@ -425,6 +442,20 @@ class JsoncDocument:
         self._ascii = None
         self._edits.append(edit)
         return edit
+
+    def _check_value_text(self, new: str) -> int:
+        """The length of ``new``, checked to be exactly one valid value.
+
+        A container whose member value is replaced by one valid value, with every other byte unchanged
+        (keys, separators, comments), is still valid: only the new value needs scanning.
+        """
+        try:
+            end = ValueScanner(new, self._dialect, self._path).end(0)
+        except MalformedConfigError as exc:
+            raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc
+        if end != len(new):
+            raise MalformedConfigError(self._path, "internal error: the new value is not one JSON value")
+        return end
 
     def _rebuilt(self, old_text: str, plan: Plan, container: Container) -> tuple[Container, int]:
         """The edited container walked again, validating, on its own new text; and the change of length.

@@ -58,3 +58,17 @@ def test_an_invalid_edit_still_leaves_the_document_unchanged() -> None:
     with pytest.raises(MalformedConfigError):
         JsoncDocument.parse_bytes(b'{"a": 1,}', STRICT_JSON)
     assert doc.to_bytes() == '{"a": "\u00e9"}'.encode() and doc.edits == ()
+
+
+def test_a_replaced_value_that_is_not_one_value_is_refused_and_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = '{\n  "a": 1, // one\n  "b": [2]\n}'
+    doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
+    monkeypatch.setattr("elydora_config.jsonc.document.render", lambda *args: "1, 2")
+    with pytest.raises(MalformedConfigError, match="internal error"):
+        doc.set(("a",), 5)
+    assert doc.to_bytes() == text.encode() and doc.edits == () and doc.get(("b", 0)) == 2
+    monkeypatch.undo()
+    doc.set(("a",), {"x": [1, 2]})
+    doc.set(("b", 0), "c")
+    assert doc.text == '{\n  "a": {\n    "x": [\n      1,\n      2\n    ]\n  }, // one\n  "b": ["c"]\n}'
+    assert doc.get(("a", "x", 1)) == 2 and doc.value == {"a": {"x": [1, 2]}, "b": ["c"]}
