@@ -14,13 +14,14 @@ from .fast_scan import ValueScanner
 from .lane_blanking import scan_text_of_bytes
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
 from .lexical import encode_utf8, line_indent, skip_gap, splice_text, splice_utf8, starts_line
-from .located import Container, Member, Walker, shift
+from .located import BULK_PROBE, Container, Member, Walker, shift
 
 PathElement = str | int
 JsonPath = Sequence[PathElement]
 
 
-_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters
+_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters: from here, containers of 64 small members are walked in full
+_SMALL_TEXT_PROBE = 8
 
 
 class _Missing:
@@ -157,11 +158,11 @@ class JsoncDocument:
         start = skip_gap(text, pos, dialect.comments)
         root: Container | None = None
         if start < len(text) and text[start] in "{[":
-            # a big text: locate the second level while validating it (an edit usually goes there, and
-            # locating it later would scan it again); a small one: validate each top-level value in one
-            # C call and leave the walking to the edit
-            descend = 1 if len(text) > _WALK_SECOND_LEVEL_FROM else 0
-            root = walker.walk(start, validate=True, descend=descend, bulk=True)
+            # locate the second level while validating it (an edit usually goes there, and locating it
+            # later would scan it again); in a small text, a second-level container of more than a few
+            # small members is validated in one C call after its first ones
+            probe = BULK_PROBE if len(text) > _WALK_SECOND_LEVEL_FROM else _SMALL_TEXT_PROBE
+            root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probe)
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)
