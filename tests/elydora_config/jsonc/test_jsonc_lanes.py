@@ -1,4 +1,4 @@
-"""The lane scan text: comments and trailing commas blanked by whole-integer arithmetic, checked by the C scanner."""
+"""The lane scan text: comments and trailing commas blanked by one regex split per chunk, checked by the C scanner."""
 
 from __future__ import annotations
 
