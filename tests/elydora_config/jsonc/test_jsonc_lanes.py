@@ -196,3 +196,20 @@ def test_parse_bytes_with_lanes_agrees_with_the_reference_scanner(rnd: random.Ra
     assert_agrees_with_reference(
         text, (dialect, STRICT_JSON, JSONC), lambda candidate: JsoncDocument.parse_bytes(data, candidate).value, "lanes"
     )
+
+
+@pytest.mark.parametrize("text", ["[1, // c\n]", '{"a": 1, /* c */\n}', "[[1,],\r\n  ]"])
+def test_a_trailing_comma_before_comments_keeps_the_lane_path(text: str) -> None:
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text)
+    assert scanner.lane_text is not None and not scanner.prepared
+
+
+@pytest.mark.parametrize(("text", "value"), [("[1 ,]", [1]), ('{"a": 1 /* c */ ,}', {"a": 1})])
+def test_a_trailing_comma_after_whitespace_or_a_comment_is_found_too(text: str, value: Any) -> None:
+    assert lane_blanking.scan_text_of_str(text, True)[text.index(",")] == "\t"
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text) and scanner.lane_text is not None and not scanner.prepared
+    assert JsoncDocument.parse(text, JSONC).value == value
+    with pytest.raises(MalformedConfigError, match="trailing comma"):
+        JsoncDocument.parse(text, JSONC_NO_TRAILING_COMMAS)
