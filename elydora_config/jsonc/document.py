@@ -13,14 +13,15 @@ from .edit_plan import Plan, plan_insert, plan_remove
 from .fast_scan import ValueScanner
 from .lane_blanking import scan_text_of_bytes
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
-from .lexical import encode_utf8, line_indent, skip_gap, splice_text, starts_line
-from .located import Container, Member, Walker, shift
+from .lexical import encode_utf8, line_indent, skip_gap, splice_text, splice_utf8, starts_line
+from .located import BULK_PROBE, Container, Member, Walker, shift
 
 PathElement = str | int
 JsonPath = Sequence[PathElement]
 
 
-_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters
+_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters: from here, containers of 64 small members are walked in full
+_SMALL_TEXT_PROBE = 8
 
 
 class _Missing:
@@ -137,8 +138,11 @@ class JsoncDocument:
             line, column = line_and_column(head, len(head))
             raise MalformedConfigError(path, f"invalid UTF-8 at byte {exc.start}", line=line, column=column) from None
         if lane_text is not None and len(lane_text) == len(text):
-            return cls._with_lane_text(text, dialect, path, lane_text)
-        return cls(text, dialect, path=path)
+            doc = cls._with_lane_text(text, dialect, path, lane_text)
+        else:
+            doc = cls(text, dialect, path=path)
+        doc._data = data if isinstance(data, bytes) else bytes(data)
+        return doc
 
     # -- loading ----------------------------------------------------------------------------------
 
@@ -154,11 +158,11 @@ class JsoncDocument:
         start = skip_gap(text, pos, dialect.comments)
         root: Container | None = None
         if start < len(text) and text[start] in "{[":
-            # a big text: locate the second level while validating it (an edit usually goes there, and
-            # locating it later would scan it again); a small one: validate each top-level value in one
-            # C call and leave the walking to the edit
-            descend = 1 if len(text) > _WALK_SECOND_LEVEL_FROM else 0
-            root = walker.walk(start, validate=True, descend=descend, bulk=True)
+            # locate the second level while validating it (an edit usually goes there, and locating it
+            # later would scan it again); in a small text, a second-level container of more than a few
+            # small members is validated in one C call after its first ones
+            probe = BULK_PROBE if len(text) > _WALK_SECOND_LEVEL_FROM else _SMALL_TEXT_PROBE
+            root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probe)
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)
@@ -168,14 +172,38 @@ class JsoncDocument:
         if skip_gap(text, end, dialect.comments) < len(text):
             scanner.reference.document(build=False)
             fail(text, end, "unexpected text after the top-level value", path)
-        self._text = text
-        self._scanner = scanner
-        self._walker = walker
+        self._loaded: tuple[str, ValueScanner, Walker] | None = (text, scanner, walker)
+        self._data: bytes | None = None  # the UTF-8 of the text, when it is known (see _apply)
         self._root = root
         self._root_start = start
         self._root_end = end
         self._multiline: bool | None = None
         self._ascii: bool | None = None
+
+    # -- the current text -------------------------------------------------------------------------
+
+    @property
+    def _text(self) -> str:
+        return self._current()[0]
+
+    @property
+    def _scanner(self) -> ValueScanner:
+        return self._current()[1]
+
+    @property
+    def _walker(self) -> Walker:
+        return self._current()[2]
+
+    def _current(self) -> tuple[str, ValueScanner, Walker]:
+        """The text with its scanner and walker; after an edit of a document read from bytes, decoded from the
+        spliced bytes only when something asks for it (an edit keeps the bytes alone: see _apply)."""
+        loaded = self._loaded
+        if loaded is None:
+            assert self._data is not None
+            text = self._data.decode("utf-8")
+            scanner = ValueScanner(text, self._dialect, self._path)
+            loaded = self._loaded = (text, scanner, Walker(text, self._dialect, scanner, self._path))
+        return loaded
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -196,7 +224,7 @@ class JsoncDocument:
 
     def to_bytes(self) -> bytes:
         """The current text as UTF-8."""
-        return encode_utf8(self._text)
+        return self._data if self._data is not None else encode_utf8(self._text)
 
     @property
     def value(self) -> Any:
@@ -317,7 +345,7 @@ class JsoncDocument:
         else:  # (``multiline`` describes the whole document, wherever the style was inferred)
             pretty = style.multiline and starts_line(text, member.start, parent.start + 1)
         new = render(value, style, line_indent(text, member.value_start), pretty)
-        return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder)
+        return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
 
     def insert(self, path: JsonPath, index: int, value: Any) -> Edit:
         """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""
@@ -371,47 +399,93 @@ class JsoncDocument:
         return edit
 
     def _apply(
-        self, op: str, path: tuple[PathElement, ...], plan: Plan, container: Container, holder: Member | None
+        self,
+        op: str,
+        path: tuple[PathElement, ...],
+        plan: Plan,
+        container: Container,
+        holder: Member | None,
+        replaced: Member | None = None,
     ) -> Edit:
+        """Make the splices of ``plan`` inside ``container``; ``replaced``: the plan is exactly that member's
+        value replaced by one new value (``set`` of an existing path)."""
         old_text = self._text
         self._scanner.release()  # not carried over: the new text and the old lane text would coexist
         edit = Edit(op, path, tuple(Splice(s, e, new, old_text[s:e]) for s, e, new in plan))
-        new_text = edit.apply(old_text)
-        delta = len(new_text) - len(old_text)
-        # members the splices did not touch keep their (shifted) spans and located children
-        known: dict[int, tuple[int, Container | None]] = {}
-        for member in container.members:
-            moved, touched = 0, False
-            for splice in edit.splices:
-                if splice.end <= member.start:
-                    moved += len(splice.new) - (splice.end - splice.start)
-                elif splice.start < member.value_end:
-                    touched = True
-            if not touched:
-                known[member.value_start + moved] = (member.value_end + moved, member.node)
-        scanner = ValueScanner(new_text, self._dialect, self._path)
-        scanner.carry_over(self._scanner, plan)
-        walker = Walker(new_text, self._dialect, scanner, self._path)
-        try:
-            rebuilt = walker.walk(container.start, validate=True, known=known)
-        except MalformedConfigError as exc:
-            raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc
-        if rebuilt.end != container.end + delta:
-            raise MalformedConfigError(self._path, "internal error: edit changed text outside its container")
-        for member in rebuilt.members:
-            if member.node is not None and member.node.start != member.value_start:
-                _shift_all(member.node, member.value_start - member.node.start)
-        if holder is None:
+        if replaced is not None:
+            delta = self._check_value_text(plan[0][2]) - (replaced.value_end - replaced.value_start)
+            rebuilt = container
+        else:
+            rebuilt, delta = self._rebuilt(old_text, plan, container)
+        if self._data is not None:
+            # bytes in, bytes out: splice the UTF-8 and drop the old text; the new one is decoded when asked for
+            self._data = splice_utf8(self._data, old_text, plan)
+            self._loaded = None
+        else:
+            new_text = edit.apply(old_text)
+            scanner = ValueScanner(new_text, self._dialect, self._path)
+            scanner.carry_over(self._scanner, plan)
+            self._loaded = (new_text, scanner, Walker(new_text, self._dialect, scanner, self._path))
+        del old_text
+        if replaced is not None:
+            # every other byte of the container is unchanged: only the offsets after the value move
+            assert self._root is not None
+            replaced.node = None
+            shift(self._root, replaced.value_end, delta)
+        elif holder is None:
             self._root = rebuilt
         else:
             assert self._root is not None
             shift(self._root, container.end, delta, skip=container)
             holder.node = rebuilt
-        self._text = new_text
-        self._scanner = scanner
-        self._walker = walker
         self._root_end += delta
         self._multiline = None
         self._ascii = None
         self._edits.append(edit)
         return edit
+
+    def _check_value_text(self, new: str) -> int:
+        """The length of ``new``, checked to be exactly one valid value.
+
+        A container whose member value is replaced by one valid value, with every other byte unchanged
+        (keys, separators, comments), is still valid: only the new value needs scanning.
+        """
+        try:
+            end = ValueScanner(new, self._dialect, self._path).end(0)
+        except MalformedConfigError as exc:
+            raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc
+        if end != len(new):
+            raise MalformedConfigError(self._path, "internal error: the new value is not one JSON value")
+        return end
+
+    def _rebuilt(self, old_text: str, plan: Plan, container: Container) -> tuple[Container, int]:
+        """The edited container walked again, validating, on its own new text; and the change of length.
+
+        Members the splices did not touch keep their (shifted) spans and located children; everything
+        outside the container is unchanged, so its new text alone is what needs validating.
+        """
+        begin = container.start
+        local = splice_text(old_text[begin : container.end], [(s - begin, e - begin, new) for s, e, new in plan])
+        delta = len(local) - (container.end - begin)
+        known: dict[int, tuple[int, Container | None]] = {}
+        for member in container.members:
+            moved, touched = -begin, False
+            for start, end, new in plan:
+                if end <= member.start:
+                    moved += len(new) - (end - start)
+                elif start < member.value_end:
+                    touched = True
+            if not touched:
+                known[member.value_start + moved] = (member.value_end + moved, member.node)
+        scanner = ValueScanner(local, self._dialect, self._path)
+        try:
+            rebuilt = Walker(local, self._dialect, scanner, self._path).walk(0, validate=True, known=known)
+        except MalformedConfigError as exc:
+            raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc
+        if rebuilt.end != len(local):
+            raise MalformedConfigError(self._path, "internal error: edit changed text outside its container")
+        for member in rebuilt.members:
+            if member.node is not None and member.node.start != member.value_start:
+                _shift_all(member.node, member.value_start - member.node.start)
+        _shift_all(rebuilt, begin)
+        return rebuilt, delta

@@ -160,6 +160,37 @@ def splice_text(text: str, splices: Sequence[tuple[int, int, str]]) -> str:
 _ENCODE_CHUNK = 1 << 16
 
 
+_COUNT_CHUNK = 1 << 12  # small: the encoder sizes its buffer for the widest case (3 bytes per character)
+
+
+def utf8_length(text: str, start: int, end: int) -> int:
+    """``len(text[start:end].encode("utf-8"))``, encoding by small chunks (no copy of a long span)."""
+    if text.isascii():
+        return end - start
+    return sum(
+        len(text[at : min(at + _COUNT_CHUNK, end)].encode("utf-8", "surrogatepass"))
+        for at in range(start, end, _COUNT_CHUNK)
+    )
+
+
+def splice_utf8(data: bytes, text: str, splices: Sequence[tuple[int, int, str]]) -> bytes:
+    """``data`` (the UTF-8 of ``text``) with the (sorted, non-overlapping) splices made, whose offsets are
+    characters of ``text``; only the result is allocated."""
+    if not splices:
+        return data
+    first = splices[0][0]
+    base = utf8_length(text, 0, first)
+    view = memoryview(data)
+    pieces: list[bytes | memoryview] = []
+    prev = 0
+    for start, end, new in splices:
+        pieces.append(view[prev : base + utf8_length(text, first, start)])
+        pieces.append(new.encode("utf-8"))
+        prev = base + utf8_length(text, first, end)
+    pieces.append(view[prev:])
+    return b"".join(pieces)
+
+
 def encode_utf8(text: str) -> bytes:
     """``text.encode("utf-8")`` without its transient buffer of up to four bytes per character.
 

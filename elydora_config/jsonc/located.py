@@ -19,7 +19,7 @@ from .lexical import GAP_RE, GAP_START_CHARS, WS_RE
 
 NO_COMMA = -1
 
-_BULK_PROBE = 64  # members walked one by one before deciding whether to validate the rest in one C call
+BULK_PROBE = 64  # members walked one by one before deciding whether to validate the rest in one C call
 _BULK_MEMBER_SIZE = 1024  # below this average size (characters) per member, the rest goes to the C scanner
 
 
@@ -86,14 +86,15 @@ class Walker:
         descend: int = 0,
         known: dict[int, tuple[int, Container | None]] | None = None,
         bulk: bool = False,
+        probe: int = BULK_PROBE,
     ) -> Container:
         """Locate every member of the container that opens at ``start``.
 
         ``validate``: check everything (values by the validating scanner, keys for duplicates).
         ``descend``: also walk member values that are containers, that many levels further down.
         ``known``: value start -> (value end, located node) for members known to be valid already.
-        ``bulk``: in a container of many small members, locate the first ones only and validate the rest
-        with one C call (the result is then marked incomplete).
+        ``bulk``: in a container of many small members, locate the first ``probe`` ones only and validate the
+        rest with one C call (the result is then marked incomplete).
         """
         text = self.text
         gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
@@ -137,7 +138,7 @@ class Walker:
             if hint is not None:
                 pos, node = hint
             elif descend > 0 and pos < n and text[pos] in "{[":
-                node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk)
+                node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk, probe=probe)
                 pos = node.end
             else:
                 pos = end_of(pos, validate)
@@ -159,7 +160,7 @@ class Walker:
             members.append(member)
             if pos < n and text[pos] == closer:
                 return Container(start, pos + 1, is_object, members)
-            if bulk and len(members) == _BULK_PROBE and pos - start < _BULK_PROBE * _BULK_MEMBER_SIZE:
+            if bulk and len(members) == probe and pos - start < probe * _BULK_MEMBER_SIZE:
                 # validate the whole container in one C call (the members walked so far again, no copy)
                 return Container(start, self.scanner.end(start, validate), is_object, members, complete=False)
 

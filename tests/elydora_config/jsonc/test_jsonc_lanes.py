@@ -1,4 +1,4 @@
-"""The lane scan text: comments and trailing commas blanked by whole-integer arithmetic, checked by the C scanner."""
+"""The lane scan text: comments and trailing commas blanked by one regex split per chunk, checked by the C scanner."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument, lane_blanking
 from elydora_config.jsonc.blanking import (
     blank,
-    blank_for_scanner,
     comment_spans,
     follows_value,
     trailing_comma_candidates,
@@ -25,13 +24,13 @@ from elydora_config.jsonc.fast_scan import ValueScanner
 _WHITESPACE = " \t\r\n"
 
 
-def _lanes(text: str, commas: bool = True) -> str | None:
-    """The lanes' own result (the public entry points fall back to the exact blanking when it is None)."""
+def _lanes(text: str, commas: bool = True) -> str:
+    """The lanes' own result (a text the C scanner then refuses falls back to the exact blanking)."""
     folded = text.encode("utf-8", "surrogatepass").translate(lane_blanking._FOLD, lane_blanking._CONTINUATION)
-    return lane_blanking._lane_text(folded, commas)
+    return lane_blanking._scan_text(folded, commas)
 
 
-def test_both_entry_points_fold_alike_and_take_the_lanes_only_for_dense_comments() -> None:
+def test_both_entry_points_fold_alike_and_take_the_lanes_whatever_the_density() -> None:
     dense = "[\n" + "".join(f"  /* {i} */ {i}, // c\n" for i in range(50)) + "  0\n]"
     lines = [f"  {i}, // caf\u00e9 {i}\n" if i % 100 == 0 else f"  {i},\n" for i in range(500)]
     sparse = "[\n" + "".join(lines) + "  0\n]"
@@ -39,16 +38,18 @@ def test_both_entry_points_fold_alike_and_take_the_lanes_only_for_dense_comments
         from_str = lane_blanking.scan_text_of_str(text, True)
         assert lane_blanking.scan_text_of_bytes(text.encode(), True) == from_str
         assert len(from_str) == len(text) and from_str.isascii()
-    assert lane_blanking.scan_text_of_str(dense, True) == _lanes(dense)  # TABs: the lanes
-    exact = blank_for_scanner(sparse.replace("\u00e9", "x"), True, True, set())[0]
-    assert lane_blanking.scan_text_of_str(sparse, True) == exact  # spaces: the exact blanking
+        assert from_str == _lanes(text) == _expected_lanes(text)  # TABs: the lanes, for few comments too
+    assert ValueScanner(sparse, JSONC).end(0) == len(sparse)
 
 
 def _expected_lanes(text: str) -> str:
-    """What the lanes must give, from the exact blanking: comments and trailing commas TABs, non-ASCII x."""
+    """What the lanes must give, from the exact blanking: comments, the whitespace between two comments and
+    trailing commas TABs, non-ASCII x."""
     out = ["x" if not char.isascii() else char for char in text]
     spans = comment_spans(text)
-    for start, end in spans:
+    for (start, end), (after, _) in zip(spans, [*spans[1:], (-1, -1)], strict=True):
+        if after >= 0 and not text[end:after].strip(_WHITESPACE):
+            end = after  # one run of comments
         out[start:end] = "\t" * (end - start)
     blanked = blank(text, spans, [])
     for comma in trailing_comma_candidates(blanked, []):
@@ -66,14 +67,13 @@ def test_comments_and_trailing_commas_become_tabs_at_the_same_offsets() -> None:
 def test_non_ascii_characters_fold_to_one_ascii_character_each() -> None:
     text = '["caf\u00e9 \u65e5 \U0001f600", /* \u00e9 */ 1]'
     lanes = _lanes(text)
-    assert lanes is not None and lanes.isascii() and len(lanes) == len(text)
+    assert lanes.isascii() and len(lanes) == len(text)
     assert lanes == '["cafx x x", \t\t\t\t\t\t\t 1]'
 
 
 def test_a_naive_comment_inside_a_string_is_refused_by_the_c_scanner() -> None:
     text = '{"a": "x//y",\n "b": "p/*q*/r" /* c */}'
-    lanes = _lanes(text)
-    assert lanes is not None  # blanked inside the strings, where the strict scanner refuses a TAB:
+    lanes = _lanes(text)  # blanked inside the strings, where the strict scanner refuses a TAB:
     assert lanes[text.index("//")] == lanes[text.index("/*q")] == "\t"
     scanner = ValueScanner(text, JSONC)
     assert scanner.end(0) == len(text)  # ... so the exact blanking took over
@@ -90,17 +90,17 @@ def test_urls_in_strings_keep_the_lane_path() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "expected"),
     [
-        "[1, // see /* here\n2] /* x */",  # an opener inside a line comment
-        "[1, /* open",  # unterminated
+        ("[1, // see /* here\n2] /* x */", "[1, " + "\t" * 14 + "\n2] " + "\t" * 7),  # an opener in a line comment
+        ("[1, /* open", "[1, " + "\t" * 7),  # unterminated: blanked to the end, the C scanner then stops
     ],
 )
-def test_the_lanes_give_up_where_the_arithmetic_cannot_settle_the_comments(text: str) -> None:
-    assert _lanes(text) is None
+def test_interleaved_and_unterminated_comments_are_lexed_like_the_lexer(text: str, expected: str) -> None:
+    assert _lanes(text) == expected
 
 
-def test_what_the_lanes_give_up_on_is_still_read_exactly() -> None:
+def test_interleaved_and_unterminated_comments_are_still_read_exactly() -> None:
     assert JsoncDocument.parse("[1, // see /* here\n2] /* x */", JSONC).value == [1, 2]
     with pytest.raises(MalformedConfigError, match="unterminated block comment"):
         JsoncDocument.parse_bytes(b"[1, /* open", JSONC)
@@ -124,7 +124,7 @@ def test_comment_boundaries_follow_the_lexer(text: str, expected: str) -> None:
 
 
 def test_chunks_carry_block_comments_and_trailing_commas_across_their_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lane_blanking, "_PADDED", 64)
+    monkeypatch.setattr(lane_blanking, "_CHUNK", 64)
     rnd = random.Random(3)
     lines = []
     for i in range(400):
@@ -137,7 +137,7 @@ def test_chunks_carry_block_comments_and_trailing_commas_across_their_ends(monke
             lines.append(f'  "k{i}": "caf\u00e9 {i}", // c{i} http://x')
     text = "{\n" + "\n".join(lines) + '\n  "end": 0,\n}'
     lanes = _lanes(text)
-    assert lanes is not None and len(lanes) == len(text)
+    assert len(lanes) == len(text)
     assert lanes == _expected_lanes(text)
     doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
     assert doc._scanner.lane_text is not None  # white box: the C scanner accepted the lane text throughout
@@ -156,7 +156,7 @@ def test_keys_that_fold_alike_are_not_taken_for_duplicates() -> None:
 
 def test_a_comma_after_no_member_is_never_taken_for_a_trailing_one() -> None:
     for text in ("[ /* c */ ,]", "{,}", '{"a": ,}', "[1,,]"):
-        assert _lanes(text) is not None
+        assert _lanes(text)[text.index(",")] == ","  # the comma stays for the C scanner to refuse
         with pytest.raises(MalformedConfigError):
             JsoncDocument.parse(text, JSONC)
 
@@ -196,3 +196,20 @@ def test_parse_bytes_with_lanes_agrees_with_the_reference_scanner(rnd: random.Ra
     assert_agrees_with_reference(
         text, (dialect, STRICT_JSON, JSONC), lambda candidate: JsoncDocument.parse_bytes(data, candidate).value, "lanes"
     )
+
+
+@pytest.mark.parametrize("text", ["[1, // c\n]", '{"a": 1, /* c */\n}', "[[1,],\r\n  ]"])
+def test_a_trailing_comma_before_comments_keeps_the_lane_path(text: str) -> None:
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text)
+    assert scanner.lane_text is not None and not scanner.prepared
+
+
+@pytest.mark.parametrize(("text", "value"), [("[1 ,]", [1]), ('{"a": 1 /* c */ ,}', {"a": 1})])
+def test_a_trailing_comma_after_whitespace_or_a_comment_is_found_too(text: str, value: Any) -> None:
+    assert lane_blanking.scan_text_of_str(text, True)[text.index(",")] == "\t"
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text) and scanner.lane_text is not None and not scanner.prepared
+    assert JsoncDocument.parse(text, JSONC).value == value
+    with pytest.raises(MalformedConfigError, match="trailing comma"):
+        JsoncDocument.parse(text, JSONC_NO_TRAILING_COMMAS)

@@ -1,0 +1,74 @@
+"""Bytes in, bytes out: an edit of a document read from bytes splices its UTF-8 and decodes the text lazily."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from jsonc_testkit import oracle_loads
+
+from elydora_config.errors import MalformedConfigError
+from elydora_config.jsonc import JSONC, STRICT_JSON, JsoncDocument
+from elydora_config.jsonc.lexical import splice_text, splice_utf8, utf8_length
+
+_ALPHABET = 'ab "\\/*,:{}[]\n\t\u00e9\u65e5\U0001f600\ufeff'
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_splicing_the_utf8_gives_the_utf8_of_the_spliced_text(seed: int) -> None:
+    rnd = random.Random(seed)
+    text = "".join(rnd.choice(_ALPHABET) for _ in range(rnd.randrange(0, 300)))
+    cuts = sorted(rnd.sample(range(len(text) + 1), min(len(text) + 1, 2 * rnd.randrange(1, 4))))
+    splices = [
+        (cuts[i], cuts[i + 1], rnd.choice(["", "x", "\u00fc\U0001f600", "new text"]))
+        for i in range(0, len(cuts) - 1, 2)
+    ]
+    data = text.encode("utf-8")
+    assert splice_utf8(data, text, splices) == splice_text(text, splices).encode("utf-8")
+    assert utf8_length(text, 0, len(text)) == len(data)
+
+
+def test_an_edit_keeps_bytes_only_and_decodes_the_text_when_asked() -> None:
+    text = '\ufeff{\n  // caf\u00e9\n  "a": [1, 2,],\n  "\u65e5": {"b": "\U0001f600"} /* c */\n}\n'
+    doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
+    doc.set(("\u65e5", "b"), "\u00fc")
+    doc.insert(("a",), -1, 3)
+    assert doc._loaded is None  # white box: no new text was built by the last edit
+    data = doc.to_bytes()
+    assert doc._loaded is None and data.decode("utf-8") == doc.text
+    assert doc.text.startswith("\ufeff{\n  // caf\u00e9\n") and oracle_loads(doc.text[1:]) == doc.value
+    assert doc.value == {"a": [1, 2, 3], "\u65e5": {"b": "\u00fc"}}
+    doc.remove(("a", 0))
+    doc.undo()
+    assert doc.to_bytes() == doc.text.encode("utf-8") and doc.get(("a",)) == [1, 2, 3]
+
+
+def test_a_bytearray_is_copied_so_later_changes_to_it_do_not_leak_in() -> None:
+    data = bytearray(b'{"a": 1}')
+    doc = JsoncDocument.parse_bytes(data, STRICT_JSON)
+    data[6] = ord("2")
+    doc.set(("b",), 2)
+    assert doc.to_bytes() == b'{"a": 1, "b": 2}' and doc.text == '{"a": 1, "b": 2}'
+
+
+def test_an_invalid_edit_still_leaves_the_document_unchanged() -> None:
+    doc = JsoncDocument.parse_bytes('{"a": "\u00e9"}'.encode(), STRICT_JSON)
+    with pytest.raises(TypeError):
+        doc.set(("b",), object())
+    with pytest.raises(MalformedConfigError):
+        JsoncDocument.parse_bytes(b'{"a": 1,}', STRICT_JSON)
+    assert doc.to_bytes() == '{"a": "\u00e9"}'.encode() and doc.edits == ()
+
+
+def test_a_replaced_value_that_is_not_one_value_is_refused_and_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = '{\n  "a": 1, // one\n  "b": [2]\n}'
+    doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
+    monkeypatch.setattr("elydora_config.jsonc.document.render", lambda *args: "1, 2")
+    with pytest.raises(MalformedConfigError, match="internal error"):
+        doc.set(("a",), 5)
+    assert doc.to_bytes() == text.encode() and doc.edits == () and doc.get(("b", 0)) == 2
+    monkeypatch.undo()
+    doc.set(("a",), {"x": [1, 2]})
+    doc.set(("b", 0), "c")
+    assert doc.text == '{\n  "a": {\n    "x": [\n      1,\n      2\n    ]\n  }, // one\n  "b": ["c"]\n}'
+    assert doc.get(("a", "x", 1)) == 2 and doc.value == {"a": {"x": [1, 2]}, "b": ["c"]}
