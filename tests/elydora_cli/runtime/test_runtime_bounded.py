@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from elydora_testkit.runtime_helpers import PYTHON, make_agent
+from elydora_testkit.runtime_helpers import PYTHON, make_agent, no_flusher_running, wait_until
 
 from elydora_cli.runtime import dropmark, runtime_argv
 from elydora_cli.runtime.templates import guard as guard_template
@@ -57,7 +57,10 @@ def test_hangs_audit_hook_has_a_stdin_deadline(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "claudecode")
     code, took = _open_stdin(agent.directory, "hook.py", EVENT)
     assert code == 0 and took < hook_template.STDIN_DEADLINE + 5
-    assert b'"PreToolUse"' in agent.path("spool.jsonl").read_bytes()  # a complete event is still recorded
+    assert wait_until(lambda: no_flusher_running(agent))  # the flusher may already have signed and retired it
+    recorded = b"".join(agent.path(name).read_bytes() for name in ("spool.jsonl", "ledger.jsonl")
+                        if agent.path(name).exists())  # fmt: skip
+    assert b'"PreToolUse"' in recorded  # a complete event is still recorded
 
 
 @pytest.mark.parametrize("script", ["guard.py", "hook.py"])
