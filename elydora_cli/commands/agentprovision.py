@@ -9,8 +9,8 @@ owner-only; finally root's binding record (no secret) goes beside the launchers,
 Secrets come only from owner-only files or a hidden prompt.
 
 :func:`bound_users` is the probe's part: for each binding record, whether that user's records are delivered
-(the delivery half of :func:`elydora_cli.runtime.health.agent_health`; the status query does not apply under
-system scope, where the guard decides from root's policy).
+(:func:`elydora_cli.runtime.health.agent_health`: delivery, and the status query the guard adds to root's
+policy for a bound user; a user who has not used the agent yet has no status read, and that is no problem).
 """
 
 from __future__ import annotations
@@ -193,6 +193,8 @@ def _bound_user(marker: Path, root: Path | None) -> dict[str, Any]:
     else:
         report = agent_health(str(agent_dir))
         row["delivery"] = report["delivery"]
-        row["problems"] = [p for p in report["problems"] if p != report["status_query"]["problem"]]
+        query = report["status_query"]
+        unread = query["status"] is None and query["cached_at"] is None  # not used yet: root's policy decides
+        row["problems"] = [p for p in report["problems"] if not (unread and p == query["problem"])]
     row["delivering"] = not row["problems"]
     return row

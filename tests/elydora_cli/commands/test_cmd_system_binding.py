@@ -314,3 +314,18 @@ def test_a_bound_user_whose_server_never_answered_is_decided_by_roots_policy(
     server.stop()
     assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0  # active by root's policy, not blocked offline
     assert not (state / "status-cache.json").exists()
+
+
+def test_the_probe_reports_a_bound_users_refused_status_query(
+    sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key_file = register(server, sandbox, ME.pw_name)
+    state = state_of(sandbox, ME)
+    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    assert probe(sandbox, capsys)[0] == 0  # not used yet: no status read, and that is no problem
+    cache = {"status": "active", "cached_at": 1.0, "checked_at": 2.0, "query_error": "HTTP 401 UNAUTHORIZED",
+             "query_failing_since": 1.0}
+    (state / "status-cache.json").write_text(json.dumps(cache))
+    code, row = probe(sandbox, capsys)
+    bound = row["bound_users"][ME.pw_name]  # type: ignore[index]
+    assert code == 1 and not bound["delivering"] and "refuses the status query" in bound["problems"][0]
