@@ -83,13 +83,13 @@ def system_status() -> str:
 def server_status() -> str | None:
     """A bound user's status on the server (``agent provision``), by the guard's cache and refresh as in user
     scope, so a freeze or revocation on the server blocks too. ``None`` for a user with a local identity, and
-    before the server's first answer (one synchronous refresh is tried): root's policy alone decides then."""
+    before the server's first answer: root's policy alone decides then, and a refresh is started in the
+    background (a server that never answers writes no cache, so waiting here would slow every call)."""
     guard = sys.modules[GUARD_MODULE]
     config = guard.read_object("config.json")
     if config is None or config.get("base_url") is None:
         return None
     if guard.read_object("status-cache.json") is None:
-        guard.refresh_now()
-        if guard.read_object("status-cache.json") is None:
-            return None
+        guard.start_refresh()
+        return None
     return str(guard.cached_status())

@@ -291,15 +291,18 @@ def test_a_freeze_on_the_server_blocks_a_bound_user_and_root_policy_still_counts
     key_file = register(server, sandbox, ME.pw_name)
     state = state_of(sandbox, ME)
     assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
-    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0  # the first call asks the server once
-    assert json.loads((state / "status-cache.json").read_text())["status"] == "active"
+    cache = state / "status-cache.json"
+    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0  # root's policy; the server is asked aside
+    assert wait_until(lambda: cache.exists()) and json.loads(cache.read_text())["status"] == "active"
     server.state.agents[state.name].status = "frozen"
-    (state / "status-cache.json").unlink()  # as a cache past its lifetime would be: the next call asks again
+    cache.unlink()  # the next call starts a refresh, the one after it decides with the server's answer
+    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0 and wait_until(lambda: cache.exists())
     blocked = run_hook(sandbox, "guard.py", CLAUDE_PRE)
     assert blocked.returncode == 2 and b"frozen" in blocked.stderr
     server.state.agents[state.name].status = "active"
-    (state / "status-cache.json").unlink()
-    assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0
+    cache.unlink()
+    run_hook(sandbox, "guard.py", CLAUDE_PRE)
+    assert wait_until(lambda: cache.exists()) and run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0
     server.stop()  # the server unreachable with a known answer: the last known status applies, root's too
     assert main(["agent", "freeze", "--provider", "claude", "--scope", "system", "--root", str(sandbox / "root")]) == 0
     assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 2
