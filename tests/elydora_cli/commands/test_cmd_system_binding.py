@@ -84,6 +84,14 @@ def provision_cli(sandbox: Path, server: FakeElydora, user: str, key_file: str, 
     ])  # fmt: skip
 
 
+def provisioned(sandbox: Path, server: FakeElydora) -> tuple[Path, str]:
+    """The test's user registered on the server and provisioned: (their state directory, their key file)."""
+    key_file = register(server, sandbox, ME.pw_name)
+    state = state_of(sandbox, ME)
+    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    return state, key_file
+
+
 def state_of(sandbox: Path, user: pwd.struct_passwd) -> Path:
     return home(sandbox, user) / ".elydora" / managed.user_dir_name("claudecode", user.pw_name)
 
@@ -205,9 +213,7 @@ def test_unknown_user_and_missing_install_are_refused(sandbox: Path, server: Fak
 def test_records_are_delivered_naming_the_user_and_first_use_keeps_the_provisioned_state(
     sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    key_file = register(server, sandbox, ME.pw_name)
-    state = state_of(sandbox, ME)
-    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    state, _key_file = provisioned(sandbox, server)
     config_bytes = (state / "config.json").read_bytes()
     assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0
     assert run_hook(sandbox, "hook.py", CLAUDE_POST).returncode == 0
@@ -224,9 +230,7 @@ def test_records_are_delivered_naming_the_user_and_first_use_keeps_the_provision
 def test_a_deleted_bound_state_is_not_replaced_by_a_local_one_and_the_probe_says_so(
     sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    key_file = register(server, sandbox, ME.pw_name)
-    state = state_of(sandbox, ME)
-    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    state, key_file = provisioned(sandbox, server)
     shutil.rmtree(state)  # the user deletes their state
     state.mkdir(mode=0o700)
     (state / "spool.jsonl").write_bytes(b'\n1 {"tool_name": "Bash"}\n')
@@ -261,9 +265,7 @@ def test_a_first_use_local_identity_is_kept_aside_when_root_binds_the_user(
 def test_a_user_whose_delivery_the_server_stops_is_not_delivering(
     sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    key_file = register(server, sandbox, ME.pw_name)
-    state = state_of(sandbox, ME)
-    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    state, _key_file = provisioned(sandbox, server)
     server.state.agents[state.name].status = "frozen"  # frozen on the server: 403 AGENT_FROZEN from now on
     assert run_hook(sandbox, "hook.py", CLAUDE_POST).returncode == 0
     assert wait_until(lambda: (state / "delivery-stopped").exists())
@@ -288,9 +290,7 @@ def test_a_home_the_user_cannot_write_is_one_error_line(sandbox: Path, server: F
 def test_a_freeze_on_the_server_blocks_a_bound_user_and_root_policy_still_counts(
     sandbox: Path, server: FakeElydora
 ) -> None:
-    key_file = register(server, sandbox, ME.pw_name)
-    state = state_of(sandbox, ME)
-    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    state, _key_file = provisioned(sandbox, server)
     cache = state / "status-cache.json"
     assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0  # root's policy; the server is asked aside
     assert wait_until(lambda: cache.exists()) and json.loads(cache.read_text())["status"] == "active"
@@ -311,9 +311,7 @@ def test_a_freeze_on_the_server_blocks_a_bound_user_and_root_policy_still_counts
 def test_a_bound_user_whose_server_never_answered_is_decided_by_roots_policy(
     sandbox: Path, server: FakeElydora
 ) -> None:
-    key_file = register(server, sandbox, ME.pw_name)
-    state = state_of(sandbox, ME)
-    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    state, _key_file = provisioned(sandbox, server)
     server.stop()
     assert run_hook(sandbox, "guard.py", CLAUDE_PRE).returncode == 0  # active by root's policy, not blocked offline
     assert not (state / "status-cache.json").exists()
@@ -322,9 +320,7 @@ def test_a_bound_user_whose_server_never_answered_is_decided_by_roots_policy(
 def test_the_probe_reports_a_bound_users_refused_status_query(
     sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    key_file = register(server, sandbox, ME.pw_name)
-    state = state_of(sandbox, ME)
-    assert provision_cli(sandbox, server, ME.pw_name, key_file) == 0
+    state, _key_file = provisioned(sandbox, server)
     assert probe(sandbox, capsys)[0] == 0  # not used yet: no status read, and that is no problem
     cache = {"status": "active", "cached_at": 1.0, "checked_at": 2.0, "query_error": "HTTP 401 UNAUTHORIZED",
              "query_failing_since": 1.0}
