@@ -89,7 +89,9 @@ def server_status() -> str | None:
     config = guard.read_object("config.json")
     if config is None or config.get("base_url") is None:
         return None
-    if guard.read_object("status-cache.json") is None:
+    try:  # only whether it exists: cached_status reads and checks it (a link or a bad file still fails)
+        posix.lstat(f"{guard.AGENT_DIR}/status-cache.json")
+    except FileNotFoundError:
         guard.start_refresh()
         return None
     return str(guard.cached_status())
