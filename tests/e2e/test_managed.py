@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from elydora_testkit.e2e_harness import COMMAND, contains
 from elydora_testkit.e2e_managed import System, system_session, write_settings
-from elydora_testkit.e2e_session import AgentSession, guard_line
+from elydora_testkit.e2e_session import AgentSession
 
 pytestmark = pytest.mark.e2e
 
@@ -36,19 +35,13 @@ def _user_settings(s: AgentSession, value: dict[str, Any] | None) -> None:
 
 def test_claude_runs_our_managed_guard_and_audit(claude: System) -> None:
     assert not (claude.s.sandbox.home / ".claude" / "settings.json").exists()  # nothing of ours in user scope
-    run = claude.run("managed-allow")
-    assert run.proof_exists and claude.ran("guard") and claude.ran("audit"), run.describe()
-    posts = [r["payload"] for r in claude.ledger() if claude.s.agent.post_event_ok(r["payload"])]
-    assert len(posts) == 1 and claude.s.agent.payload_command(posts[0]) == COMMAND, posts
-    assert claude.ledger()[0]["agent_id"] == claude.user_state.name  # the record names the OS user
+    claude.check_allowed()
 
 
 def test_claude_frozen_by_policy_is_blocked(claude: System) -> None:
     claude.elydora("agent", "freeze", "--provider", "claudecode")
     try:
-        run = claude.run("managed-block")
-        assert not run.proof_exists and claude.ran("guard") and not claude.ran("audit"), run.describe()
-        assert any(contains(r["body"], guard_line("claudecode")) for r in run.after_tool_call()), run.describe()
+        claude.check_blocked(claude.run("managed-block"))
     finally:
         claude.elydora("agent", "unfreeze", "--provider", "claudecode")
 
@@ -69,14 +62,9 @@ def test_claude_user_settings_do_not_switch_managed_hooks_off(claude: System, se
 def test_codex_runs_managed_hooks_without_trust_or_bypass(codex: System) -> None:
     argv = [a for a in codex.s.agent.argv(codex.s.info["bin"]) if a != "--dangerously-bypass-hook-trust"]
     assert not (codex.s.sandbox.home / ".codex" / "hooks.json").exists()
-    run = codex.run("managed-allow", argv)
-    assert run.proof_exists and codex.ran("guard") and codex.ran("audit"), run.describe()
-    posts = [r["payload"] for r in codex.ledger() if codex.s.agent.post_event_ok(r["payload"])]
-    assert len(posts) == 1 and codex.s.agent.payload_command(posts[0]) == COMMAND, posts
+    codex.check_allowed(argv)
     codex.elydora("agent", "freeze", "--provider", "codex")
-    run = codex.run("managed-block", argv)
-    assert not run.proof_exists and codex.ran("guard") and not codex.ran("audit"), run.describe()
-    assert any(contains(r["body"], guard_line("codex")) for r in run.after_tool_call()), run.describe()
+    codex.check_blocked(codex.run("managed-block", argv))
 
 
 def _lock_down_switches_user_hooks_off(system: System, argv: list[str] | None = None) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from elydora_testkit.e2e_agents.augment import session_env
-from elydora_testkit.e2e_harness import COMMAND, contains
+from elydora_testkit.e2e_harness import contains
 from elydora_testkit.e2e_managed import System, system_session, write_settings
 from elydora_testkit.e2e_session import guard_line
 
@@ -38,11 +38,7 @@ def auggie(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
 
 def test_auggie_runs_our_managed_guard_and_audit(auggie: System) -> None:
     assert not (auggie.s.sandbox.home / ".augment" / "settings.json").exists()  # nothing of ours in user scope
-    run = auggie.run("managed-allow")
-    assert run.proof_exists and auggie.ran("guard") and auggie.ran("audit"), run.describe()
-    posts = [r["payload"] for r in auggie.ledger() if auggie.s.agent.post_event_ok(r["payload"])]
-    assert len(posts) == 1 and auggie.s.agent.payload_command(posts[0]) == COMMAND, posts
-    assert auggie.ledger()[0]["agent_id"] == auggie.user_state.name  # augment@<user>: the record names the OS user
+    auggie.check_allowed()
     row = json.loads(auggie.elydora("status", "augment", "--json").stdout)["providers"][0]
     assert (row["covered"], row["enforced"], row["delivering"]) == (True, True, True), row
 
@@ -50,9 +46,7 @@ def test_auggie_runs_our_managed_guard_and_audit(auggie: System) -> None:
 def test_auggie_frozen_by_policy_is_blocked(auggie: System) -> None:
     auggie.elydora("agent", "freeze", "--provider", "augment")
     try:
-        run = auggie.run("managed-block")
-        assert not run.proof_exists and auggie.ran("guard") and not auggie.ran("audit"), run.describe()
-        assert any(contains(r["body"], guard_line("augment")) for r in run.after_tool_call()), run.describe()
+        auggie.check_blocked(auggie.run("managed-block"))
     finally:
         auggie.elydora("agent", "unfreeze", "--provider", "augment")
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from elydora_testkit.e2e_harness import COMMAND, Run, contains
+from elydora_testkit.e2e_harness import Run
 from elydora_testkit.e2e_managed import System, system_session
-from elydora_testkit.e2e_session import guard_line
 
 from elydora_cli import managed
 
@@ -38,16 +36,6 @@ def gemini(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
 @pytest.fixture(scope="module")
 def qwen(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     yield from system_session("qwen", agent_cache, tmp_path_factory.mktemp("e2e-managed-qwen"))
-
-
-def _posts(system: System, wait: float = 20.0) -> list[dict[str, Any]]:
-    """The post-tool records of the user's ledger, once the hooks' background flusher has signed them."""
-    deadline = time.monotonic() + wait
-    while True:
-        posts = [r for r in system.ledger() if system.s.agent.post_event_ok(r["payload"])]
-        if posts or time.monotonic() > deadline:
-            return posts
-        time.sleep(0.2)
 
 
 def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -77,20 +65,6 @@ class Frozen:
         self.system.elydora("agent", "unfreeze", "--provider", self.system.s.agent.id)
 
 
-def _blocked(system: System, run: Run) -> None:
-    assert not run.proof_exists and system.ran("guard") and not system.ran("audit"), run.describe()
-    agent = system.s.agent.id
-    assert any(contains(r["body"], guard_line(agent)) for r in run.after_tool_call()), run.describe()
-
-
-def _allowed(system: System) -> None:
-    run = system.run("managed-allow")
-    assert run.proof_exists and system.ran("guard") and system.ran("audit"), run.describe()
-    posts = _posts(system)
-    assert len(posts) == 1 and system.s.agent.payload_command(posts[0]["payload"]) == COMMAND, posts
-    assert posts[0]["agent_id"] == system.user_state.name  # the record names the OS user
-
-
 def _raw(system: System, phase: str) -> Run:
     """A run that may never reach the tool (the agent may refuse to act): only that it finished is asserted."""
     system.s.sandbox.reset_work()
@@ -117,9 +91,9 @@ def _with_env(system: System, extra: dict[str, str], drop: str = "") -> Callable
 
 def test_gemini_runs_our_managed_guard_and_audit(gemini: System) -> None:
     assert "elydora" not in (gemini.s.sandbox.home / USER_FILE["gemini"]).read_text()  # nothing in user scope
-    _allowed(gemini)
+    gemini.check_allowed()
     with Frozen(gemini):
-        _blocked(gemini, gemini.run("managed-block"))
+        gemini.check_blocked(gemini.run("managed-block"))
 
 
 @pytest.mark.parametrize(
@@ -128,7 +102,7 @@ def test_gemini_runs_our_managed_guard_and_audit(gemini: System) -> None:
 def test_gemini_user_settings_do_not_switch_managed_hooks_off(gemini: System, settings: dict[str, Any]) -> None:
     """The system file is merged last: our hooksConfig.enabled: true beats the user's false."""
     with Frozen(gemini, settings):
-        _blocked(gemini, gemini.run(f"managed-user-{next(iter(settings))}"))
+        gemini.check_blocked(gemini.run(f"managed-user-{next(iter(settings))}"))
 
 
 def test_gemini_without_our_pin_a_users_switch_turns_ours_off(gemini: System) -> None:
@@ -180,7 +154,7 @@ def test_gemini_folder_trust_is_on_by_default_and_the_administrator_can_pin_it_o
         path.write_text(before.replace('{"hooksConfig"', '{"security": {"folderTrust": {"enabled": false}}, '
                                        '"hooksConfig"', 1))
         with Frozen(gemini, {"security": {"folderTrust": {"enabled": True}}}):
-            _blocked(gemini, gemini.run("managed-trust-pinned-off"))
+            gemini.check_blocked(gemini.run("managed-trust-pinned-off"))
     finally:
         path.write_text(before)
         undo()
@@ -188,16 +162,16 @@ def test_gemini_folder_trust_is_on_by_default_and_the_administrator_can_pin_it_o
 
 def test_qwen_runs_our_managed_guard_and_audit(qwen: System) -> None:
     assert "elydora" not in (qwen.s.sandbox.home / USER_FILE["qwen"]).read_text()
-    _allowed(qwen)
+    qwen.check_allowed()
     with Frozen(qwen):
-        _blocked(qwen, qwen.run("managed-block"))
+        qwen.check_blocked(qwen.run("managed-block"))
 
 
 @pytest.mark.parametrize("settings", [{"hooks": {}}, {"disableAllHooks": True}], ids=["no-hooks", "disableAllHooks"])
 def test_qwen_user_settings_do_not_switch_managed_hooks_off(qwen: System, settings: dict[str, Any]) -> None:
     """The system file is merged last: our disableAllHooks: false beats the user's true."""
     with Frozen(qwen, settings):
-        _blocked(qwen, qwen.run(f"managed-user-{next(iter(settings))}"))
+        qwen.check_blocked(qwen.run(f"managed-user-{next(iter(settings))}"))
 
 
 def test_qwen_bare_mode_silences_every_hook_ours_included(qwen: System) -> None:

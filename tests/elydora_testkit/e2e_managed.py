@@ -13,13 +13,14 @@ import json
 import os
 import pwd
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from elydora_cli import managed
-from elydora_testkit.e2e_harness import BINDS_ENV, Run
-from elydora_testkit.e2e_session import AgentSession, assert_reached_only_the_fake_model, open_session
+from elydora_testkit.e2e_harness import BINDS_ENV, COMMAND, Run, contains
+from elydora_testkit.e2e_session import AgentSession, assert_reached_only_the_fake_model, guard_line, open_session
 
 
 class System:
@@ -51,6 +52,29 @@ class System:
     def ledger(self) -> list[dict[str, Any]]:
         path = self.user_state / "ledger.jsonl"
         return [json.loads(line)["record"] for line in path.read_text().splitlines()] if path.exists() else []
+
+    def posts(self, wait: float = 20.0) -> list[dict[str, Any]]:
+        """The post-tool records of the user's ledger, once the hooks' background flusher has signed them."""
+        deadline = time.monotonic() + wait
+        while True:
+            posts = [r for r in self.ledger() if self.s.agent.post_event_ok(r["payload"])]
+            if posts or time.monotonic() > deadline:
+                return posts
+            time.sleep(0.2)
+
+    def check_allowed(self, argv: list[str] | None = None) -> None:
+        """A tool call runs with our managed guard and audit; its one record names the OS user."""
+        run = self.run("managed-allow", argv)
+        assert run.proof_exists and self.ran("guard") and self.ran("audit"), run.describe()
+        posts = self.posts()
+        assert len(posts) == 1 and self.s.agent.payload_command(posts[0]["payload"]) == COMMAND, posts
+        assert posts[0]["agent_id"] == self.user_state.name  # <agent>@<user>
+
+    def check_blocked(self, run: Run) -> None:
+        """Our managed guard blocked the tool call of ``run``, the model read our line, no audit ran."""
+        assert not run.proof_exists and self.ran("guard") and not self.ran("audit"), run.describe()
+        agent = self.s.agent.id
+        assert any(contains(r["body"], guard_line(agent)) for r in run.after_tool_call()), run.describe()
 
 
 def write_settings(path: Path, value: dict[str, Any] | None) -> None:
