@@ -37,9 +37,12 @@ def run(args: argparse.Namespace) -> int:
     server = _server_settings(args)
     if server is None:  # argparse requires --base-url; kept for the type checker
         raise UsageError("agent provision needs --base-url")
+    from elydora_config import keys
+
     checked = _check_binding(args, os.path.basename(agent_dir), server)
-    result = _bind_as(user, agent_dir, provider.id, server, args.dry_run)
-    marker, record = _binding_record(runtime_dir, user.pw_name, os.path.basename(agent_dir), server)
+    key = keys.decode_private_key(server["key"], path="private key")
+    result = _bind_as(user, agent_dir, provider.id, server, key, args.dry_run)
+    marker, record = _binding_record(runtime_dir, user.pw_name, os.path.basename(agent_dir), server, key)
     if not (marker.is_file() and marker.read_bytes() == record):
         if not args.dry_run:
             _write_record(marker, record)
@@ -86,13 +89,11 @@ def _text(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _bind_as(user: Any, agent_dir: str, provider_id: str, server: dict[str, Any], dry_run: bool) -> dict[str, Any]:
-    from elydora_config import keys
-
+def _bind_as(user: Any, agent_dir: str, provider_id: str, server: dict[str, Any], key: Any,
+             dry_run: bool) -> dict[str, Any]:
     from .. import identity
     from ..runtime.provision import bind
 
-    key = keys.decode_private_key(server["key"], path="private key")
     config = identity.AgentConfig(server["org_id"], os.path.basename(agent_dir), server["kid"], server["base_url"],
                                   provider_id, server["token"])
     _preload()
@@ -134,12 +135,13 @@ def as_user(user: Any) -> Iterator[None]:
         os.setgroups(groups)
 
 
-def _binding_record(runtime_dir: Path, user: str, agent_id: str, server: dict[str, Any]) -> tuple[Path, bytes]:
+def _binding_record(runtime_dir: Path, user: str, agent_id: str, server: dict[str, Any],
+                    key: Any) -> tuple[Path, bytes]:
     from elydora_config import keys
 
     from .. import managed
 
-    public = keys.encode_public_key(keys.decode_private_key(server["key"], path="private key").public_key())
+    public = keys.encode_public_key(key.public_key())
     data = {"agent_id": agent_id, "user": user, "base_url": server["base_url"], "org_id": server["org_id"],
             "kid": server["kid"], "public_key": public}
     return runtime_dir / managed.BINDINGS / f"{user}.json", (json.dumps(data, sort_keys=True) + "\n").encode()
