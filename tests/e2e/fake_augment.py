@@ -125,7 +125,9 @@ def _chat_stream(handler: HandlerLike, body: dict[str, Any], entry: dict[str, An
         node = {"id": 0, "type": TOOL_USE_NODE, "content": "",
                 "tool_use": {"tool_use_id": call_id, "tool_name": handler.fake.shell_tool,
                              "input_json": json.dumps(args)}}
-        lines = [{"text": "", "nodes": [node]}, {"text": "", "nodes": [], "stop_reason": STOP_TOOL_USE}]
+        lines: list[dict[str, Any]] = [
+            {"text": "", "nodes": [node]}, {"text": "", "nodes": [], "stop_reason": STOP_TOOL_USE},
+        ]
     else:
         lines = [{"text": final_text, "nodes": []}, {"text": "", "nodes": [], "stop_reason": STOP_END_TURN}]
     _ndjson(handler, lines)

@@ -94,7 +94,8 @@ def log_entries(dumped: dict[str, Any], tool: str) -> list[dict[str, Any]]:
     inference service (chat-completions ``messages`` with ``tool_calls`` and ``role: "tool"`` results, and the
     ``tools`` offered), which is what the entries carry as the body.
     """
-    request = dumped.get("chatAsk") if isinstance(dumped.get("chatAsk"), dict) else dumped
+    ask = dumped.get("chatAsk")
+    request: dict[str, Any] = ask if isinstance(ask, dict) else dumped
     call = _call_of(request, tool)
     if call is None:
         return [{"answer": "text", "body": request, "tools": _tool_names(request), "source": SOURCE}]

@@ -4,7 +4,7 @@ e2e test file shares (what the model was told, what the ledger holds, whether ``
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,7 @@ def installed_ok(agent_id: str, status: Any) -> bool:
 
 def open_session(agent_id: str, agent_cache: dict[str, Any], root: Path,
                  before_install: Callable[[Sandbox], None] | None = None,
-                 agent: Agent | None = None) -> Iterator[AgentSession]:
+                 agent: Agent | None = None) -> Generator[AgentSession, None, None]:
     """A session for a test of its own (beyond the four phases): skipped when the agent is not in the cache.
     ``agent``: a variant of the agent's row (e.g. another environment) instead of the row itself."""
     info = agent_cache.get(agent_id) or {}
