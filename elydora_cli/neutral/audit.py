@@ -17,7 +17,7 @@ from ..statefiles import FLUSH_LOCK, SPOOL
 from .agentstate import AgentDir, AgentStateError
 
 FLUSH_MODULE = "elydora_cli.runtime.flush"
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _ATTEMPTS = 20
 
 
