@@ -3,25 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import MalformedConfigError, PathLike
-from ..records import record
 from .diagnostics import fail, line_and_column
 from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
+from .edits import Edit, PathElement, Splice
 from .fast_scan import ValueScanner
 from .lane_blanking import scan_text_of_bytes
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
 from .lexical import encode_utf8, line_indent, skip_gap, splice_text, splice_utf8, starts_line
 from .located import BULK_PROBE, Container, Member, Walker, shift
 
-PathElement = str | int
 JsonPath = Sequence[PathElement]
 
 
 _WALK_SECOND_LEVEL_FROM = 1 << 16  # characters: from here, containers of 64 small members are walked in full
-_SMALL_TEXT_PROBE = 8
+_SMALL_TEXT_PROBE = 8  # the top level of a small text
+_SMALL_TEXT_INNER_PROBE = 2  # the second level: two small members are enough to see that the rest is small too
+
+
+_SCALAR_STYLES = (Style(), Style(ensure_ascii=True))  # by whether non-ASCII characters are escaped
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, bool, int, float))
 
 
 class _Missing:
@@ -31,49 +38,6 @@ class _Missing:
 
 MISSING: Any = _Missing()
 """Default of :meth:`JsoncDocument.get`: raise ``KeyError`` when the path does not exist."""
-
-
-class Splice(NamedTuple):
-    """``text[start:end]`` (which was ``old``) replaced by ``new``; offsets are in the text before the edit."""
-
-    start: int
-    end: int
-    new: str
-    old: str
-
-
-@record(frozen=True)
-class Edit:
-    """One edit operation and the splices it made."""
-
-    op: str  # "set", "insert" or "remove"
-    path: tuple[PathElement, ...]
-    splices: tuple[Splice, ...]
-
-    def apply(self, text: str) -> str:
-        """The text after this edit, given the text before it."""
-        return splice_text(text, [(s.start, s.end, s.new) for s in self.splices])
-
-    def revert(self, text: str) -> str:
-        """The text before this edit, given the text after it."""
-        pieces: list[str] = []
-        prev = 0
-        for splice, (start, end) in zip(self.splices, self.new_spans(), strict=True):
-            pieces.append(text[prev:start])
-            pieces.append(splice.old)
-            prev = end
-        pieces.append(text[prev:])
-        return "".join(pieces)
-
-    def new_spans(self) -> list[tuple[int, int]]:
-        """Where each splice's new text lies in the text after the edit."""
-        spans = []
-        delta = 0
-        for splice in self.splices:
-            start = splice.start + delta
-            spans.append((start, start + len(splice.new)))
-            delta += len(splice.new) - (splice.end - splice.start)
-        return spans
 
 
 def _shift_all(node: Container, delta: int) -> None:
@@ -161,8 +125,9 @@ class JsoncDocument:
             # locate the second level while validating it (an edit usually goes there, and locating it
             # later would scan it again); in a small text, a second-level container of more than a few
             # small members is validated in one C call after its first ones
-            probe = BULK_PROBE if len(text) > _WALK_SECOND_LEVEL_FROM else _SMALL_TEXT_PROBE
-            root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probe)
+            big = len(text) > _WALK_SECOND_LEVEL_FROM
+            probes = (BULK_PROBE, BULK_PROBE) if big else (_SMALL_TEXT_PROBE, _SMALL_TEXT_INNER_PROBE)
+            root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probes[0], inner_probe=probes[1])
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)
@@ -308,9 +273,12 @@ class JsoncDocument:
         if self._multiline is None:
             text, start, end = self._text, self._root_start, self._root_end
             self._multiline = text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0
+        return infer_style(self._text, chain, near, self._multiline, self._prefers_ascii())
+
+    def _prefers_ascii(self) -> bool:
         if self._ascii is None:
             self._ascii = prefers_ascii(self._text)
-        return infer_style(self._text, chain, near, self._multiline, self._ascii)
+        return self._ascii
 
     # -- editing ----------------------------------------------------------------------------------
 
@@ -331,6 +299,11 @@ class JsoncDocument:
             plan = plan_insert(self._text, parent, len(parent.members), entry, style, self._own_line(holder))
             return self._apply("set", path, plan, parent, holder)
         member = self._member(parent, element, path)
+        if _is_scalar(value):
+            # a number, string, boolean or null is written the same on one line or indented, wherever it
+            # goes: of the style only the escaping matters, so the layout is not inferred
+            new = render(value, _SCALAR_STYLES[self._prefers_ascii()], "", False)
+            return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
         text = self._text
         old_multiline = (
             "\n" in text[member.value_start : member.value_end] or "\r" in text[member.value_start : member.value_end]

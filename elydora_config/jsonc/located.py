@@ -15,7 +15,7 @@ from ..errors import PathLike
 from .diagnostics import fail
 from .dialect import Dialect
 from .fast_scan import ValueScanner
-from .lexical import GAP_RE, GAP_START_CHARS, WS_RE
+from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, scanstring
 
 NO_COMMA = -1
 
@@ -28,13 +28,21 @@ class Member:
 
     __slots__ = ("comma", "key", "node", "start", "value_end", "value_start")
 
-    def __init__(self, key: str | None, start: int, value_start: int, value_end: int, comma: int) -> None:
+    def __init__(
+        self,
+        key: str | None,
+        start: int,
+        value_start: int,
+        value_end: int,
+        comma: int,
+        node: Container | None = None,
+    ) -> None:
         self.key = key
         self.start = start  # the key's opening quote, or the value start for array elements
         self.value_start = value_start
         self.value_end = value_end
         self.comma = comma  # offset of the comma after the value, or NO_COMMA
-        self.node: Container | None = None  # the located value when it is a container walked already
+        self.node = node  # the located value when it is a container walked already
 
     def __repr__(self) -> str:
         return f"Member({self.key!r}, {self.start}, {self.value_start}-{self.value_end}, comma={self.comma})"
@@ -45,14 +53,25 @@ class Container:
 
     __slots__ = ("complete", "end", "is_object", "keys", "members", "start")
 
-    def __init__(self, start: int, end: int, is_object: bool, members: list[Member], complete: bool = True) -> None:
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        is_object: bool,
+        members: list[Member],
+        complete: bool = True,
+        keys: dict[str, int] | None = None,
+    ) -> None:
         self.start = start
         self.end = end
         self.is_object = is_object
         self.members = members
         # False when only the first members were located and the rest was validated in one C call
         self.complete = complete
-        self.keys: dict[str, int] = {m.key: i for i, m in enumerate(members) if m.key is not None}
+        # key -> index of its (last) member; ``keys``: that map, already built by the caller
+        self.keys: dict[str, int] = (
+            keys if keys is not None else {m.key: i for i, m in enumerate(members) if m.key is not None}
+        )
 
     @property
     def closer(self) -> int:
@@ -87,6 +106,7 @@ class Walker:
         known: dict[int, tuple[int, Container | None]] | None = None,
         bulk: bool = False,
         probe: int = BULK_PROBE,
+        inner_probe: int | None = None,
     ) -> Container:
         """Locate every member of the container that opens at ``start``.
 
@@ -94,22 +114,28 @@ class Walker:
         ``descend``: also walk member values that are containers, that many levels further down.
         ``known``: value start -> (value end, located node) for members known to be valid already.
         ``bulk``: in a container of many small members, locate the first ``probe`` ones only and validate the
-        rest with one C call (the result is then marked incomplete).
+        rest with one C call (the result is then marked incomplete); ``inner_probe``: the same for the
+        containers ``descend`` walks (default ``probe``).
         """
         text = self.text
         gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
         gap_chars = GAP_START_CHARS
-        end_of = self.scanner.end
+        scanner = self.scanner
+        end_of = scanner.end
+        scan = scanner.validating if validate else scanner.skipping
+        refuse_duplicates = not self.dialect.duplicate_keys
+        trailing_commas = self.dialect.trailing_commas
+        child_probe = probe if inner_probe is None else inner_probe
         is_object = text[start] == "{"
         closer = "}" if is_object else "]"
         members: list[Member] = []
-        seen: set[str] = set()
+        keys: dict[str, int] = {}
         n = len(text)
         pos = start + 1
         if pos < n and text[pos] in gap_chars:
             pos = gap_match(text, pos).end()  # type: ignore[union-attr]
         if pos < n and text[pos] == closer:
-            return Container(start, pos + 1, is_object, members)
+            return Container(start, pos + 1, is_object, members, keys=keys)
         while True:
             key: str | None = None
             member_start = pos
@@ -117,19 +143,22 @@ class Walker:
                 if pos >= n or text[pos] != '"':
                     self.syntax_error(start, pos)
                 try:
-                    key, pos = self.scanner.key(pos)
+                    key, pos = scanstring(text, pos + 1, True)
                 except ValueError:
                     self.syntax_error(start, pos)
-                if key in seen and not self.dialect.duplicate_keys:
+                if key in keys and refuse_duplicates:
                     self.syntax_error(start, member_start)
-                seen.add(key)
+                keys[key] = len(members)
                 if pos < n and text[pos] in gap_chars:
                     pos = gap_match(text, pos).end()  # type: ignore[union-attr]
                 if pos >= n or text[pos] != ":":
                     self.syntax_error(start, pos)
                 pos += 1
                 if pos < n and text[pos] in gap_chars:
-                    pos = gap_match(text, pos).end()  # type: ignore[union-attr]
+                    if text[pos] == " " and pos + 1 < n and text[pos + 1] not in gap_chars:
+                        pos += 1  # the usual single space
+                    else:
+                        pos = gap_match(text, pos).end()  # type: ignore[union-attr]
             value_start = pos
             if pos < n and text[pos] == "/":  # an unterminated comment, or a comment in strict JSON
                 self.syntax_error(start, pos)
@@ -138,10 +167,17 @@ class Walker:
             if hint is not None:
                 pos, node = hint
             elif descend > 0 and pos < n and text[pos] in "{[":
-                node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk, probe=probe)
+                node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk, probe=child_probe)
                 pos = node.end
             else:
-                pos = end_of(pos, validate)
+                lane = scanner.lane_text
+                if lane is None:
+                    pos = end_of(pos, validate)
+                else:  # the common case of ``ValueScanner.end``, without its call
+                    try:
+                        pos = scan(lane, pos)[1]
+                    except (StopIteration, ValueError, RecursionError):
+                        pos = end_of(pos, validate)  # the scanner's remedies
             value_end = pos
             if pos < n and text[pos] in gap_chars:
                 pos = gap_match(text, pos).end()  # type: ignore[union-attr]
@@ -151,18 +187,16 @@ class Walker:
                 pos += 1
                 if pos < n and text[pos] in gap_chars:
                     pos = gap_match(text, pos).end()  # type: ignore[union-attr]
-                if pos < n and text[pos] == closer and not self.dialect.trailing_commas:
+                if pos < n and text[pos] == closer and not trailing_commas:
                     self.syntax_error(start, comma)
             elif pos >= n or text[pos] != closer:
                 self.syntax_error(start, pos)
-            member = Member(key, member_start, value_start, value_end, comma)
-            member.node = node
-            members.append(member)
+            members.append(Member(key, member_start, value_start, value_end, comma, node))
             if pos < n and text[pos] == closer:
-                return Container(start, pos + 1, is_object, members)
+                return Container(start, pos + 1, is_object, members, keys=keys)
             if bulk and len(members) == probe and pos - start < probe * _BULK_MEMBER_SIZE:
                 # validate the whole container in one C call (the members walked so far again, no copy)
-                return Container(start, self.scanner.end(start, validate), is_object, members, complete=False)
+                return Container(start, end_of(start, validate), is_object, members, complete=False, keys=keys)
 
 
 def shift(container: Container, threshold: int, delta: int, skip: Container | None = None) -> None:
