@@ -219,7 +219,7 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             return self._root_start, self._root_end
-        _, parent, _ = self._container(path[:-1])
+        _, parent, _ = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         return member.value_start, member.value_end
 
@@ -228,48 +228,77 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             return self._root_start, self._root_end
-        _, parent, _ = self._container(path[:-1])
+        _, parent, _ = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         return member.start, member.value_end
 
     # -- locating ---------------------------------------------------------------------------------
 
-    def _container(self, path: tuple[PathElement, ...]) -> tuple[list[Container], Container, Member | None]:
-        """The located container at ``path``, the containers above it, and the member that holds it."""
+    def _container(
+        self, path: tuple[PathElement, ...], until: PathElement | None = None
+    ) -> tuple[list[Container], Container, Member | None]:
+        """The located container at ``path``, the containers above it, and the member that holds it.
+
+        Containers are walked only as far as the path needs (up to ``until`` in the last one, given).
+        """
         root = self._root
         if root is None:
             raise KeyError(path)
-        if not root.complete:
-            root = self._root = self._walker.walk(root.start, validate=False)
         chain: list[Container] = []
         node, holder = root, None
         for depth, element in enumerate(path):
             chain.append(node)
             holder = self._member(node, element, path[: depth + 1])
             child = holder.node
-            if child is None or not child.complete:
+            if child is None:
                 if self._text[holder.value_start] not in "{[":
                     raise KeyError(path[: depth + 1])
-                child = holder.node = self._walker.walk(holder.value_start, validate=False)
+                further = path[depth + 1] if depth + 1 < len(path) else until
+                child = holder.node = self._walker.walk(holder.value_start, validate=False, until=further)
             node = child
         return chain, node, holder
 
-    @staticmethod
-    def _member(container: Container, element: PathElement, where: tuple[PathElement, ...]) -> Member:
+    def _member(self, container: Container, element: PathElement, where: tuple[PathElement, ...]) -> Member:
+        """The member ``element`` of ``container``, walking an incomplete one further when it may be there."""
         if container.is_object:
-            index = container.keys.get(element) if isinstance(element, str) else None
+            if not isinstance(element, str):
+                raise KeyError(where)
+            index = container.keys.get(element)
+            if not container.complete and (index is None or self._dialect.duplicate_keys):
+                self._walk_on(container, element)
+                index = container.keys.get(element)
             if index is None:
                 raise KeyError(where)
             return container.members[index]
         if not isinstance(element, int) or isinstance(element, bool):
             raise KeyError(where)
+        if not container.complete and not 0 <= element < len(container.members):
+            self._walk_on(container, element if element >= 0 else None)
         size = len(container.members)
         index = element + size if element < 0 else element
         if not 0 <= index < size:
             raise KeyError(where)
         return container.members[index]
 
+    def _has(self, container: Container, key: str, where: tuple[PathElement, ...]) -> bool:
+        try:
+            self._member(container, key, where)
+        except KeyError:
+            return False
+        return True
+
+    def _walk_on(self, container: Container, until: PathElement | None = None) -> None:
+        """Locate more members of an incomplete ``container`` (up to ``until``, or all), in place."""
+        if container.complete:
+            return
+        walked = self._walker.walk(container.start, validate=False, until=until, prefix=container)
+        container.complete = walked.complete
+        if walked.complete:
+            container.end = walked.end
+
     def _style(self, chain: list[Container], near: int) -> Style:
+        for container in chain:  # the style is read off whole containers
+            self._walk_on(container)
         if self._multiline is None:
             text, start, end = self._text, self._root_start, self._root_end
             self._multiline = text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0
@@ -288,9 +317,9 @@ class JsoncDocument:
         check_value(value)
         if not path:
             return self._replace_root(value)
-        chain, parent, holder = self._container(path[:-1])
         element = path[-1]
-        if parent.is_object and isinstance(element, str) and element not in parent.keys:
+        chain, parent, holder = self._container(path[:-1], element)
+        if parent.is_object and isinstance(element, str) and not self._has(parent, element, path):
             style = self._style([*chain, parent], parent.start)
 
             def entry(base: str, pretty: bool) -> str:
@@ -325,6 +354,7 @@ class JsoncDocument:
         path = tuple(path)
         check_value(value)
         chain, array, holder = self._container(path)
+        self._walk_on(array)
         if array.is_object:
             raise TypeError(f"{path!r} is an object; use set() to add a key")
         size = len(array.members)
@@ -345,8 +375,9 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             raise ValueError("the top-level value cannot be removed")
-        _, parent, holder = self._container(path[:-1])
+        _, parent, holder = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
+        self._walk_on(parent)
         plan = plan_remove(self._text, parent, parent.members.index(member))
         return self._apply("remove", path, plan, parent, holder)
 

@@ -18,6 +18,7 @@ from .fast_scan import ValueScanner
 from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, scanstring
 
 NO_COMMA = -1
+NO_END = -1  # the end of a container whose walk stopped at the member it was looking for
 
 BULK_PROBE = 64  # members walked one by one before deciding whether to validate the rest in one C call
 _BULK_MEMBER_SIZE = 1024  # below this average size (characters) per member, the rest goes to the C scanner
@@ -66,7 +67,8 @@ class Container:
         self.end = end
         self.is_object = is_object
         self.members = members
-        # False when only the first members were located and the rest was validated in one C call
+        # False when only the first members are located: the rest was validated in one C call (``end`` is
+        # known), or the walk stopped at the member it looked for (``end`` is NO_END); see Walker.walk's prefix
         self.complete = complete
         # key -> index of its (last) member; ``keys``: that map, already built by the caller
         self.keys: dict[str, int] = (
@@ -107,6 +109,8 @@ class Walker:
         bulk: bool = False,
         probe: int = BULK_PROBE,
         inner_probe: int | None = None,
+        until: str | int | None = None,
+        prefix: Container | None = None,
     ) -> Container:
         """Locate every member of the container that opens at ``start``.
 
@@ -116,6 +120,10 @@ class Walker:
         ``bulk``: in a container of many small members, locate the first ``probe`` ones only and validate the
         rest with one C call (the result is then marked incomplete); ``inner_probe``: the same for the
         containers ``descend`` walks (default ``probe``).
+        ``until``: stop (incomplete, ``end`` unknown) once the member with that key, or that many plus one
+        elements, is located; a repeated key may be the one that counts, so where keys may repeat the walk
+        goes on.  ``prefix``: an incomplete container opening at ``start``; its members are kept (and added to,
+        in place) and the walk goes on after its last one.
         """
         text = self.text
         gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
@@ -128,13 +136,19 @@ class Walker:
         child_probe = probe if inner_probe is None else inner_probe
         is_object = text[start] == "{"
         closer = "}" if is_object else "]"
-        members: list[Member] = []
-        keys: dict[str, int] = {}
+        stop_key = until if is_object and isinstance(until, str) and refuse_duplicates else None
+        stop_count = until + 1 if not is_object and type(until) is int and until >= 0 else 0
         n = len(text)
-        pos = start + 1
+        if prefix is None:
+            members: list[Member] = []
+            keys: dict[str, int] = {}
+            pos = start + 1
+        else:
+            members, keys = prefix.members, prefix.keys
+            pos = members[-1].comma + 1  # an incomplete container's last member has a comma
         if pos < n and text[pos] in gap_chars:
             pos = gap_match(text, pos).end()  # type: ignore[union-attr]
-        if pos < n and text[pos] == closer:
+        if not members and pos < n and text[pos] == closer:
             return Container(start, pos + 1, is_object, members, keys=keys)
         while True:
             key: str | None = None
@@ -194,6 +208,8 @@ class Walker:
             members.append(Member(key, member_start, value_start, value_end, comma, node))
             if pos < n and text[pos] == closer:
                 return Container(start, pos + 1, is_object, members, keys=keys)
+            if (stop_key is not None and key == stop_key) or len(members) == stop_count:
+                return Container(start, NO_END, is_object, members, complete=False, keys=keys)
             if bulk and len(members) == probe and pos - start < probe * _BULK_MEMBER_SIZE:
                 # validate the whole container in one C call (the members walked so far again, no copy)
                 return Container(start, end_of(start, validate), is_object, members, complete=False, keys=keys)
