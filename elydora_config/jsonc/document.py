@@ -12,7 +12,7 @@ from .edit_plan import Plan, plan_insert, plan_remove
 from .edits import Edit, PathElement, Splice
 from .fast_scan import ValueScanner
 from .lane_blanking import scan_text_of_bytes
-from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
+from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
 from .lexical import encode_utf8, line_indent, skip_gap, splice_text, splice_utf8, starts_line
 from .located import BULK_PROBE, Container, Member, Walker, shift
 
@@ -22,9 +22,6 @@ JsonPath = Sequence[PathElement]
 _WALK_SECOND_LEVEL_FROM = 1 << 16  # characters: from here, containers of 64 small members are walked in full
 _SMALL_TEXT_PROBE = 8  # the top level of a small text
 _SMALL_TEXT_INNER_PROBE = 2  # the second level: two small members are enough to see that the rest is small too
-
-
-_SCALAR_STYLES = (Style(), Style(ensure_ascii=True))  # by whether non-ASCII characters are escaped
 
 
 def _is_scalar(value: Any) -> bool:
@@ -331,7 +328,7 @@ class JsoncDocument:
         if _is_scalar(value):
             # a number, string, boolean or null is written the same on one line or indented, wherever it
             # goes: of the style only the escaping matters, so the layout is not inferred
-            new = render(value, _SCALAR_STYLES[self._prefers_ascii()], "", False)
+            new = render_scalar(value, self._prefers_ascii())
             return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
         text = self._text
         old_multiline = (
@@ -455,6 +452,12 @@ class JsoncDocument:
         (keys, separators, comments), is still valid: only the new value needs scanning.
         """
         try:
+            end = self._scanner.validating(new, 0)[1]  # our own JSON: one C call, as a rule
+        except (StopIteration, ValueError, RecursionError):
+            end = -1
+        if end == len(new):
+            return end
+        try:  # the scanner with its remedies and precise errors
             end = ValueScanner(new, self._dialect, self._path).end(0)
         except MalformedConfigError as exc:
             raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc

@@ -167,10 +167,10 @@ def utf8_length(text: str, start: int, end: int) -> int:
     """``len(text[start:end].encode("utf-8"))``, encoding by small chunks (no copy of a long span)."""
     if text.isascii():
         return end - start
-    return sum(
-        len(text[at : min(at + _COUNT_CHUNK, end)].encode("utf-8", "surrogatepass"))
-        for at in range(start, end, _COUNT_CHUNK)
-    )
+    total = 0
+    for at in range(start, end, _COUNT_CHUNK):
+        total += len(text[at : min(at + _COUNT_CHUNK, end)].encode("utf-8", "surrogatepass"))
+    return total
 
 
 def splice_utf8(data: bytes, text: str, splices: Sequence[tuple[int, int, str]]) -> bytes:
@@ -178,15 +178,15 @@ def splice_utf8(data: bytes, text: str, splices: Sequence[tuple[int, int, str]])
     characters of ``text``; only the result is allocated."""
     if not splices:
         return data
-    first = splices[0][0]
-    base = utf8_length(text, 0, first)
     view = memoryview(data)
     pieces: list[bytes | memoryview] = []
-    prev = 0
+    prev = char = byte = 0  # ``byte``: the UTF-8 offset of character ``char``, counted onwards splice by splice
     for start, end, new in splices:
-        pieces.append(view[prev : base + utf8_length(text, first, start)])
+        byte += utf8_length(text, char, start)
+        pieces.append(view[prev:byte])
         pieces.append(new.encode("utf-8"))
-        prev = base + utf8_length(text, first, end)
+        byte += utf8_length(text, start, end)
+        prev, char = byte, end
     pieces.append(view[prev:])
     return b"".join(pieces)
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from elydora_config.jsonc import JSONC, STRICT_JSON, Dialect, JsoncDocument
+from elydora_config.jsonc.layout import Style, render, render_scalar
 from elydora_config.jsonc.located import NO_END, Container
 
 TEXT = """{
@@ -139,3 +140,10 @@ def test_the_style_is_read_off_the_whole_container_even_when_the_path_needed_onl
     doc = JsoncDocument.parse('{"o": {"p": {"a": [1],\n "b": 2,  "c": 3}}}', JSONC)
     doc.set(("o", "p", "a"), [1, 2])  # the separator is the one between "b" and "c"
     assert doc.text == '{"o": {"p": {"a": [1,  2],\n "b": 2,  "c": 3}}}'
+
+
+@pytest.mark.parametrize("value", ["caf\u00e9 \U0001f600", "lone \ud800", 0.1, 1e300, -0.0, 10**30, True, None, ""])
+def test_render_scalar_writes_what_render_writes_in_every_style(value: Any) -> None:
+    for style in (Style(), Style(ensure_ascii=True), Style(unit="\t", key_sep=" : ", item_sep=",", eol="\r\n")):
+        for base, pretty in (("", False), ("    ", True)):
+            assert render_scalar(value, style.ensure_ascii) == render(value, style, base, pretty)
