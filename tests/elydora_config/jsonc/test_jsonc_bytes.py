@@ -39,6 +39,12 @@ def test_splicing_the_utf8_of_a_text_longer_than_the_counting_chunks(seed: int) 
     assert utf8_length(text, 5, len(text) - 5) == len(text[5:-5].encode("utf-8"))
 
 
+def test_splicing_the_utf8_where_the_text_before_the_splice_repeats() -> None:
+    text = "a\u00e9\u65e5 " * 3000  # the characters before any offset occur many times: counted, not searched
+    splices = [(4001, 4003, "X"), (9000, 9000, "\U0001f600")]
+    assert splice_utf8(text.encode(), text, splices) == splice_text(text, splices).encode("utf-8")
+
+
 def test_an_edit_keeps_bytes_only_and_decodes_the_text_when_asked() -> None:
     text = '\ufeff{\n  // caf\u00e9\n  "a": [1, 2,],\n  "\u65e5": {"b": "\U0001f600"} /* c */\n}\n'
     doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
