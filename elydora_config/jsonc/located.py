@@ -15,13 +15,14 @@ from ..errors import PathLike
 from .diagnostics import fail
 from .dialect import Dialect
 from .fast_scan import ValueScanner
-from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, scanstring
+from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring
 
 NO_COMMA = -1
 NO_END = -1  # the end of a container whose walk stopped at the member it was looking for
 
 BULK_PROBE = 64  # members walked one by one before deciding whether to validate the rest in one C call
 _BULK_MEMBER_SIZE = 1024  # below this average size (characters) per member, the rest goes to the C scanner
+_SMALL_CONTAINER = 2048  # characters: a container that closes within this is not worth locating in advance
 
 
 class Member:
@@ -99,6 +100,14 @@ class Walker:
         self.scanner.reference.value(container_start, build=False)
         fail(self.text, pos, "malformed container", self.path)  # the reference scanner raised already
 
+    def _looks_small(self, member_start: int, pos: int) -> bool:
+        """Whether the container opening at ``pos`` (the value of the member at ``member_start``) seems to
+        close within ``_SMALL_CONTAINER`` characters: pretty-printed, its closer starts a line indented like
+        the member's.  Only a guess (a comment may fool it), deciding whether to locate it in advance."""
+        text = self.text
+        closer = "\n" + line_indent(text, member_start) + ("}" if text[pos] == "{" else "]")
+        return text.find(closer, pos, pos + _SMALL_CONTAINER) >= 0
+
     def walk(
         self,
         start: int,
@@ -115,7 +124,8 @@ class Walker:
         """Locate every member of the container that opens at ``start``.
 
         ``validate``: check everything (values by the validating scanner, keys for duplicates).
-        ``descend``: also walk member values that are containers, that many levels further down.
+        ``descend``: also walk member values that are containers, that many levels further down (those that
+        look small are scanned in one call: walking them later, if ever, costs little).
         ``known``: value start -> (value end, located node) for members known to be valid already.
         ``bulk``: in a container of many small members, locate the first ``probe`` ones only and validate the
         rest with one C call (the result is then marked incomplete); ``inner_probe``: the same for the
@@ -180,7 +190,7 @@ class Walker:
             hint = known.get(pos) if known is not None else None
             if hint is not None:
                 pos, node = hint
-            elif descend > 0 and pos < n and text[pos] in "{[":
+            elif descend > 0 and pos < n and text[pos] in "{[" and not self._looks_small(member_start, pos):
                 node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk, probe=child_probe)
                 pos = node.end
             else:
