@@ -8,7 +8,8 @@ little text as possible, keeping comments, indentation and line endings.  See ``
 from __future__ import annotations
 
 from .dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
-from .document import MISSING, Edit, JsoncDocument, Splice
+from .document import MISSING, JsoncDocument
+from .edits import Edit, Splice
 
 __all__ = [
     "JSONC",

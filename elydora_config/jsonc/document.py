@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import MalformedConfigError, PathLike
-from ..records import record
 from .diagnostics import fail, line_and_column
 from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
+from .edits import Edit, PathElement, Splice
 from .fast_scan import ValueScanner
 from .lane_blanking import scan_text_of_bytes
-from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key
+from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
 from .lexical import encode_utf8, line_indent, skip_gap, splice_text, splice_utf8, starts_line
 from .located import BULK_PROBE, Container, Member, Walker, shift
 
-PathElement = str | int
 JsonPath = Sequence[PathElement]
 
 
 _WALK_SECOND_LEVEL_FROM = 1 << 16  # characters: from here, containers of 64 small members are walked in full
-_SMALL_TEXT_PROBE = 8
+_SMALL_TEXT_PROBE = 8  # the top level of a small text
+_SMALL_TEXT_INNER_PROBE = 2  # the second level: two small members are enough to see that the rest is small too
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, bool, int, float))
 
 
 class _Missing:
@@ -31,49 +35,6 @@ class _Missing:
 
 MISSING: Any = _Missing()
 """Default of :meth:`JsoncDocument.get`: raise ``KeyError`` when the path does not exist."""
-
-
-class Splice(NamedTuple):
-    """``text[start:end]`` (which was ``old``) replaced by ``new``; offsets are in the text before the edit."""
-
-    start: int
-    end: int
-    new: str
-    old: str
-
-
-@record(frozen=True)
-class Edit:
-    """One edit operation and the splices it made."""
-
-    op: str  # "set", "insert" or "remove"
-    path: tuple[PathElement, ...]
-    splices: tuple[Splice, ...]
-
-    def apply(self, text: str) -> str:
-        """The text after this edit, given the text before it."""
-        return splice_text(text, [(s.start, s.end, s.new) for s in self.splices])
-
-    def revert(self, text: str) -> str:
-        """The text before this edit, given the text after it."""
-        pieces: list[str] = []
-        prev = 0
-        for splice, (start, end) in zip(self.splices, self.new_spans(), strict=True):
-            pieces.append(text[prev:start])
-            pieces.append(splice.old)
-            prev = end
-        pieces.append(text[prev:])
-        return "".join(pieces)
-
-    def new_spans(self) -> list[tuple[int, int]]:
-        """Where each splice's new text lies in the text after the edit."""
-        spans = []
-        delta = 0
-        for splice in self.splices:
-            start = splice.start + delta
-            spans.append((start, start + len(splice.new)))
-            delta += len(splice.new) - (splice.end - splice.start)
-        return spans
 
 
 def _shift_all(node: Container, delta: int) -> None:
@@ -161,8 +122,9 @@ class JsoncDocument:
             # locate the second level while validating it (an edit usually goes there, and locating it
             # later would scan it again); in a small text, a second-level container of more than a few
             # small members is validated in one C call after its first ones
-            probe = BULK_PROBE if len(text) > _WALK_SECOND_LEVEL_FROM else _SMALL_TEXT_PROBE
-            root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probe)
+            big = len(text) > _WALK_SECOND_LEVEL_FROM
+            probes = (BULK_PROBE, BULK_PROBE) if big else (_SMALL_TEXT_PROBE, _SMALL_TEXT_INNER_PROBE)
+            root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probes[0], inner_probe=probes[1])
             end = root.end
         elif start < len(text) and text[start] != "/":
             end = scanner.end(start, True)
@@ -254,7 +216,7 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             return self._root_start, self._root_end
-        _, parent, _ = self._container(path[:-1])
+        _, parent, _ = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         return member.value_start, member.value_end
 
@@ -263,54 +225,86 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             return self._root_start, self._root_end
-        _, parent, _ = self._container(path[:-1])
+        _, parent, _ = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         return member.start, member.value_end
 
     # -- locating ---------------------------------------------------------------------------------
 
-    def _container(self, path: tuple[PathElement, ...]) -> tuple[list[Container], Container, Member | None]:
-        """The located container at ``path``, the containers above it, and the member that holds it."""
+    def _container(
+        self, path: tuple[PathElement, ...], until: PathElement | None = None
+    ) -> tuple[list[Container], Container, Member | None]:
+        """The located container at ``path``, the containers above it, and the member that holds it.
+
+        Containers are walked only as far as the path needs (up to ``until`` in the last one, given).
+        """
         root = self._root
         if root is None:
             raise KeyError(path)
-        if not root.complete:
-            root = self._root = self._walker.walk(root.start, validate=False)
         chain: list[Container] = []
         node, holder = root, None
         for depth, element in enumerate(path):
             chain.append(node)
             holder = self._member(node, element, path[: depth + 1])
             child = holder.node
-            if child is None or not child.complete:
+            if child is None:
                 if self._text[holder.value_start] not in "{[":
                     raise KeyError(path[: depth + 1])
-                child = holder.node = self._walker.walk(holder.value_start, validate=False)
+                further = path[depth + 1] if depth + 1 < len(path) else until
+                child = holder.node = self._walker.walk(holder.value_start, validate=False, until=further)
             node = child
         return chain, node, holder
 
-    @staticmethod
-    def _member(container: Container, element: PathElement, where: tuple[PathElement, ...]) -> Member:
+    def _member(self, container: Container, element: PathElement, where: tuple[PathElement, ...]) -> Member:
+        """The member ``element`` of ``container``, walking an incomplete one further when it may be there."""
         if container.is_object:
-            index = container.keys.get(element) if isinstance(element, str) else None
+            if not isinstance(element, str):
+                raise KeyError(where)
+            index = container.keys.get(element)
+            if not container.complete and (index is None or self._dialect.duplicate_keys):
+                self._walk_on(container, element)
+                index = container.keys.get(element)
             if index is None:
                 raise KeyError(where)
             return container.members[index]
         if not isinstance(element, int) or isinstance(element, bool):
             raise KeyError(where)
+        if not container.complete and not 0 <= element < len(container.members):
+            self._walk_on(container, element if element >= 0 else None)
         size = len(container.members)
         index = element + size if element < 0 else element
         if not 0 <= index < size:
             raise KeyError(where)
         return container.members[index]
 
+    def _has(self, container: Container, key: str, where: tuple[PathElement, ...]) -> bool:
+        try:
+            self._member(container, key, where)
+        except KeyError:
+            return False
+        return True
+
+    def _walk_on(self, container: Container, until: PathElement | None = None) -> None:
+        """Locate more members of an incomplete ``container`` (up to ``until``, or all), in place."""
+        if container.complete:
+            return
+        walked = self._walker.walk(container.start, validate=False, until=until, prefix=container)
+        container.complete = walked.complete
+        if walked.complete:
+            container.end = walked.end
+
     def _style(self, chain: list[Container], near: int) -> Style:
+        for container in chain:  # the style is read off whole containers
+            self._walk_on(container)
         if self._multiline is None:
             text, start, end = self._text, self._root_start, self._root_end
             self._multiline = text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0
+        return infer_style(self._text, chain, near, self._multiline, self._prefers_ascii())
+
+    def _prefers_ascii(self) -> bool:
         if self._ascii is None:
             self._ascii = prefers_ascii(self._text)
-        return infer_style(self._text, chain, near, self._multiline, self._ascii)
+        return self._ascii
 
     # -- editing ----------------------------------------------------------------------------------
 
@@ -320,9 +314,9 @@ class JsoncDocument:
         check_value(value)
         if not path:
             return self._replace_root(value)
-        chain, parent, holder = self._container(path[:-1])
         element = path[-1]
-        if parent.is_object and isinstance(element, str) and element not in parent.keys:
+        chain, parent, holder = self._container(path[:-1], element)
+        if parent.is_object and isinstance(element, str) and not self._has(parent, element, path):
             style = self._style([*chain, parent], parent.start)
 
             def entry(base: str, pretty: bool) -> str:
@@ -331,6 +325,11 @@ class JsoncDocument:
             plan = plan_insert(self._text, parent, len(parent.members), entry, style, self._own_line(holder))
             return self._apply("set", path, plan, parent, holder)
         member = self._member(parent, element, path)
+        if _is_scalar(value):
+            # a number, string, boolean or null is written the same on one line or indented, wherever it
+            # goes: of the style only the escaping matters, so the layout is not inferred
+            new = render_scalar(value, self._prefers_ascii())
+            return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
         text = self._text
         old_multiline = (
             "\n" in text[member.value_start : member.value_end] or "\r" in text[member.value_start : member.value_end]
@@ -352,6 +351,7 @@ class JsoncDocument:
         path = tuple(path)
         check_value(value)
         chain, array, holder = self._container(path)
+        self._walk_on(array)
         if array.is_object:
             raise TypeError(f"{path!r} is an object; use set() to add a key")
         size = len(array.members)
@@ -372,8 +372,9 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             raise ValueError("the top-level value cannot be removed")
-        _, parent, holder = self._container(path[:-1])
+        _, parent, holder = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
+        self._walk_on(parent)
         plan = plan_remove(self._text, parent, parent.members.index(member))
         return self._apply("remove", path, plan, parent, holder)
 
@@ -451,6 +452,12 @@ class JsoncDocument:
         (keys, separators, comments), is still valid: only the new value needs scanning.
         """
         try:
+            end = self._scanner.validating(new, 0)[1]  # our own JSON: one C call, as a rule
+        except (StopIteration, ValueError, RecursionError):
+            end = -1
+        if end == len(new):
+            return end
+        try:  # the scanner with its remedies and precise errors
             end = ValueScanner(new, self._dialect, self._path).end(0)
         except MalformedConfigError as exc:
             raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc

@@ -12,8 +12,9 @@ the value itself.  Values are only ever built from the exact blanking, of the va
 A wide container is validated in one call from its opening bracket (see :mod:`.located`).
 
 Duplicate keys: the validating C scanner calls :func:`_check_pairs` on each object's ``(key, value)`` pairs;
-objects with fewer than two members cost one length test, the others one ``dict(pairs)`` in C.  The hook
-returns ``None`` (validation needs no values), which also spares building the discarded dicts.
+objects with fewer than two members cost one length test, those of two one comparison of their keys, the
+others one ``dict(pairs)`` in C.  The hook returns ``None`` (validation needs no values), which also spares
+building the discarded dicts.
 """
 
 from __future__ import annotations
@@ -38,8 +39,12 @@ class _DuplicateKey(ValueError):
 
 
 def _check_pairs(pairs: list[tuple[str, Any]]) -> None:
-    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
-        raise _DuplicateKey("duplicate key")
+    if len(pairs) > 1:
+        if len(pairs) == 2:  # the most common size after 0: two keys compared without building a dict
+            if pairs[0][0] == pairs[1][0]:
+                raise _DuplicateKey("duplicate key")
+        elif len(dict(pairs)) != len(pairs):
+            raise _DuplicateKey("duplicate key")
 
 
 def _error_offset(exc: BaseException) -> int:

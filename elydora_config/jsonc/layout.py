@@ -75,6 +75,22 @@ def render(value: Any, style: Style, base_indent: str, pretty: bool) -> str:
     return text
 
 
+_SCALAR_ENCODERS = tuple(json.JSONEncoder(ensure_ascii=flag, allow_nan=False).encode for flag in (False, True))
+
+
+def render_scalar(value: bool | int | float | str | None, ensure_ascii: bool) -> str:
+    """JSON text for a number, string, boolean or null: what :func:`render` writes for it in any style and
+    place (indentation and separators do not apply), with an encoder made once instead of per call."""
+    check_value(value)
+    text = _SCALAR_ENCODERS[ensure_ascii](value)
+    if not ensure_ascii:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates can only be written escaped
+            text = _SCALAR_ENCODERS[True](value)
+    return text
+
+
 def _dumps(value: Any, style: Style, pretty: bool, ensure_ascii: bool) -> str:
     if pretty:
         return json.dumps(

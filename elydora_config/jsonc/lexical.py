@@ -167,10 +167,24 @@ def utf8_length(text: str, start: int, end: int) -> int:
     """``len(text[start:end].encode("utf-8"))``, encoding by small chunks (no copy of a long span)."""
     if text.isascii():
         return end - start
-    return sum(
-        len(text[at : min(at + _COUNT_CHUNK, end)].encode("utf-8", "surrogatepass"))
-        for at in range(start, end, _COUNT_CHUNK)
-    )
+    total = 0
+    for at in range(start, end, _COUNT_CHUNK):
+        total += len(text[at : min(at + _COUNT_CHUNK, end)].encode("utf-8", "surrogatepass"))
+    return total
+
+
+_FIND_CONTEXT = 256  # characters before an offset searched for in the UTF-8 (two searches, no encoding of it all)
+
+
+def _utf8_offset(data: bytes, text: str, pos: int) -> int:
+    """The byte offset in ``data`` (the UTF-8 of ``text``) of character ``pos``: right after the encoded
+    characters before it when they occur once only in ``data`` (then that occurrence is theirs), else counted."""
+    if pos > _FIND_CONTEXT and not text.isascii():
+        needle = text[pos - _FIND_CONTEXT : pos].encode("utf-8", "surrogatepass")
+        hit = data.find(needle)
+        if hit >= 0 and data.find(needle, hit + 1) < 0:
+            return hit + len(needle)
+    return utf8_length(text, 0, pos)
 
 
 def splice_utf8(data: bytes, text: str, splices: Sequence[tuple[int, int, str]]) -> bytes:
@@ -178,15 +192,16 @@ def splice_utf8(data: bytes, text: str, splices: Sequence[tuple[int, int, str]])
     characters of ``text``; only the result is allocated."""
     if not splices:
         return data
-    first = splices[0][0]
-    base = utf8_length(text, 0, first)
     view = memoryview(data)
     pieces: list[bytes | memoryview] = []
-    prev = 0
+    char = splices[0][0]
+    prev, byte = 0, _utf8_offset(data, text, char)  # ``byte``: the UTF-8 offset of character ``char``, onwards
     for start, end, new in splices:
-        pieces.append(view[prev : base + utf8_length(text, first, start)])
+        byte += utf8_length(text, char, start)
+        pieces.append(view[prev:byte])
         pieces.append(new.encode("utf-8"))
-        prev = base + utf8_length(text, first, end)
+        byte += utf8_length(text, start, end)
+        prev, char = byte, end
     pieces.append(view[prev:])
     return b"".join(pieces)
 

@@ -15,12 +15,14 @@ from ..errors import PathLike
 from .diagnostics import fail
 from .dialect import Dialect
 from .fast_scan import ValueScanner
-from .lexical import GAP_RE, GAP_START_CHARS, WS_RE
+from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring
 
 NO_COMMA = -1
+NO_END = -1  # the end of a container whose walk stopped at the member it was looking for
 
 BULK_PROBE = 64  # members walked one by one before deciding whether to validate the rest in one C call
 _BULK_MEMBER_SIZE = 1024  # below this average size (characters) per member, the rest goes to the C scanner
+_SMALL_CONTAINER = 2048  # characters: a container that closes within this is not worth locating in advance
 
 
 class Member:
@@ -28,13 +30,21 @@ class Member:
 
     __slots__ = ("comma", "key", "node", "start", "value_end", "value_start")
 
-    def __init__(self, key: str | None, start: int, value_start: int, value_end: int, comma: int) -> None:
+    def __init__(
+        self,
+        key: str | None,
+        start: int,
+        value_start: int,
+        value_end: int,
+        comma: int,
+        node: Container | None = None,
+    ) -> None:
         self.key = key
         self.start = start  # the key's opening quote, or the value start for array elements
         self.value_start = value_start
         self.value_end = value_end
         self.comma = comma  # offset of the comma after the value, or NO_COMMA
-        self.node: Container | None = None  # the located value when it is a container walked already
+        self.node = node  # the located value when it is a container walked already
 
     def __repr__(self) -> str:
         return f"Member({self.key!r}, {self.start}, {self.value_start}-{self.value_end}, comma={self.comma})"
@@ -45,14 +55,26 @@ class Container:
 
     __slots__ = ("complete", "end", "is_object", "keys", "members", "start")
 
-    def __init__(self, start: int, end: int, is_object: bool, members: list[Member], complete: bool = True) -> None:
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        is_object: bool,
+        members: list[Member],
+        complete: bool = True,
+        keys: dict[str, int] | None = None,
+    ) -> None:
         self.start = start
         self.end = end
         self.is_object = is_object
         self.members = members
-        # False when only the first members were located and the rest was validated in one C call
+        # False when only the first members are located: the rest was validated in one C call (``end`` is
+        # known), or the walk stopped at the member it looked for (``end`` is NO_END); see Walker.walk's prefix
         self.complete = complete
-        self.keys: dict[str, int] = {m.key: i for i, m in enumerate(members) if m.key is not None}
+        # key -> index of its (last) member; ``keys``: that map, already built by the caller
+        self.keys: dict[str, int] = (
+            keys if keys is not None else {m.key: i for i, m in enumerate(members) if m.key is not None}
+        )
 
     @property
     def closer(self) -> int:
@@ -78,6 +100,14 @@ class Walker:
         self.scanner.reference.value(container_start, build=False)
         fail(self.text, pos, "malformed container", self.path)  # the reference scanner raised already
 
+    def _looks_small(self, member_start: int, pos: int) -> bool:
+        """Whether the container opening at ``pos`` (the value of the member at ``member_start``) seems to
+        close within ``_SMALL_CONTAINER`` characters: pretty-printed, its closer starts a line indented like
+        the member's.  Only a guess (a comment may fool it), deciding whether to locate it in advance."""
+        text = self.text
+        closer = "\n" + line_indent(text, member_start) + ("}" if text[pos] == "{" else "]")
+        return text.find(closer, pos, pos + _SMALL_CONTAINER) >= 0
+
     def walk(
         self,
         start: int,
@@ -87,29 +117,49 @@ class Walker:
         known: dict[int, tuple[int, Container | None]] | None = None,
         bulk: bool = False,
         probe: int = BULK_PROBE,
+        inner_probe: int | None = None,
+        until: str | int | None = None,
+        prefix: Container | None = None,
     ) -> Container:
         """Locate every member of the container that opens at ``start``.
 
         ``validate``: check everything (values by the validating scanner, keys for duplicates).
-        ``descend``: also walk member values that are containers, that many levels further down.
+        ``descend``: also walk member values that are containers, that many levels further down (those that
+        look small are scanned in one call: walking them later, if ever, costs little).
         ``known``: value start -> (value end, located node) for members known to be valid already.
         ``bulk``: in a container of many small members, locate the first ``probe`` ones only and validate the
-        rest with one C call (the result is then marked incomplete).
+        rest with one C call (the result is then marked incomplete); ``inner_probe``: the same for the
+        containers ``descend`` walks (default ``probe``).
+        ``until``: stop (incomplete, ``end`` unknown) once the member with that key, or that many plus one
+        elements, is located; a repeated key may be the one that counts, so where keys may repeat the walk
+        goes on.  ``prefix``: an incomplete container opening at ``start``; its members are kept (and added to,
+        in place) and the walk goes on after its last one.
         """
         text = self.text
         gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
         gap_chars = GAP_START_CHARS
-        end_of = self.scanner.end
+        scanner = self.scanner
+        end_of = scanner.end
+        scan = scanner.validating if validate else scanner.skipping
+        refuse_duplicates = not self.dialect.duplicate_keys
+        trailing_commas = self.dialect.trailing_commas
+        child_probe = probe if inner_probe is None else inner_probe
         is_object = text[start] == "{"
         closer = "}" if is_object else "]"
-        members: list[Member] = []
-        seen: set[str] = set()
+        stop_key = until if is_object and isinstance(until, str) and refuse_duplicates else None
+        stop_count = until + 1 if not is_object and type(until) is int and until >= 0 else 0
         n = len(text)
-        pos = start + 1
+        if prefix is None:
+            members: list[Member] = []
+            keys: dict[str, int] = {}
+            pos = start + 1
+        else:
+            members, keys = prefix.members, prefix.keys
+            pos = members[-1].comma + 1  # an incomplete container's last member has a comma
         if pos < n and text[pos] in gap_chars:
             pos = gap_match(text, pos).end()  # type: ignore[union-attr]
-        if pos < n and text[pos] == closer:
-            return Container(start, pos + 1, is_object, members)
+        if not members and pos < n and text[pos] == closer:
+            return Container(start, pos + 1, is_object, members, keys=keys)
         while True:
             key: str | None = None
             member_start = pos
@@ -117,19 +167,22 @@ class Walker:
                 if pos >= n or text[pos] != '"':
                     self.syntax_error(start, pos)
                 try:
-                    key, pos = self.scanner.key(pos)
+                    key, pos = scanstring(text, pos + 1, True)
                 except ValueError:
                     self.syntax_error(start, pos)
-                if key in seen and not self.dialect.duplicate_keys:
+                if key in keys and refuse_duplicates:
                     self.syntax_error(start, member_start)
-                seen.add(key)
+                keys[key] = len(members)
                 if pos < n and text[pos] in gap_chars:
                     pos = gap_match(text, pos).end()  # type: ignore[union-attr]
                 if pos >= n or text[pos] != ":":
                     self.syntax_error(start, pos)
                 pos += 1
                 if pos < n and text[pos] in gap_chars:
-                    pos = gap_match(text, pos).end()  # type: ignore[union-attr]
+                    if text[pos] == " " and pos + 1 < n and text[pos + 1] not in gap_chars:
+                        pos += 1  # the usual single space
+                    else:
+                        pos = gap_match(text, pos).end()  # type: ignore[union-attr]
             value_start = pos
             if pos < n and text[pos] == "/":  # an unterminated comment, or a comment in strict JSON
                 self.syntax_error(start, pos)
@@ -137,11 +190,18 @@ class Walker:
             hint = known.get(pos) if known is not None else None
             if hint is not None:
                 pos, node = hint
-            elif descend > 0 and pos < n and text[pos] in "{[":
-                node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk, probe=probe)
+            elif descend > 0 and pos < n and text[pos] in "{[" and not self._looks_small(member_start, pos):
+                node = self.walk(pos, validate=validate, descend=descend - 1, bulk=bulk, probe=child_probe)
                 pos = node.end
             else:
-                pos = end_of(pos, validate)
+                lane = scanner.lane_text
+                if lane is None:
+                    pos = end_of(pos, validate)
+                else:  # the common case of ``ValueScanner.end``, without its call
+                    try:
+                        pos = scan(lane, pos)[1]
+                    except (StopIteration, ValueError, RecursionError):
+                        pos = end_of(pos, validate)  # the scanner's remedies
             value_end = pos
             if pos < n and text[pos] in gap_chars:
                 pos = gap_match(text, pos).end()  # type: ignore[union-attr]
@@ -151,18 +211,18 @@ class Walker:
                 pos += 1
                 if pos < n and text[pos] in gap_chars:
                     pos = gap_match(text, pos).end()  # type: ignore[union-attr]
-                if pos < n and text[pos] == closer and not self.dialect.trailing_commas:
+                if pos < n and text[pos] == closer and not trailing_commas:
                     self.syntax_error(start, comma)
             elif pos >= n or text[pos] != closer:
                 self.syntax_error(start, pos)
-            member = Member(key, member_start, value_start, value_end, comma)
-            member.node = node
-            members.append(member)
+            members.append(Member(key, member_start, value_start, value_end, comma, node))
             if pos < n and text[pos] == closer:
-                return Container(start, pos + 1, is_object, members)
+                return Container(start, pos + 1, is_object, members, keys=keys)
+            if (stop_key is not None and key == stop_key) or len(members) == stop_count:
+                return Container(start, NO_END, is_object, members, complete=False, keys=keys)
             if bulk and len(members) == probe and pos - start < probe * _BULK_MEMBER_SIZE:
                 # validate the whole container in one C call (the members walked so far again, no copy)
-                return Container(start, self.scanner.end(start, validate), is_object, members, complete=False)
+                return Container(start, end_of(start, validate), is_object, members, complete=False, keys=keys)
 
 
 def shift(container: Container, threshold: int, delta: int, skip: Container | None = None) -> None:

@@ -28,6 +28,23 @@ def test_splicing_the_utf8_gives_the_utf8_of_the_spliced_text(seed: int) -> None
     assert utf8_length(text, 0, len(text)) == len(data)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_splicing_the_utf8_of_a_text_longer_than_the_counting_chunks(seed: int) -> None:
+    rnd = random.Random(seed)
+    text = "".join(rnd.choice(_ALPHABET) for _ in range(rnd.randrange(9000, 20000)))
+    cuts = sorted(rnd.sample(range(len(text) + 1), 2 * rnd.randrange(1, 6)))
+    splices = [(cuts[i], cuts[i + 1], rnd.choice(["", "\u00fc", "longer new text"])) for i in range(0, len(cuts), 2)]
+    data = text.encode("utf-8")
+    assert splice_utf8(data, text, splices) == splice_text(text, splices).encode("utf-8")
+    assert utf8_length(text, 5, len(text) - 5) == len(text[5:-5].encode("utf-8"))
+
+
+def test_splicing_the_utf8_where_the_text_before_the_splice_repeats() -> None:
+    text = "a\u00e9\u65e5 " * 3000  # the characters before any offset occur many times: counted, not searched
+    splices = [(4001, 4003, "X"), (9000, 9000, "\U0001f600")]
+    assert splice_utf8(text.encode(), text, splices) == splice_text(text, splices).encode("utf-8")
+
+
 def test_an_edit_keeps_bytes_only_and_decodes_the_text_when_asked() -> None:
     text = '\ufeff{\n  // caf\u00e9\n  "a": [1, 2,],\n  "\u65e5": {"b": "\U0001f600"} /* c */\n}\n'
     doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
@@ -64,8 +81,11 @@ def test_a_replaced_value_that_is_not_one_value_is_refused_and_nothing_changes(m
     text = '{\n  "a": 1, // one\n  "b": [2]\n}'
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
     monkeypatch.setattr("elydora_config.jsonc.document.render", lambda *args: "1, 2")
+    monkeypatch.setattr("elydora_config.jsonc.document.render_scalar", lambda *args: "1, 2")  # (scalars)
     with pytest.raises(MalformedConfigError, match="internal error"):
         doc.set(("a",), 5)
+    with pytest.raises(MalformedConfigError, match="internal error"):
+        doc.set(("a",), [5])
     assert doc.to_bytes() == text.encode() and doc.edits == () and doc.get(("b", 0)) == 2
     monkeypatch.undo()
     doc.set(("a",), {"x": [1, 2]})

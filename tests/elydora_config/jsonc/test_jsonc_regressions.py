@@ -279,6 +279,8 @@ def test_many_edits_keep_the_located_tree_in_step() -> None:
         ('{\n  "a": [1,\n  ]\n}', JSONC_NO_TRAILING_COMMAS, 2, 10, "trailing comma not allowed"),
         ('{"a": 1, "a": 2}', JSONC, 1, 10, "duplicate key 'a'"),
         ('{"x": [{"a": 1, "b": 2, "a": 3}]}', STRICT_JSON, 1, 25, "duplicate key 'a'"),
+        ('{"x": [{"a": 1, "a": 2}]}', STRICT_JSON, 1, 17, "duplicate key 'a'"),  # two keys: compared directly
+        ('{"x": {"y": {"k": 1, "k": 2}}, "z": {"k": 1, "j": 2}}', JSONC, 1, 22, "duplicate key 'k'"),
         ('{"a": "tab\there"}', JSONC, 1, 11, "control character U+0009"),
         ('{"a": "line\nbreak"}', JSONC, 1, 12, "control character U+000A"),
         ('{"a": NaN}', JSONC, 1, 7, "NaN is not a JSON number"),
