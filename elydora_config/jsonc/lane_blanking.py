@@ -65,30 +65,33 @@ _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 _CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 
 
-def _blank_chunk(chunk: bytes, split: re.Pattern[bytes]) -> tuple[bytes, bool]:
-    """The chunk with every comment run made TABs, and whether it ends inside a block comment."""
+def _blank_chunk(chunk: bytes, split: re.Pattern[bytes], commas: bool) -> tuple[bytes, bool, bool]:
+    """The chunk with every comment run made TABs, whether it ends inside a block comment, and (with
+    ``commas``) whether it may hold a trailing comma: searched in its text without the comments (every
+    trailing comma shows there, right before its bracket but for whitespace), where the whitespace after a
+    comma is far shorter than in the blanked chunk, whose comments are TABs."""
     pieces = split.split(chunk)
     if len(pieces) == 1:
-        return chunk, False
+        return chunk, False, commas and _TRAILING_RE.search(chunk) is not None
     runs = pieces[1::2]
-    sizes = list(map(len, runs))
-    if max(sizes) < len(_TAB_RUNS):
-        pieces[1::2] = map(_TAB_RUNS.__getitem__, sizes)
-    else:
+    may_trail = commas and _TRAILING_RE.search(b"".join(pieces[::2])) is not None
+    try:
+        pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
+    except IndexError:  # a run longer than the table
         pieces[1::2] = map(bytes.translate, runs, repeat(_ALL_TABS))
     # the last run reaches the end of the chunk and is no terminated block comment: an unterminated one (a
     # chunk that does not end the text ends with a line break, which a line comment does not take, and the
     # whitespace after a comment is only taken before a second one)
     open_comment = pieces[-1] == b"" and not runs[-1].endswith(b"*/")
     del runs
-    return b"".join(pieces), open_comment
+    return b"".join(pieces), open_comment, may_trail
 
 
-def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes, first: re.Match[bytes]) -> None:
-    """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``; ``first`` the first
-    candidate) into TABs: those that end a member (the last character before them that is not whitespace
-    closes a value; ``[ /* c */ ,]`` is left for the scanner to refuse)."""
-    for found in _TRAILING_RE.finditer(blanked, first.start()):
+def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes) -> None:
+    """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
+    a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
+    for the scanner to refuse)."""
+    for found in _TRAILING_RE.finditer(blanked):
         comma = base + found.start()
         at = comma - 1
         while at >= 0 and out[at] in _WHITESPACE:
@@ -107,7 +110,7 @@ def _scan_text(folded: bytes, commas: bool) -> str:
         found = _CHUNK_END_RE.search(folded, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
         end = found.end() if found is not None else total
         while True:
-            blanked, open_comment = _blank_chunk(folded[pos:end], split)
+            blanked, open_comment, may_trail = _blank_chunk(folded[pos:end], split, commas)
             if not open_comment or end == total:
                 break
             close = folded.find(b"*/", end)  # a block comment runs on: take it whole
@@ -115,10 +118,8 @@ def _scan_text(folded: bytes, commas: bool) -> str:
             end = found.end() if found is not None else total
         base = len(out)
         out += blanked
-        # one search per chunk: most chunks hold no trailing comma at all
-        candidate = _TRAILING_RE.search(blanked) if commas else None
-        if candidate is not None:
-            _tab_trailing_commas(out, base, blanked, candidate)
+        if may_trail:
+            _tab_trailing_commas(out, base, blanked)
         del blanked
         pos = end
     return out.decode("ascii")
