@@ -65,7 +65,9 @@ _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 _CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 
 
-def _blank_chunk(chunk: bytes, split: re.Pattern[bytes], commas: bool) -> tuple[bytes, bool, bool]:
+def _blank_chunk(
+    chunk: memoryview, split: re.Pattern[bytes], commas: bool
+) -> tuple[bytes | memoryview, bool, bool]:
     """The chunk with every comment run made TABs, whether it ends inside a block comment, and (with
     ``commas``) whether it may hold a trailing comma: searched in its text without the comments (every
     trailing comma shows there, right before its bracket but for whitespace), where the whitespace after a
@@ -87,7 +89,7 @@ def _blank_chunk(chunk: bytes, split: re.Pattern[bytes], commas: bool) -> tuple[
     return b"".join(pieces), open_comment, may_trail
 
 
-def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes) -> None:
+def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview) -> None:
     """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
     a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
     for the scanner to refuse)."""
@@ -104,24 +106,25 @@ def _scan_text(folded: bytes, commas: bool) -> str:
     """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see ``_CHUNK_END_RE``;
     a chunk is extended past a block comment that runs on)."""
     split = _SPLIT_RE if b"\r" in folded else _SPLIT_LF_RE
-    out = bytearray()
+    view = memoryview(folded)  # chunks split without a copy
+    out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
     pos, total = 0, len(folded)
     while pos < total:
         found = _CHUNK_END_RE.search(folded, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
         end = found.end() if found is not None else total
         while True:
-            blanked, open_comment, may_trail = _blank_chunk(folded[pos:end], split, commas)
+            blanked, open_comment, may_trail = _blank_chunk(view[pos:end], split, commas)
             if not open_comment or end == total:
                 break
             close = folded.find(b"*/", end)  # a block comment runs on: take it whole
             found = _CHUNK_END_RE.search(folded, close) if close >= 0 else None
             end = found.end() if found is not None else total
-        base = len(out)
-        out += blanked
+        out[pos:end] = blanked
         if may_trail:
-            _tab_trailing_commas(out, base, blanked)
+            _tab_trailing_commas(out, pos, blanked)
         del blanked
         pos = end
+    view.release()
     return out.decode("ascii")
 
 
