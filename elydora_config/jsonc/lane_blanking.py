@@ -63,6 +63,7 @@ _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every sho
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
 _CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
+_SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
 def _blank_chunk(
@@ -76,7 +77,8 @@ def _blank_chunk(
     if len(pieces) == 1:
         return chunk, False, commas and _TRAILING_RE.search(chunk) is not None
     runs = pieces[1::2]
-    may_trail = commas and _TRAILING_RE.search(b"".join(pieces[::2])) is not None
+    # a short chunk is searched at once (the test would cost about as much as the search)
+    may_trail = commas and (len(chunk) < _SEARCH_AT_ONCE or _TRAILING_RE.search(b"".join(pieces[::2])) is not None)
     try:
         pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
     except IndexError:  # a run longer than the table
