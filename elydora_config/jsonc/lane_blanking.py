@@ -42,14 +42,19 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 # text in one match; a longer run takes several).  No general repetition: the engine's cost per match is what
 # counts when there is a comment on every line.  Without a CR in the text, a line comment ends at LF alone
 # (a cheaper character test for the engine); with one, at either.
+# Possessive repetitions (Python 3.11+) spare the engine its backtracking records; none of these can need
+# to give characters back.
+_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 # A trailing comma in a blanked chunk (comments are TABs there):
-_TRAILING_RE = re.compile(rb",[ \t\r\n]*" + (b"+" if sys.version_info >= (3, 11) else b"") + rb"[\]}]")
+_TRAILING_RE = re.compile(rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]")
 _WHITESPACE = b" \t\r\n"
 
 
 def _split_re(line_breaks: bytes) -> re.Pattern[bytes]:
-    comment = rb"/(?:/(?<![:/]//)[^" + line_breaks + rb"]*|\*[^*]*\*+(?:/|(?s:.)*?\*/)|\*[\s\S]*)"
-    return re.compile(rb"(" + comment + rb"(?:[ \t" + line_breaks + rb"]*" + comment + rb"|))")
+    p = _POSSESSIVE
+    comment = rb"/(?:/(?<![:/]//)[^" + line_breaks + rb"]*" + p + rb"|\*[^*]*" + p + rb"\*+" + p
+    comment += rb"(?:/|(?s:.)*?\*/)|\*[\s\S]*)"
+    return re.compile(rb"(" + comment + rb"(?:[ \t" + line_breaks + rb"]*" + p + comment + rb"|))")
 
 
 _SPLIT_RE = _split_re(rb"\r\n")
