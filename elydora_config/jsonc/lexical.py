@@ -173,27 +173,13 @@ def utf8_length(text: str, start: int, end: int) -> int:
     )
 
 
-_FIND_CONTEXT = 256  # characters before an offset searched for in the UTF-8 (two searches, no encoding of it all)
-
-
-def _utf8_offset(data: bytes, text: str, pos: int) -> int:
-    """The byte offset in ``data`` (the UTF-8 of ``text``) of character ``pos``: right after the encoded
-    characters before it when they occur once only in ``data`` (then that occurrence is theirs), else counted."""
-    if pos > _FIND_CONTEXT and not text.isascii():
-        needle = text[pos - _FIND_CONTEXT : pos].encode("utf-8", "surrogatepass")
-        hit = data.find(needle)
-        if hit >= 0 and data.find(needle, hit + 1) < 0:
-            return hit + len(needle)
-    return utf8_length(text, 0, pos)
-
-
 def splice_utf8(data: bytes, text: str, splices: Sequence[tuple[int, int, str]]) -> bytes:
     """``data`` (the UTF-8 of ``text``) with the (sorted, non-overlapping) splices made, whose offsets are
     characters of ``text``; only the result is allocated."""
     if not splices:
         return data
     first = splices[0][0]
-    base = _utf8_offset(data, text, first)
+    base = utf8_length(text, 0, first)
     view = memoryview(data)
     pieces: list[bytes | memoryview] = []
     prev = 0
