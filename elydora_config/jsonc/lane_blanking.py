@@ -7,12 +7,11 @@ one *lane* (an ASCII byte) per character:
 * the UTF-8 bytes are folded to one ASCII byte per code point (continuation bytes deleted, every other
   non-ASCII byte made ``x``);
 * each chunk (ending before a line that starts with a key or a value, so that nothing runs across its end)
-  is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is comments
-  separated only by whitespace), every run is replaced by a run of TABs of its length (one list lookup per
-  run), and the pieces are joined again;
+  is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
+  comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length (one
+  list lookup per run), and the pieces are joined again;
 * trailing commas (a comma that ends a member, followed only by whitespace up to ``]`` or ``}``, comments
-  being TABs by then) become TABs too, found by one regex pass over the blanked chunks that hold one at all
-  (the chunk with its whitespace deleted shows ``,]`` or ``,}``).
+  being TABs by then) become TABs too, found by one regex search per blanked chunk (most find none).
 
 The lexing is deliberately *naive*: it does not know strings.  The result is checked rather than trusted:
 a TAB is whitespace between tokens but a control character the strict C scanner refuses inside a string, so
@@ -38,14 +37,28 @@ _FOLD = bytes(byte if byte < 0x80 else 0x78 for byte in range(256))
 _CONTINUATION = bytes(range(0x80, 0xC0))
 
 # A comment as the lexer sees it when it ignores strings: ``//`` to the line break (not right after ``:`` or
-# ``/``: URLs), or ``/*`` to the first ``*/`` (unrolled, so a failed match never backtracks), or an
-# unterminated ``/*`` to the end of the chunk.  A run is comments with only whitespace between them.
-_COMMENT = rb"/(?:/(?<![:/]//)[^\r\n]*|\*[^*]*\*+(?:[^*/][^*]*\*+)*/|\*[\s\S]*)"
-_RUN = _COMMENT + rb"(?:[ \t\r\n]*" + _COMMENT + rb")*"
-# a trailing comma in a blanked chunk (comments are TABs there)
-_TRAILING_RE = re.compile(rb",[ \t\r\n]*" + (b"+" if sys.version_info >= (3, 11) else b"") + rb"[\]}]")
+# ``/``: URLs), or ``/*`` to the first ``*/``, or an unterminated ``/*`` to the end of the chunk.  A match is
+# one comment, or two with only whitespace between them (the common "comment, line break, comment" of a dense
+# text in one match; a longer run takes several).  No general repetition: the engine's cost per match is what
+# counts when there is a comment on every line.  Without a CR in the text, a line comment ends at LF alone
+# (a cheaper character test for the engine); with one, at either.
+# Possessive repetitions (Python 3.11+) spare the engine its backtracking records; none of these can need
+# to give characters back.
+_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
+# A trailing comma in a blanked chunk (comments are TABs there):
+_TRAILING_RE = re.compile(rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]")
 _WHITESPACE = b" \t\r\n"
-_SPLIT_RE = re.compile(rb"(" + _RUN + rb")")
+
+
+def _split_re(line_breaks: bytes) -> re.Pattern[bytes]:
+    p = _POSSESSIVE
+    comment = rb"/(?:/(?<![:/]//)[^" + line_breaks + rb"]*" + p + rb"|\*[^*]*" + p + rb"\*+" + p
+    comment += rb"(?:/|(?s:.)*?\*/)|\*[\s\S]*)"
+    return re.compile(rb"(" + comment + rb"(?:[ \t" + line_breaks + rb"]*" + p + comment + rb"|))")
+
+
+_SPLIT_RE = _split_re(rb"\r\n")
+_SPLIT_LF_RE = _split_re(rb"\n")  # for a text without CR
 # where a chunk may end: before a line whose first token (after block comments) opens a value or a key, so
 # that no comment and no trailing comma runs across the end
 _CHUNK_END_RE = re.compile(
@@ -55,37 +68,35 @@ _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every sho
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
 _CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
-
-
-def _blank_chunk(chunk: bytes) -> tuple[bytes, bool]:
-    """The chunk with every comment run made TABs, and whether it ends inside a block comment."""
-    pieces = _SPLIT_RE.split(chunk)
-    if len(pieces) == 1:
-        return chunk, False
-    runs = pieces[1::2]
-    sizes = list(map(len, runs))
-    if max(sizes) < len(_TAB_RUNS):
-        pieces[1::2] = map(_TAB_RUNS.__getitem__, sizes)
-    else:
-        pieces[1::2] = map(bytes.translate, runs, repeat(_ALL_TABS))
-    # the last run reaches the end of the chunk and is no terminated block comment: an unterminated one (a
-    # chunk that does not end the text ends with a line break, which a line comment does not take)
-    open_comment = pieces[-1] == b"" and runs[-1][:2] == b"/*" and not runs[-1].endswith(b"*/")
-    del runs
-    return b"".join(pieces), open_comment
-
-
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
-def _may_hold_trailing_commas(blanked: bytes) -> bool:
-    """Whether the chunk with its whitespace deleted shows ``,]`` or ``,}`` (a translation is cheaper than a
-    regex search, which costs about as much per comma as the translation per hundred characters)."""
-    squeezed = blanked.translate(None, _WHITESPACE)
-    return b",]" in squeezed or b",}" in squeezed
+def _blank_chunk(
+    chunk: memoryview, split: re.Pattern[bytes], commas: bool
+) -> tuple[bytes | memoryview, bool, bool]:
+    """The chunk with every comment run made TABs, whether it ends inside a block comment, and (with
+    ``commas``) whether it may hold a trailing comma: searched in its text without the comments (every
+    trailing comma shows there, right before its bracket but for whitespace), where the whitespace after a
+    comma is far shorter than in the blanked chunk, whose comments are TABs."""
+    pieces = split.split(chunk)
+    if len(pieces) == 1:
+        return chunk, False, commas and _TRAILING_RE.search(chunk) is not None
+    runs = pieces[1::2]
+    # a short chunk is searched at once (the test would cost about as much as the search)
+    may_trail = commas and (len(chunk) < _SEARCH_AT_ONCE or _TRAILING_RE.search(b"".join(pieces[::2])) is not None)
+    try:
+        pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
+    except IndexError:  # a run longer than the table
+        pieces[1::2] = map(bytes.translate, runs, repeat(_ALL_TABS))
+    # the last run reaches the end of the chunk and is no terminated block comment: an unterminated one (a
+    # chunk that does not end the text ends with a line break, which a line comment does not take, and the
+    # whitespace after a comment is only taken before a second one)
+    open_comment = pieces[-1] == b"" and not runs[-1].endswith(b"*/")
+    del runs
+    return b"".join(pieces), open_comment, may_trail
 
 
-def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes) -> None:
+def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview) -> None:
     """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
     a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
     for the scanner to refuse)."""
@@ -101,24 +112,26 @@ def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes) -> None:
 def _scan_text(folded: bytes, commas: bool) -> str:
     """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see ``_CHUNK_END_RE``;
     a chunk is extended past a block comment that runs on)."""
-    out = bytearray()
+    split = _SPLIT_RE if b"\r" in folded else _SPLIT_LF_RE
+    view = memoryview(folded)  # chunks split without a copy
+    out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
     pos, total = 0, len(folded)
     while pos < total:
         found = _CHUNK_END_RE.search(folded, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
         end = found.end() if found is not None else total
         while True:
-            blanked, open_comment = _blank_chunk(folded[pos:end])
+            blanked, open_comment, may_trail = _blank_chunk(view[pos:end], split, commas)
             if not open_comment or end == total:
                 break
             close = folded.find(b"*/", end)  # a block comment runs on: take it whole
             found = _CHUNK_END_RE.search(folded, close) if close >= 0 else None
             end = found.end() if found is not None else total
-        base = len(out)
-        out += blanked
-        if commas and (len(blanked) < _SEARCH_AT_ONCE or _may_hold_trailing_commas(blanked)):
-            _tab_trailing_commas(out, base, blanked)
+        out[pos:end] = blanked
+        if may_trail:
+            _tab_trailing_commas(out, pos, blanked)
         del blanked
         pos = end
+    view.release()
     return out.decode("ascii")
 
 

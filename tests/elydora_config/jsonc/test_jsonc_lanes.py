@@ -43,14 +43,18 @@ def test_both_entry_points_fold_alike_and_take_the_lanes_whatever_the_density() 
 
 
 def _expected_lanes(text: str) -> str:
-    """What the lanes must give, from the exact blanking: comments, the whitespace between two comments and
-    trailing commas TABs, non-ASCII x."""
+    """What the lanes must give, from the exact blanking: comments, the whitespace between the two comments of
+    a pair (a run is one comment or two) and trailing commas TABs, non-ASCII x."""
     out = ["x" if not char.isascii() else char for char in text]
     spans = comment_spans(text)
-    for (start, end), (after, _) in zip(spans, [*spans[1:], (-1, -1)], strict=True):
-        if after >= 0 and not text[end:after].strip(_WHITESPACE):
-            end = after  # one run of comments
+    at = 0
+    while at < len(spans):
+        start, end = spans[at]
+        if at + 1 < len(spans) and not text[end : spans[at + 1][0]].strip(_WHITESPACE):
+            at += 1
+            end = spans[at][1]  # the second comment of a pair
         out[start:end] = "\t" * (end - start)
+        at += 1
     blanked = blank(text, spans, [])
     for comma in trailing_comma_candidates(blanked, []):
         if follows_value(blanked, comma):
@@ -121,6 +125,37 @@ def test_interleaved_and_unterminated_comments_are_still_read_exactly() -> None:
 )
 def test_comment_boundaries_follow_the_lexer(text: str, expected: str) -> None:
     assert _lanes(text) == expected
+
+
+def test_runs_of_comments_are_lexed_in_pairs() -> None:
+    text = "[1, /* a */ /* b */\n  // c\n  /* d */ 2]"
+    lanes = _lanes(text)
+    assert lanes == _expected_lanes(text)
+    assert lanes == "[1, " + "\t" * 15 + "\n  " + "\t" * 14 + " 2]"  # (a b), then (c d) with its line break
+    assert ValueScanner(text, JSONC).end(0) == len(text)
+
+
+def test_a_text_with_cr_lexes_line_comments_to_either_break() -> None:
+    lf = "{\n" + "".join(f'  /* {i} */ "k{i}": {i}, // c{i}\n' for i in range(40)) + '  "end": [0, // e\n  ],\n}'
+    crlf = lf.replace("\n", "\r\n")
+    for text in (lf, crlf):
+        assert _lanes(text) == _expected_lanes(text)
+        assert JsoncDocument.parse_bytes(text.encode(), JSONC).value == oracle_loads(lf)
+    lone_cr = '[1, // c\r"a", // d\n 2]'  # a CR alone ends a line comment: what follows is a value
+    assert _lanes(lone_cr) == "[1, \t\t\t\t\r\"a\", \t\t\t\t\n 2]"
+    assert JsoncDocument.parse_bytes(lone_cr.encode(), JSONC).value == [1, "a", 2]
+
+
+def test_a_trailing_comma_behind_comments_in_a_long_dense_chunk_keeps_the_lane_path() -> None:
+    body = "".join(f'  /* {i} */ "k{i}": [{i}, // c\n  /* x */ ],\n' for i in range(2000))
+    text = "{\n" + body + '  "end": 0, /* last */ // c\n}'
+    assert len(text) > 1 << 16
+    lanes = _lanes(text)
+    assert lanes == _expected_lanes(text)
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text)
+    assert scanner.lane_text is not None and not scanner.prepared
+    assert JsoncDocument.parse_bytes(text.encode(), JSONC).get(("k1999",)) == [1999]
 
 
 def test_chunks_carry_block_comments_and_trailing_commas_across_their_ends(monkeypatch: pytest.MonkeyPatch) -> None:
