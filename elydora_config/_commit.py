@@ -87,7 +87,7 @@ def commit(plan: Plan) -> str | None:
         with StateLock(plan.state_dir, timeout=plan.lock_timeout):
             names = os.listdir(dirs.fd(txdir))
             journals = sorted(n for n in names if n.endswith(JOURNAL_SUFFIX))
-            blocking = blocking_journal(txdir, journals, _touched(plan))
+            blocking = blocking_journal(txdir, journals, _touched(plan)) if journals else None
             if blocking:
                 raise RecoveryNeededError(
                     os.path.join(txdir, blocking), "is an interrupted transaction on these files; run recovery first"
@@ -146,7 +146,7 @@ def _commit_locked(plan: Plan, txdir: str, dirs: DirCache, housekeeping: bool) -
         return None
     txfd = dirs.fd(txdir)
     if single is not None:
-        data = next((c.data for c in plan.changes if c.path == single.path), None)
+        data = next(c.data for c in plan.changes if c.path == single.path)
         tag = state_tag(plan.state_dir, resolved=not plan.allow_links)  # else a link in it was refused
         commit_single(single, data, single.old, txid, txdir, txfd, dirs, tag)
         if housekeeping:

@@ -51,11 +51,11 @@ def commit_single(
     entry: Entry, data: bytes | None, expected: Snapshot, txid: str, txdir: str, txfd: int, dirs: DirCache, tag: str
 ) -> None:
     """Commit the one ``entry`` (see the module docstring)."""
-    dfd, name = dirs.of(entry.path)
-    target = _Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links)
+    directory, name = os.path.split(entry.path)
+    dfd = dirs.fd(directory)
     entry.temp = tagged_temp_name(name, tag)
-    with named(os.path.join(txdir, TEMP_DIRS)):
-        register(txfd, os.path.dirname(entry.path))
+    with named(f"{txdir}{os.sep}{TEMP_DIRS}"):
+        register(txfd, directory)
     if entry.kind == "write":
         _stage(dfd, entry, data or b"")
     displaced: str | None = entry.temp if entry.kind == "remove" or entry.old.exists else None
@@ -67,16 +67,16 @@ def commit_single(
             remove_quietly(dfd, entry.temp)
         raise
     except BaseException as exc:
-        _undo(target, displaced, exc)  # it may be in place: decided by content
+        _undo(_Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links), displaced, exc)  # decided by content
         raise
     try:
-        with named(os.path.dirname(entry.path)):
+        with named(directory):
             _sysio.fsync_dir(dfd)
         if displaced is not None:
             with named(entry.path):
                 _sysio.unlink(displaced, dir_fd=dfd)
     except BaseException as exc:
-        _undo(target, displaced, exc)
+        _undo(_Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links), displaced, exc)
         raise
 
 

@@ -33,6 +33,7 @@ TEMP_MARKER = ".elydora-tmp-"
 """Every temporary file the library creates has this in its name; recovery removes stale ones."""
 
 _READ_FLAGS = os.O_RDONLY | _sysio.O_NOFOLLOW | _sysio.O_NONBLOCK
+_FOLLOW_FLAGS = _READ_FLAGS & ~_sysio.O_NOFOLLOW
 
 
 @record(frozen=True)
@@ -94,9 +95,8 @@ class _Replaced(Exception):
 
 
 def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
-    flags = _READ_FLAGS & ~(_sysio.O_NOFOLLOW if allow_links else 0)
     try:
-        fd = _sysio.open_file(name, flags, dir_fd=dfd)
+        fd = _sysio.open_file(name, _FOLLOW_FLAGS if allow_links else _READ_FLAGS, dir_fd=dfd)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -105,7 +105,8 @@ def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool
         raise
     try:
         info = os.fstat(fd)
-        _refuse_non_regular(full, info.st_mode)
+        if not stat.S_ISREG(info.st_mode):
+            _refuse_non_regular(full, info.st_mode)
         if info.st_size > max_bytes:
             raise FileTooLargeError(full, f"is {info.st_size} bytes, larger than the {max_bytes}-byte limit")
         data = _read_fd(fd, full, max_bytes, info.st_size)
@@ -113,7 +114,7 @@ def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool
             entry = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
         except FileNotFoundError:
             raise _Replaced from None
-        if (entry.st_dev, entry.st_ino) != (info.st_dev, info.st_ino):
+        if entry.st_ino != info.st_ino or entry.st_dev != info.st_dev:
             raise _Replaced
         return PhysicalRead(data, info)
     finally:
@@ -121,19 +122,24 @@ def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool
 
 
 def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    want = max(size_hint, 1 << 16)
+    """Read to the end: the size ``fstat`` gave plus one byte first (a file that did not grow needs no bigger
+    buffer), then 64 KiB at a time; more than ``max_bytes`` raises."""
+    data = os.read(fd, min(size_hint + 1, max_bytes + 1))
+    if not data:
+        return data
+    chunks = [data]
+    total = len(data)
+    want = 1 if total == size_hint else 1 << 16  # the expected size: one byte more only tells the end
     while True:
+        if total > max_bytes:
+            raise FileTooLargeError(full, f"grew beyond the {max_bytes}-byte limit while being read")
         chunk = os.read(fd, min(want, max_bytes + 1 - total))
         if not chunk:
             break
         chunks.append(chunk)
         total += len(chunk)
-        if total > max_bytes:
-            raise FileTooLargeError(full, f"grew beyond the {max_bytes}-byte limit while being read")
         want = 1 << 16
-    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+    return b"".join(chunks) if len(chunks) != 1 else data
 
 
 def decode_text(data: bytes, path: PathLike | None) -> str:
