@@ -86,17 +86,20 @@ def commit(plan: Plan) -> str | None:
         _open_transactions_dir(plan, txdir, dirs)
         with StateLock(plan.state_dir, timeout=plan.lock_timeout):
             names = os.listdir(dirs.fd(txdir))
-            journals = sorted(n for n in names if n.endswith(JOURNAL_SUFFIX))
-            blocking = blocking_journal(txdir, journals, _touched(plan)) if journals else None
+            journals = [n for n in names if n.endswith(JOURNAL_SUFFIX)]
+            blocking = blocking_journal(txdir, sorted(journals), _touched(plan)) if journals else None
             if blocking:
                 raise RecoveryNeededError(
                     os.path.join(txdir, blocking), "is an interrupted transaction on these files; run recovery first"
                 )
             # Artifacts of retired transactions (a crash before their deletion) are deleted by the next commit.
-            housekeeping = any(not n.endswith((JOURNAL_SUFFIX, DONE_SUFFIX)) and n != TEMP_DIRS for n in names)
+            housekeeping = any(not n.endswith(_RECORDS) and n != TEMP_DIRS for n in names)
             return _commit_locked(plan, txdir, dirs, housekeeping)
     finally:
         dirs.close()
+
+
+_RECORDS = (JOURNAL_SUFFIX, DONE_SUFFIX)
 
 
 def _open_transactions_dir(plan: Plan, txdir: str, dirs: DirCache) -> None:
@@ -240,7 +243,7 @@ def _recheck_after_link(dirs: DirCache, old: Snapshot) -> Snapshot:
     """Linking changed the original's ctime only; anything else means another writer got in."""
     dfd, name = dirs.of(old.path)
     now, _ = take_at(dfd, name, old.path, max_bytes=max(old.size, 1), allow_links=dirs.allow_links)
-    diff = [d for d in old.differences(now) if d != "ctime_ns"]
+    diff = old.changed_besides_ctime(now)
     if diff:
         raise ConcurrentModificationError(
             old.path, f"was changed by another program after it was read ({', '.join(diff)} differs)"

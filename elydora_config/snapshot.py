@@ -64,9 +64,15 @@ class Snapshot:
         """Names of the fields in which ``other`` differs from this snapshot."""
         if self.exists != other.exists:
             return ["existence"]
-        if _compared(self) == _compared(other):
+        if _compared(self) == _compared(other) and self.ctime_ns == other.ctime_ns:
             return []
         return [name for name in _COMPARED if getattr(self, name) != getattr(other, name)]
+
+    def changed_besides_ctime(self, other: Snapshot) -> list[str]:
+        """:meth:`differences` without ``ctime_ns`` (which a rename or a hard link of the file changes)."""
+        if self.exists == other.exists and _compared(self) == _compared(other):
+            return []
+        return [d for d in self.differences(other) if d != "ctime_ns"]
 
     def same_content(self, other: Snapshot) -> bool:
         """Same existence and, when present, the same bytes (metadata may differ)."""
@@ -78,13 +84,13 @@ class Snapshot:
 
 
 def _compared(snap: Snapshot) -> tuple[object, ...]:
-    """The fields :meth:`Snapshot.differences` compares, in one tuple (one comparison when none differs)."""
+    """The fields :meth:`Snapshot.differences` compares but ``ctime_ns``, in one tuple (one comparison when
+    none differs)."""
     return (
         snap.sha256,
         snap.inode,
         snap.size,
         snap.mtime_ns,
-        snap.ctime_ns,
         snap.device,
         snap.file_type,
         snap.mode,
@@ -113,11 +119,17 @@ def _of_absolute(full: str, data: bytes, info: os.stat_result) -> Snapshot:
 
 
 def take_at(
-    dfd: int, name: str, full: str, *, max_bytes: int = DEFAULT_MAX_BYTES, allow_links: bool = False
+    dfd: int,
+    name: str,
+    full: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    allow_links: bool = False,
+    same_entry: bool = True,
 ) -> tuple[Snapshot, bytes | None]:
     """Snapshot of ``name`` inside the open directory ``dfd``; ``full``, its absolute normalised path, names it
-    in errors and in the snapshot."""
-    result = read_at(dfd, name, full, max_bytes, allow_links)
+    in errors and in the snapshot; ``same_entry`` as for :func:`~elydora_config.files.read_at`."""
+    result = read_at(dfd, name, full, max_bytes, allow_links, same_entry=same_entry)
     if result is None:
         return Snapshot(full, False), None
     return _of_absolute(full, result.data, result.stat), result.data
