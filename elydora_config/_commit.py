@@ -50,7 +50,7 @@ from .journal import (
     new_txid,
     write_new,
 )
-from .lock import StateLock
+from .lock import shared_lock
 from .ownership import check_not_root_in_foreign_tree, keep_owner
 from .paths import ensure_directory
 from .records import field, record
@@ -84,7 +84,7 @@ def commit(plan: Plan) -> str | None:
     dirs = DirCache(plan.allow_links)
     try:
         _open_transactions_dir(plan, txdir, dirs)
-        with StateLock(plan.state_dir, timeout=plan.lock_timeout):
+        with shared_lock(plan.state_dir, plan.lock_timeout):
             names = os.listdir(dirs.fd(txdir))
             journals = [n for n in names if n.endswith(JOURNAL_SUFFIX)]
             blocking = blocking_journal(txdir, sorted(journals), _touched(plan)) if journals else None

@@ -105,12 +105,14 @@ def _park(path: str, fd: int, identity: tuple[int, int]) -> None:
 
 
 def _forget_idle() -> None:
-    """In a forked child: the inherited idle descriptors share their locks with the parent, never use them."""
+    """In a forked child: the inherited idle descriptors share their locks with the parent, never use them
+    (nor the shared lock objects, whose per-thread state may say "held" for a lock the parent holds)."""
     global _idle_guard
     _idle_guard = threading.Lock()
     for fd, _ in _idle.values():
         os.close(fd)
     _idle.clear()
+    _shared.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -190,3 +192,19 @@ class StateLock:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+_shared: dict[tuple[str, float], StateLock] = {}
+
+
+def shared_lock(state_dir: str, timeout: float) -> StateLock:
+    """One :class:`StateLock` per state directory and timeout for this process (a commit need not build a new
+    one each time). Its holding state is per thread, as for any ``StateLock``: sharing it between threads
+    shares nothing but the object."""
+    key = (state_dir, timeout)
+    lock = _shared.get(key)
+    if lock is None:
+        if len(_shared) >= _IDLE_MAX * 4:
+            _shared.clear()
+        lock = _shared[key] = StateLock(state_dir, timeout=timeout)
+    return lock
