@@ -17,6 +17,31 @@ Until step 4 has returned, the verified original stays reachable (under the temp
 undone by swapping it back (a removal is put back, a created file unlinked), after checking by content that
 the target still holds our bytes. When even that fails, a journal describing the entry (with the original
 linked in as its artifact) is written then, and ``RollbackIncompleteError`` names it for ``recover``.
+
+What it costs beyond a raw durable replace (open, write, fsync, close, rename, open, fsync, close of the
+directory): no further barrier, and these calls, each needed for a documented guarantee:
+
+* staging (``Transaction.write``): the directory opened with ``openat2(RESOLVE_NO_SYMLINKS)``, the target
+  opened ``O_NOFOLLOW``, ``fstat``, read to the end (one read more tells the end), ``fstatat`` of the name (the
+  bytes came from the file the name points to), closes: the snapshot, which keeps mode and owner and is what
+  a concurrent edit is detected against;
+* as root only, one ``stat`` per ancestor of the state and target directories (no root-owned files in
+  another user's tree);
+* ``transactions/`` opened link-free and listed (a pending journal on this file must block the commit;
+  leftovers of a crashed journalled commit are swept); ``stat`` of ``temp-dirs`` (the list that lets
+  recovery find a killed commit's temp file must still cover this directory);
+* the lock: ``stat`` of ``.lock`` (is the kept descriptor still that file?), ``flock``, ``pread`` of the holder
+  PID (rewritten only when another process held it last), ``flock(LOCK_UN)``; the descriptor is kept for
+  the next commit (``lock``);
+* the target's directory opened link-free again (a directory swapped since staging is not written into);
+* the temp file: ``fstat`` (its owner and group must become the original's) and ``fchmod`` (created
+  ``0600``, so that nobody the target does not admit can read the new bytes before they are in place);
+* after the exchange, the displaced original opened, ``fstat``, read, closed: what was swapped out must be
+  the verified original by content, not only by inode and times (a same-size edit within a clock tick);
+* the ``unlink`` of that original after the directory fsync (a raw replace frees it inside ``rename``).
+
+Not paid: no journal, artifact, ``.new`` copy or ``.done`` record, no open of ``.lock`` per commit, no second
+``stat`` of the displaced original's name, no ``pwrite`` of an unchanged holder PID.
 """
 
 from __future__ import annotations
