@@ -36,12 +36,14 @@ directory): no further barrier, and these calls, each needed for a documented gu
 * the target's directory opened link-free again (a directory swapped since staging is not written into);
 * the temp file: ``fstat`` (its owner and group must become the original's) and ``fchmod`` (created
   ``0600``, so that nobody the target does not admit can read the new bytes before they are in place);
-* after the exchange, the displaced original opened, ``fstat``, read, closed: what was swapped out must be
-  the verified original by content, not only by inode and times (a same-size edit within a clock tick);
+* after the exchange, the displaced original opened, ``fstat``, read once, closed: what was swapped out
+  must be the verified original by content, not only by inode and times (a same-size edit within a clock
+  tick);
 * the ``unlink`` of that original after the directory fsync (a raw replace frees it inside ``rename``).
 
-Not paid: no journal, artifact, ``.new`` copy or ``.done`` record, no open of ``.lock`` per commit, no second
-``stat`` of the displaced original's name, no ``pwrite`` of an unchanged holder PID.
+Not paid: no journal, artifact, ``.new`` copy or ``.done`` record; no open of ``.lock`` per commit; no
+``stat`` of the displaced original's name after its read, nor a read more to see its end (its inode, size
+and hash are judged); no ``pwrite`` of an unchanged holder PID.
 """
 
 from __future__ import annotations

@@ -83,8 +83,10 @@ def read_at(
 
     A file atomically replaced by another program while we read it is read again (the bytes must come from
     the file the name points to); one that keeps changing raises :class:`ConcurrentModificationError`.
-    ``same_entry=False``: the caller judges the file by the returned ``fstat`` (its inode) alone, so whether
-    the name still points to it after the read is not asked (one ``stat`` less).
+    ``same_entry=False``: the caller judges the file by the returned ``fstat`` (its inode, size) and the hash
+    of the bytes against what it expects, so whether the name still points to it after the read is not asked
+    (one ``stat`` less), and a first read that returns exactly the ``fstat`` size is taken as the whole file
+    (no read more to see the end: any other outcome differs from what the caller expects anyway).
     """
     for _ in range(_READ_ATTEMPTS):
         try:
@@ -115,7 +117,7 @@ def _read_once(
             _refuse_non_regular(full, info.st_mode)
         if info.st_size > max_bytes:
             raise FileTooLargeError(full, f"is {info.st_size} bytes, larger than the {max_bytes}-byte limit")
-        data = _read_fd(fd, full, max_bytes, info.st_size)
+        data = _read_fd(fd, full, max_bytes, info.st_size, same_entry)
         if not same_entry:
             return PhysicalRead(data, info)
         try:
@@ -129,11 +131,12 @@ def _read_once(
         _sysio.close(fd)
 
 
-def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int) -> bytes:
+def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int, to_the_end: bool = True) -> bytes:
     """Read to the end: the size ``fstat`` gave plus one byte first (a file that did not grow needs no bigger
-    buffer), then 64 KiB at a time; more than ``max_bytes`` raises."""
+    buffer), then 64 KiB at a time; more than ``max_bytes`` raises. Not ``to_the_end``: a first read of
+    exactly ``size_hint`` bytes is the result."""
     data = os.read(fd, min(size_hint + 1, max_bytes + 1))
-    if not data:
+    if not data or (not to_the_end and len(data) == size_hint):
         return data
     chunks = [data]
     total = len(data)
