@@ -50,7 +50,7 @@ from .journal import (
     new_txid,
     write_new,
 )
-from .lock import StateLock
+from .lock import shared_lock
 from .ownership import check_not_root_in_foreign_tree, keep_owner
 from .paths import ensure_directory
 from .records import field, record
@@ -84,19 +84,22 @@ def commit(plan: Plan) -> str | None:
     dirs = DirCache(plan.allow_links)
     try:
         _open_transactions_dir(plan, txdir, dirs)
-        with StateLock(plan.state_dir, timeout=plan.lock_timeout):
+        with shared_lock(plan.state_dir, plan.lock_timeout):
             names = os.listdir(dirs.fd(txdir))
-            journals = sorted(n for n in names if n.endswith(JOURNAL_SUFFIX))
-            blocking = blocking_journal(txdir, journals, _touched(plan))
+            journals = [n for n in names if n.endswith(JOURNAL_SUFFIX)]
+            blocking = blocking_journal(txdir, sorted(journals), _touched(plan)) if journals else None
             if blocking:
                 raise RecoveryNeededError(
                     os.path.join(txdir, blocking), "is an interrupted transaction on these files; run recovery first"
                 )
             # Artifacts of retired transactions (a crash before their deletion) are deleted by the next commit.
-            housekeeping = any(not n.endswith((JOURNAL_SUFFIX, DONE_SUFFIX)) and n != TEMP_DIRS for n in names)
+            housekeeping = any(not n.endswith(_RECORDS) and n != TEMP_DIRS for n in names)
             return _commit_locked(plan, txdir, dirs, housekeeping)
     finally:
         dirs.close()
+
+
+_RECORDS = (JOURNAL_SUFFIX, DONE_SUFFIX)
 
 
 def _open_transactions_dir(plan: Plan, txdir: str, dirs: DirCache) -> None:
@@ -146,7 +149,7 @@ def _commit_locked(plan: Plan, txdir: str, dirs: DirCache, housekeeping: bool) -
         return None
     txfd = dirs.fd(txdir)
     if single is not None:
-        data = next((c.data for c in plan.changes if c.path == single.path), None)
+        data = next(c.data for c in plan.changes if c.path == single.path)
         tag = state_tag(plan.state_dir, resolved=not plan.allow_links)  # else a link in it was refused
         commit_single(single, data, single.old, txid, txdir, txfd, dirs, tag)
         if housekeeping:
@@ -240,7 +243,7 @@ def _recheck_after_link(dirs: DirCache, old: Snapshot) -> Snapshot:
     """Linking changed the original's ctime only; anything else means another writer got in."""
     dfd, name = dirs.of(old.path)
     now, _ = take_at(dfd, name, old.path, max_bytes=max(old.size, 1), allow_links=dirs.allow_links)
-    diff = [d for d in old.differences(now) if d != "ctime_ns"]
+    diff = old.changed_besides_ctime(now)
     if diff:
         raise ConcurrentModificationError(
             old.path, f"was changed by another program after it was read ({', '.join(diff)} differs)"

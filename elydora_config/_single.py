@@ -17,6 +17,33 @@ Until step 4 has returned, the verified original stays reachable (under the temp
 undone by swapping it back (a removal is put back, a created file unlinked), after checking by content that
 the target still holds our bytes. When even that fails, a journal describing the entry (with the original
 linked in as its artifact) is written then, and ``RollbackIncompleteError`` names it for ``recover``.
+
+What it costs beyond a raw durable replace (open, write, fsync, close, rename, open, fsync, close of the
+directory): no further barrier, and these calls, each needed for a documented guarantee:
+
+* staging (``Transaction.write``): the directory opened with ``openat2(RESOLVE_NO_SYMLINKS)``, the target
+  opened ``O_NOFOLLOW``, ``fstat``, read to the end (one read more tells the end), ``fstatat`` of the name (the
+  bytes came from the file the name points to), closes: the snapshot, which keeps mode and owner and is what
+  a concurrent edit is detected against;
+* as root only, one ``stat`` per ancestor of the state and target directories (no root-owned files in
+  another user's tree);
+* ``transactions/`` opened link-free and listed (a pending journal on this file must block the commit;
+  leftovers of a crashed journalled commit are swept); ``stat`` of ``temp-dirs`` (the list that lets
+  recovery find a killed commit's temp file must still cover this directory);
+* the lock: ``stat`` of ``.lock`` (is the kept descriptor still that file?), ``flock``, ``pread`` of the holder
+  PID (rewritten only when another process held it last), ``flock(LOCK_UN)``; the descriptor is kept for
+  the next commit (``lock``);
+* the target's directory opened link-free again (a directory swapped since staging is not written into);
+* the temp file: ``fstat`` (its owner and group must become the original's) and ``fchmod`` (created
+  ``0600``, so that nobody the target does not admit can read the new bytes before they are in place);
+* after the exchange, the displaced original opened, ``fstat``, read once, closed: what was swapped out
+  must be the verified original by content, not only by inode and times (a same-size edit within a clock
+  tick);
+* the ``unlink`` of that original after the directory fsync (a raw replace frees it inside ``rename``).
+
+Not paid: no journal, artifact, ``.new`` copy or ``.done`` record; no open of ``.lock`` per commit; no
+``stat`` of the displaced original's name after its read, nor a read more to see its end (its inode, size
+and hash are judged); no ``pwrite`` of an unchanged holder PID.
 """
 
 from __future__ import annotations
@@ -51,11 +78,11 @@ def commit_single(
     entry: Entry, data: bytes | None, expected: Snapshot, txid: str, txdir: str, txfd: int, dirs: DirCache, tag: str
 ) -> None:
     """Commit the one ``entry`` (see the module docstring)."""
-    dfd, name = dirs.of(entry.path)
-    target = _Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links)
+    directory, name = os.path.split(entry.path)
+    dfd = dirs.fd(directory)
     entry.temp = tagged_temp_name(name, tag)
-    with named(os.path.join(txdir, TEMP_DIRS)):
-        register(txfd, os.path.dirname(entry.path))
+    with named(f"{txdir}{os.sep}{TEMP_DIRS}"):
+        register(txfd, directory)
     if entry.kind == "write":
         _stage(dfd, entry, data or b"")
     displaced: str | None = entry.temp if entry.kind == "remove" or entry.old.exists else None
@@ -67,16 +94,16 @@ def commit_single(
             remove_quietly(dfd, entry.temp)
         raise
     except BaseException as exc:
-        _undo(target, displaced, exc)  # it may be in place: decided by content
+        _undo(_Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links), displaced, exc)  # decided by content
         raise
     try:
-        with named(os.path.dirname(entry.path)):
+        with named(directory):
             _sysio.fsync_dir(dfd)
         if displaced is not None:
             with named(entry.path):
                 _sysio.unlink(displaced, dir_fd=dfd)
     except BaseException as exc:
-        _undo(target, displaced, exc)
+        _undo(_Target(entry, dfd, name, txid, txdir, txfd, dirs.allow_links), displaced, exc)
         raise
 
 

@@ -131,6 +131,9 @@ def _load_openat2() -> Any:
     except (OSError, AttributeError):
         return None
     function.restype = ctypes.c_long
+    # Declared, so that each call converts its arguments in C (no ctypes objects built per call); integer and
+    # pointer arguments of this variadic function are passed exactly like declared ones on Linux ABIs.
+    function.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
     return function
 
 
@@ -140,15 +143,17 @@ def _openat2(name: str, flags: int, mode: int, dir_fd: int | None) -> int:
         _openat2_call = _load_openat2()
     if _openat2_call is None:
         raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), name)
-    import ctypes
-
     key = (flags, mode if flags & os.O_CREAT else 0)
     how = _open_how.get(key)
     if how is None:  # the kernel only reads it: one per flags and mode is enough
-        how = _open_how[key] = (ctypes.c_uint64 * 3)(key[0], key[1], _RESOLVE_NO_SYMLINKS)
-    dfd = _AT_FDCWD if dir_fd is None else dir_fd
-    fd = _openat2_call(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(name), how, ctypes.c_size_t(24))
+        import ctypes
+
+        how = (ctypes.c_uint64 * 3)(key[0], key[1], _RESOLVE_NO_SYMLINKS)
+        how = _open_how[key] = (how, ctypes.addressof(how))  # the structure stays alive beside its address
+    fd = _openat2_call(_SYS_OPENAT2, _AT_FDCWD if dir_fd is None else dir_fd, os.fsencode(name), how[1], 24)
     if fd < 0:
+        import ctypes
+
         code = ctypes.get_errno()
         if code == errno.ENOSYS:
             _openat2_call = None  # an older kernel: do not ask again

@@ -43,8 +43,20 @@ def state_tag(state_dir: str, *, resolved: bool = False) -> str:
     ``resolved``: ``state_dir`` is known to be its real path already (an absolute path whose components were
     opened without following links), which saves resolving it again on every commit.
     """
-    real = os.fsencode(state_dir if resolved else os.path.realpath(state_dir))
-    return hashlib.blake2b(real, digest_size=4).hexdigest()
+    if resolved:
+        tag = _tags.get(state_dir)
+        if tag is None:
+            tag = _tags[state_dir] = _tag_of(state_dir)
+        return tag
+    return _tag_of(os.path.realpath(state_dir))
+
+
+_tags: dict[str, str] = {}
+"""Tags of real paths already computed (a pure function of the path)."""
+
+
+def _tag_of(real: str) -> str:
+    return hashlib.blake2b(os.fsencode(real), digest_size=4).hexdigest()
 
 
 def _identity(info: os.stat_result) -> _Identity:
@@ -88,9 +100,15 @@ def listed(txfd: int) -> list[str]:
     return found
 
 
+_lines: dict[str, bytes] = {}
+"""The list's line for each directory this process has registered (a pure function of the name)."""
+
+
 def register(txfd: int, directory: str) -> None:
     """Make sure ``directory`` is durably on the list before a temp file is created in it."""
-    line = json.dumps(directory).encode("ascii")
+    line = _lines.get(directory)
+    if line is None:
+        line = _lines[directory] = json.dumps(directory).encode("ascii")
     if _known(txfd, line):
         return
     data = _read(txfd)

@@ -33,6 +33,7 @@ TEMP_MARKER = ".elydora-tmp-"
 """Every temporary file the library creates has this in its name; recovery removes stale ones."""
 
 _READ_FLAGS = os.O_RDONLY | _sysio.O_NOFOLLOW | _sysio.O_NONBLOCK
+_FOLLOW_FLAGS = _READ_FLAGS & ~_sysio.O_NOFOLLOW
 
 
 @record(frozen=True)
@@ -75,15 +76,21 @@ def read_physical_stat(
 _READ_ATTEMPTS = 5
 
 
-def read_at(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool = False) -> PhysicalRead | None:
+def read_at(
+    dfd: int, name: str, full: str, max_bytes: int, allow_links: bool = False, *, same_entry: bool = True
+) -> PhysicalRead | None:
     """Like :func:`read_physical_stat` for ``name`` inside the already opened directory ``dfd``.
 
     A file atomically replaced by another program while we read it is read again (the bytes must come from
     the file the name points to); one that keeps changing raises :class:`ConcurrentModificationError`.
+    ``same_entry=False``: the caller judges the file by the returned ``fstat`` (its inode, size) and the hash
+    of the bytes against what it expects, so whether the name still points to it after the read is not asked
+    (one ``stat`` less), and a first read that returns exactly the ``fstat`` size is taken as the whole file
+    (no read more to see the end: any other outcome differs from what the caller expects anyway).
     """
     for _ in range(_READ_ATTEMPTS):
         try:
-            return _read_once(dfd, name, full, max_bytes, allow_links)
+            return _read_once(dfd, name, full, max_bytes, allow_links, same_entry)
         except _Replaced:
             continue
     raise ConcurrentModificationError(full, "kept being replaced by another program while it was being read")
@@ -93,10 +100,11 @@ class _Replaced(Exception):
     """The directory entry no longer points to the file we opened."""
 
 
-def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
-    flags = _READ_FLAGS & ~(_sysio.O_NOFOLLOW if allow_links else 0)
+def _read_once(
+    dfd: int, name: str, full: str, max_bytes: int, allow_links: bool, same_entry: bool
+) -> PhysicalRead | None:
     try:
-        fd = _sysio.open_file(name, flags, dir_fd=dfd)
+        fd = _sysio.open_file(name, _FOLLOW_FLAGS if allow_links else _READ_FLAGS, dir_fd=dfd)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -105,35 +113,44 @@ def _read_once(dfd: int, name: str, full: str, max_bytes: int, allow_links: bool
         raise
     try:
         info = os.fstat(fd)
-        _refuse_non_regular(full, info.st_mode)
+        if not stat.S_ISREG(info.st_mode):
+            _refuse_non_regular(full, info.st_mode)
         if info.st_size > max_bytes:
             raise FileTooLargeError(full, f"is {info.st_size} bytes, larger than the {max_bytes}-byte limit")
-        data = _read_fd(fd, full, max_bytes, info.st_size)
+        data = _read_fd(fd, full, max_bytes, info.st_size, same_entry)
+        if not same_entry:
+            return PhysicalRead(data, info)
         try:
             entry = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
         except FileNotFoundError:
             raise _Replaced from None
-        if (entry.st_dev, entry.st_ino) != (info.st_dev, info.st_ino):
+        if entry.st_ino != info.st_ino or entry.st_dev != info.st_dev:
             raise _Replaced
         return PhysicalRead(data, info)
     finally:
         _sysio.close(fd)
 
 
-def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    want = max(size_hint, 1 << 16)
+def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int, to_the_end: bool = True) -> bytes:
+    """Read to the end: the size ``fstat`` gave plus one byte first (a file that did not grow needs no bigger
+    buffer), then 64 KiB at a time; more than ``max_bytes`` raises. Not ``to_the_end``: a first read of
+    exactly ``size_hint`` bytes is the result."""
+    data = os.read(fd, min(size_hint + 1, max_bytes + 1))
+    if not data or (not to_the_end and len(data) == size_hint):
+        return data
+    chunks = [data]
+    total = len(data)
+    want = 1 if total == size_hint else 1 << 16  # the expected size: one byte more only tells the end
     while True:
+        if total > max_bytes:
+            raise FileTooLargeError(full, f"grew beyond the {max_bytes}-byte limit while being read")
         chunk = os.read(fd, min(want, max_bytes + 1 - total))
         if not chunk:
             break
         chunks.append(chunk)
         total += len(chunk)
-        if total > max_bytes:
-            raise FileTooLargeError(full, f"grew beyond the {max_bytes}-byte limit while being read")
         want = 1 << 16
-    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+    return b"".join(chunks) if len(chunks) != 1 else data
 
 
 def decode_text(data: bytes, path: PathLike | None) -> str:

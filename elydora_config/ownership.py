@@ -79,7 +79,6 @@ def check_not_root_in_foreign_tree(*paths: str) -> None:
                     f"belongs to uid {owner} but this runs as root, which would leave files there that this user "
                     f"cannot open; run it as that user (e.g. sudo -u '#{owner}' ...)",
                 )
-            parent = os.path.dirname(probe)
-            if parent == probe:
+            if probe == os.sep:
                 break
-            probe = parent
+            probe = probe.rpartition(os.sep)[0] or os.sep  # the parent (abspath leaves no trailing separator)

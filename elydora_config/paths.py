@@ -79,7 +79,7 @@ def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool 
     text = os.fspath(path)
     if one_call and not allow_links:
         try:
-            return _sysio.open_file(os.path.abspath(text), _DIR_FLAGS, no_links=True)
+            return _sysio.open_file(text if text[:1] == os.sep else os.path.abspath(text), _DIR_FLAGS, no_links=True)
         except OSError:
             pass
     if allow_links:

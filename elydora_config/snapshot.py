@@ -13,9 +13,10 @@ import os
 import stat
 from typing import Any
 
+from . import _sysio
 from .errors import ConcurrentModificationError, PathLike
 from .files import read_at
-from .paths import opened_directory, split_target
+from .paths import open_directory, opened_directory, split_target
 from .records import asdict, record, replace
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -48,20 +49,7 @@ class Snapshot:
     @classmethod
     def of(cls, path: PathLike, data: bytes, info: os.stat_result) -> Snapshot:
         """The snapshot of an existing file from its bytes and ``lstat`` result."""
-        return cls(
-            os.path.abspath(os.fspath(path)),
-            True,
-            stat.S_IFMT(info.st_mode),
-            info.st_dev,
-            info.st_ino,
-            info.st_size,
-            info.st_mtime_ns,
-            info.st_ctime_ns,
-            stat.S_IMODE(info.st_mode),
-            hashlib.sha256(data).hexdigest(),
-            info.st_uid,
-            info.st_gid,
-        )
+        return _of_absolute(os.path.abspath(os.fspath(path)), data, info)
 
     def to_json(self) -> dict[str, Any]:
         """The snapshot as plain JSON data (for the journal)."""
@@ -76,7 +64,15 @@ class Snapshot:
         """Names of the fields in which ``other`` differs from this snapshot."""
         if self.exists != other.exists:
             return ["existence"]
+        if _compared(self) == _compared(other) and self.ctime_ns == other.ctime_ns:
+            return []
         return [name for name in _COMPARED if getattr(self, name) != getattr(other, name)]
+
+    def changed_besides_ctime(self, other: Snapshot) -> list[str]:
+        """:meth:`differences` without ``ctime_ns`` (which a rename or a hard link of the file changes)."""
+        if self.exists == other.exists and _compared(self) == _compared(other):
+            return []
+        return [d for d in self.differences(other) if d != "ctime_ns"]
 
     def same_content(self, other: Snapshot) -> bool:
         """Same existence and, when present, the same bytes (metadata may differ)."""
@@ -87,14 +83,56 @@ class Snapshot:
         return replace(self, ctime_ns=ctime_ns)
 
 
+def _compared(snap: Snapshot) -> tuple[object, ...]:
+    """The fields :meth:`Snapshot.differences` compares but ``ctime_ns``, in one tuple (one comparison when
+    none differs)."""
+    return (
+        snap.sha256,
+        snap.inode,
+        snap.size,
+        snap.mtime_ns,
+        snap.device,
+        snap.file_type,
+        snap.mode,
+        snap.uid,
+        snap.gid,
+    )
+
+
+def _of_absolute(full: str, data: bytes, info: os.stat_result) -> Snapshot:
+    """:meth:`Snapshot.of` for a path that is absolute and normalised already (no ``abspath`` again)."""
+    mode = info.st_mode
+    return Snapshot(
+        full,
+        True,
+        stat.S_IFMT(mode),
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        stat.S_IMODE(mode),
+        hashlib.sha256(data).hexdigest(),
+        info.st_uid,
+        info.st_gid,
+    )
+
+
 def take_at(
-    dfd: int, name: str, full: str, *, max_bytes: int = DEFAULT_MAX_BYTES, allow_links: bool = False
+    dfd: int,
+    name: str,
+    full: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    allow_links: bool = False,
+    same_entry: bool = True,
 ) -> tuple[Snapshot, bytes | None]:
-    """Snapshot of ``name`` inside the open directory ``dfd`` (``full`` names it in errors)."""
-    result = read_at(dfd, name, full, max_bytes, allow_links)
+    """Snapshot of ``name`` inside the open directory ``dfd``; ``full``, its absolute normalised path, names it
+    in errors and in the snapshot; ``same_entry`` as for :func:`~elydora_config.files.read_at`."""
+    result = read_at(dfd, name, full, max_bytes, allow_links, same_entry=same_entry)
     if result is None:
-        return Snapshot.absent(full), None
-    return Snapshot.of(full, result.data, result.stat), result.data
+        return Snapshot(full, False), None
+    return _of_absolute(full, result.data, result.stat), result.data
 
 
 def take(
@@ -103,12 +141,18 @@ def take(
     """Read ``path`` physically and return its snapshot with the bytes (``None`` when absent); ``one_call``
     as for :func:`~elydora_config.paths.open_directory` (writers)."""
     parent, name = split_target(path)
-    full = os.path.join(parent, name)
+    full = parent + name if parent[-1:] == os.sep else f"{parent}{os.sep}{name}"
     try:
-        with opened_directory(parent, allow_links=allow_links, one_call=one_call) as dfd:
+        if not one_call:
+            with opened_directory(parent, allow_links=allow_links) as dfd:
+                return take_at(dfd, name, full, max_bytes=max_bytes, allow_links=allow_links)
+        dfd = open_directory(parent, allow_links=allow_links, one_call=True)  # a writer: never a kept directory
+        try:
             return take_at(dfd, name, full, max_bytes=max_bytes, allow_links=allow_links)
+        finally:
+            _sysio.close(dfd)
     except FileNotFoundError:
-        return Snapshot.absent(full), None
+        return Snapshot(full, False), None
 
 
 def _raise_changed(snap: Snapshot, diff: list[str]) -> None:
