@@ -11,10 +11,7 @@ Every form is generated and parsed as a plain string on every platform.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 
 POWERSHELL_TAIL = "; exit $LASTEXITCODE"
@@ -54,6 +51,8 @@ def powershell_exe(env: Mapping[str, str]) -> str:
 
 
 def encode_powershell(script: str) -> str:
+    import base64
+
     return base64.b64encode(script.encode("utf-16-le")).decode("ascii")
 
 
@@ -81,6 +80,8 @@ def parse_posix(command: str) -> list[str] | None:
     if not any(c in command for c in "'\"\\"):  # no quoting at all: shlex.split is splitting at blanks
         return [word for word in command.replace("\t", " ").replace("\r", " ").split(" ") if word]
     try:
+        import shlex  # quoting other than ours: the rare case
+
         return shlex.split(command, comments=False, posix=True)
     except ValueError:
         return None
@@ -113,6 +114,9 @@ def parse_encoded_powershell(command: str) -> list[str] | None:
     match = re.fullmatch(r"(?:\"[^\"]+\"|& '[^']+') " + re.escape(_PS_FLAGS) + r" ([A-Za-z0-9+/=]+)", command)
     if not match or not match.group(0).lower().split(" -nologo")[0].rstrip("\"'").endswith("powershell.exe"):
         return None
+    import base64
+    import binascii
+
     try:
         raw = base64.b64decode(match.group(1), validate=True)
         if base64.b64encode(raw).decode("ascii") != match.group(1):
