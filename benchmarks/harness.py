@@ -223,11 +223,13 @@ def interpreter_floor() -> list[str]:
     return [os.path.realpath(sys.executable), "-I", "-S", "-c", "pass"]
 
 
-def top_level_imports(argv: Sequence[str], stdin: bytes = b"", *, runs: int = 5) -> dict[str, float]:
+def top_level_imports(
+    argv: Sequence[str], stdin: bytes = b"", *, runs: int = 5, python: str = sys.executable
+) -> dict[str, float]:
     """Median cumulative import time (ms) of each top-level import of ``<python> -X importtime <argv>``."""
     samples: dict[str, list[float]] = {}
     for _ in range(runs):
-        run = subprocess.run([sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, check=False)
+        run = subprocess.run([python, "-X", "importtime", *argv], input=stdin, capture_output=True, check=False)
         for line in run.stderr.decode().splitlines():
             if not line.startswith("import time:") or "cumulative" in line:
                 continue
