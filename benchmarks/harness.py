@@ -223,11 +223,13 @@ def interpreter_floor() -> list[str]:
     return [os.path.realpath(sys.executable), "-I", "-S", "-c", "pass"]
 
 
-def top_level_imports(argv: Sequence[str], stdin: bytes = b"", *, runs: int = 5) -> dict[str, float]:
+def top_level_imports(
+    argv: Sequence[str], stdin: bytes = b"", *, runs: int = 5, python: str = sys.executable
+) -> dict[str, float]:
     """Median cumulative import time (ms) of each top-level import of ``<python> -X importtime <argv>``."""
     samples: dict[str, list[float]] = {}
     for _ in range(runs):
-        run = subprocess.run([sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, check=False)
+        run = subprocess.run([python, "-X", "importtime", *argv], input=stdin, capture_output=True, check=False)
         for line in run.stderr.decode().splitlines():
             if not line.startswith("import time:") or "cumulative" in line:
                 continue
@@ -253,3 +255,80 @@ def compile_bytecode() -> None:
 
     for package in (elydora_cli, elydora_config):
         compileall.compile_dir(os.path.dirname(package.__file__ or ""), quiet=2)
+
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DISTRIBUTION = "elydora-config"
+
+
+def _dependency_dirs(name: str = DISTRIBUTION) -> list[str]:
+    """The directories holding the installed distributions that ``name`` needs, transitively (requirements of an
+    extra are left out; one whose marker excludes this interpreter is simply not installed, and skipped)."""
+    import importlib.metadata as metadata
+    import re
+
+    dirs: list[str] = []
+    seen: set[str] = set()
+    pending = [name]
+    while pending:
+        wanted = pending.pop()
+        try:
+            dist = metadata.distribution(wanted)
+        except metadata.PackageNotFoundError:
+            continue
+        if wanted != name:
+            where = str(dist.locate_file(""))
+            if where not in dirs:
+                dirs.append(where)
+        for requirement in dist.requires or ():
+            match = re.match(r"[A-Za-z0-9._-]+", requirement)
+            key = match.group(0).lower().replace("_", "-") if match else ""
+            if key and "extra ==" not in requirement.replace("'", '"') and key not in seen:
+                seen.add(key)
+                pending.append(key)
+    return dirs
+
+
+def _pip_install_target(target: Path) -> None:
+    """``pip install --no-deps --target`` of the project: a regular (non-editable) wheel install, bytecode
+    compiled. Built offline from this environment's setuptools when it can build wheels, else in pip's usual
+    isolated build environment."""
+    base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
+    for isolation in (["--no-build-isolation"], []):
+        run = subprocess.run([*base, *isolation, str(PROJECT_ROOT)], capture_output=True, text=True, check=False)
+        if run.returncode == 0:
+            return
+    raise SystemExit(f"pip could not install the project:\n{run.stdout}{run.stderr}")
+
+
+def regular_install(where: Path, script: str = "elydora") -> list[str]:
+    """Install the project as a user's ``pip install`` does, into a fresh venv under ``where``, and return the
+    argv of its console script ``script``.
+
+    The venv has no system site-packages, so its ``site`` processes no ``.pth`` file but the one written here:
+    plain directory lines naming where the dependencies are installed (a plain line runs no code, and the
+    ``.pth`` files inside those directories are not processed). The console script is the one pip wrote, with
+    its ``#!`` line naming the venv's interpreter."""
+    import venv
+
+    env = where / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(env)
+    python = env / "bin" / "python"
+    site_packages = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+    )  # fmt: skip
+    _pip_install_target(site_packages)
+    (site_packages / "elydora-bench-dependencies.pth").write_text(
+        "".join(f"{path}\n" for path in _dependency_dirs()), encoding="utf-8"
+    )
+    written = site_packages / "bin" / script
+    body = written.read_text(encoding="utf-8").split("\n", 1)[1]
+    console = env / "bin" / script
+    console.write_text(f"#!{python}\n{body}", encoding="utf-8")
+    console.chmod(0o755)
+    written.unlink()
+    written.parent.rmdir()
+    return [str(console)]

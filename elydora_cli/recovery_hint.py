@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from elydora_config.errors import RecoveryNeededError
@@ -20,6 +19,13 @@ def elydora_command(ctx: Any, *args: str) -> str:
         words += ["--root", str(ctx.home)]
     if ctx.state_root != ctx.home:
         words += ["--state-root", str(ctx.state_root)]
+    return _quoted(words)
+
+
+def _quoted(words: list[str]) -> str:
+    """``words`` as one shell command line (shlex is loaded only when a command is shown)."""
+    import shlex
+
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -34,4 +40,4 @@ def command_for_journal(journal: str) -> str:
     import os
 
     state_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(journal))))
-    return " ".join(shlex.quote(w) for w in ("elydora", "recover", "--state-root", state_root))
+    return _quoted(["elydora", "recover", "--state-root", state_root])

@@ -26,7 +26,7 @@ from .errors import (
     SymlinkRefusedError,
     UnsafePathError,
 )
-from .paths import opened_directory, split_target
+from .paths import kept_value, opened_directory, split_target
 from .records import record
 
 TEMP_MARKER = ".elydora-tmp-"
@@ -63,9 +63,18 @@ def _refuse_non_regular(path: str, mode: int) -> None:
 def read_physical_stat(
     path: PathLike, *, max_bytes: int, allow_links: bool = False
 ) -> PhysicalRead | None:
-    """Read ``path`` physically; ``None`` when it does not exist. See the module docstring."""
+    """Read ``path`` physically; ``None`` when it does not exist. See the module docstring.
+
+    Inside :func:`~elydora_config.paths.kept_directories` (a read-only pass) a file is read once: a later
+    read of the same file with the same limits gets the same bytes."""
     parent, name = split_target(path)
     full = os.path.join(parent, name)
+    return kept_value(
+        ("read", full, max_bytes, allow_links), lambda: _read_physical_stat(parent, name, full, max_bytes, allow_links)
+    )
+
+
+def _read_physical_stat(parent: str, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
     try:
         with opened_directory(parent, allow_links=allow_links) as dfd:
             return read_at(dfd, name, full, max_bytes, allow_links)

@@ -11,10 +11,7 @@ Every form is generated and parsed as a plain string on every platform.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 
 POWERSHELL_TAIL = "; exit $LASTEXITCODE"
@@ -54,6 +51,8 @@ def powershell_exe(env: Mapping[str, str]) -> str:
 
 
 def encode_powershell(script: str) -> str:
+    import base64
+
     return base64.b64encode(script.encode("utf-16-le")).decode("ascii")
 
 
@@ -80,10 +79,46 @@ def parse_posix(command: str) -> list[str] | None:
         return None
     if not any(c in command for c in "'\"\\"):  # no quoting at all: shlex.split is splitting at blanks
         return [word for word in command.replace("\t", " ").replace("\r", " ").split(" ") if word]
+    quoted = _split_quoted(command)
+    if quoted is not None:
+        return quoted
     try:
+        import shlex  # quoting other than ours: the rare case
+
         return shlex.split(command, comments=False, posix=True)
     except ValueError:
         return None
+
+
+_BLANKS = " \t\r\n"
+_QUOTED_WORD = re.compile(r"[ \t\r\n]*((?:[^ \t\r\n'\"\\]+|'[^']*'|\"(?:[^\"\\]|\\[\s\S])*\")+)")
+_WORD_PIECE = re.compile(r"([^'\"]+)|'([^']*)'|\"((?:[^\"\\]|\\[\s\S])*)\"")
+_ESCAPED_IN_DOUBLE_QUOTES = re.compile(r"\\([\\\"])")
+
+
+def _split_quoted(command: str) -> list[str] | None:
+    """``shlex.split(command, posix=True)`` for words made of unquoted runs and complete single- or
+    double-quoted parts, with no backslash outside double quotes (inside them, a backslash escapes only ``"``
+    and itself); ``None`` for anything else. shlex reads one character at a time: a long encoded PowerShell
+    command costs it milliseconds."""
+    words: list[str] = []
+    pos = 0
+    while True:
+        match = _QUOTED_WORD.match(command, pos)
+        if match is None:
+            break
+        words.append("".join(_piece(part) for part in _WORD_PIECE.finditer(match.group(1))))
+        pos = match.end()
+    return words if command[pos:].strip(_BLANKS) == "" else None
+
+
+def _piece(part: re.Match[str]) -> str:
+    plain, single, double = part.groups()
+    if plain is not None:
+        return plain
+    if single is not None:
+        return single
+    return _ESCAPED_IN_DOUBLE_QUOTES.sub(r"\1", double)
 
 
 def parse_powershell_call(command: str) -> list[str] | None:
@@ -113,6 +148,9 @@ def parse_encoded_powershell(command: str) -> list[str] | None:
     match = re.fullmatch(r"(?:\"[^\"]+\"|& '[^']+') " + re.escape(_PS_FLAGS) + r" ([A-Za-z0-9+/=]+)", command)
     if not match or not match.group(0).lower().split(" -nologo")[0].rstrip("\"'").endswith("powershell.exe"):
         return None
+    import base64
+    import binascii
+
     try:
         raw = base64.b64decode(match.group(1), validate=True)
         if base64.b64encode(raw).decode("ascii") != match.group(1):

@@ -80,9 +80,14 @@ class Tracked:
         return call
 
 
-def parse(text: str, fmt: Format, path: Path) -> Tracked:
-    """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column)."""
-    doc = Tracked(_parse(text, fmt, path))
+def parse(text: str, fmt: Format, path: Path, *, read_only: bool = False) -> Tracked:
+    """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column).
+
+    ``read_only`` (a pass that edits nothing, such as ``status``): a JSON or JSONC text that is plain JSON is
+    decoded by :func:`json.loads` with the editor's own checks, and the editor is loaded only if something
+    asks for more than its data (see :class:`ReadOnlyJson`)."""
+    parsed = _read_only(text, fmt, path) if read_only and fmt in _DIALECTS else None
+    doc = Tracked(parsed if parsed is not None else _parse(text, fmt, path))
     if fmt is not Format.TOML and not isinstance(doc.value, dict):  # this decode is the one validation reuses
         raise MalformedConfigError(path, "the top level must be a JSON object")
     return doc
@@ -94,18 +99,39 @@ def _fresh_value(text: str, fmt: Format) -> Any:
     return _parse(text, fmt, None).value
 
 
+_DIALECTS = {
+    Format.JSON: "STRICT_JSON",
+    Format.JSONC: "JSONC",
+    Format.JSONC_NO_TRAILING_COMMAS: "JSONC_NO_TRAILING_COMMAS",
+}
+"""The JSON formats, by the name of their dialect in :mod:`elydora_config.jsonc`."""
+
+
 def _parse(text: str, fmt: Format, path: Path | None) -> Document:
     if fmt is Format.TOML:
         from elydora_config.toml import TomlDocument
 
         return TomlDocument.parse(text, path=path)
-    from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
-
-    dialect = {Format.JSON: STRICT_JSON, Format.JSONC: JSONC, Format.JSONC_NO_TRAILING_COMMAS: JSONC_NO_TRAILING_COMMAS}
-    if fmt not in dialect:
+    if fmt not in _DIALECTS:
         raise ValueError(f"{fmt} files are not parsed as documents")
     check_nesting(text, path)
-    return JsoncDocument.parse(text, dialect[fmt], path=path)
+    return _jsonc(text, fmt, path)
+
+
+def _jsonc(text: str, fmt: Format, path: Path | None) -> Document:
+    from elydora_config import jsonc
+
+    return jsonc.JsoncDocument.parse(text, getattr(jsonc, _DIALECTS[fmt]), path=path)
+
+
+def _read_only(text: str, fmt: Format, path: Path) -> Document | None:
+    """A JSON text that is valid in every dialect, decoded without the editor (``None``: the editor decides,
+    and reports what is wrong)."""
+    check_nesting(text, path)
+    from .plainjson import ReadOnlyJson, loads_strict
+
+    value = loads_strict(text, comments=fmt is not Format.JSON)
+    return None if value is None else ReadOnlyJson(text, value, lambda: _jsonc(text, fmt, path))
 
 
 @record

@@ -9,7 +9,6 @@ string, so a look-alike (an extra argument, other quoting, another directory) st
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -30,6 +29,12 @@ from .ownership import Ref, script_path, split_script
 from .schema import Check
 
 
+def _joined(pair: list[str]) -> str:
+    import shlex  # only for this form
+
+    return shlex.join(pair)
+
+
 def _msvc(pair: list[str]) -> str:
     import subprocess  # only for this form: status and hooks never load it otherwise
 
@@ -39,7 +44,7 @@ def _msvc(pair: list[str]) -> str:
 Render = Callable[[list[str], Mapping[str, str]], str]
 FORMS: Mapping[str, Render] = {
     "posix": lambda pair, env: posix_command(pair),  # '<python>' '<script>'
-    "joined": lambda pair, env: shlex.join(pair),  # quotes only where a shell needs them
+    "joined": lambda pair, env: _joined(pair),  # quotes only where a shell needs them
     "msvc": lambda pair, env: _msvc(pair),  # Microsoft C runtime quoting
     "call": lambda pair, env: powershell_call(pair),  # & '<python>' '<script>'; exit $LASTEXITCODE
     "encoded": lambda pair, env: encoded_powershell(pair, env),  # "<powershell.exe>" ... -EncodedCommand

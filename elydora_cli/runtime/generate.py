@@ -148,7 +148,6 @@ def flusher_path(python: str) -> tuple[str, ...]:
     Empty when the agent runs another interpreter than this one (its packages and extension modules may be
     others): the hook then starts the flusher with ``site``, as it does when a listed directory is gone.
     """
-    import importlib.util
     import sys
 
     if os.path.realpath(python) != os.path.realpath(sys.executable):
@@ -156,7 +155,7 @@ def flusher_path(python: str) -> tuple[str, ...]:
     found: list[str] = []
     for name in FLUSHER_MODULES:
         try:
-            spec = importlib.util.find_spec(name)
+            spec = _find_spec(name)
         except (ImportError, ValueError):
             continue
         if spec is None:
@@ -167,6 +166,26 @@ def flusher_path(python: str) -> tuple[str, ...]:
             if directory not in found:
                 found.append(directory)
     return tuple(found)
+
+
+def _find_spec(name: str) -> Any:
+    """``importlib.util.find_spec(name)`` for a top-level module name, without importing :mod:`importlib.util`
+    (and its abstract base classes) on every ``status``: the loaded module's spec, else the first spec a
+    finder of :data:`sys.meta_path` gives (``None``: not found)."""
+    import sys
+
+    module = sys.modules.get(name)
+    if module is not None:
+        spec = getattr(module, "__spec__", None)
+        if spec is None:
+            raise ValueError(f"{name}.__spec__ is None")
+        return spec
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, None) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
 
 
 def _host_params(facts: catalog.Provider) -> dict[str, tuple[bytes, ...]]:

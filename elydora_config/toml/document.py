@@ -1,6 +1,7 @@
 """``TomlDocument``: a TOML text with minimal, verified edits.
 
-Parsing and verification use ``tomllib`` (TOML 1.0). Edits are made by the span editor where it can
+Parsing and verification use ``tomllib`` (TOML 1.0); a text in the small subset of :mod:`.plain` is
+parsed without it, to the same data. Edits are made by the span editor where it can
 (minimal splices, bytes outside the edited span untouched) and by tomlkit otherwise. Every edit is
 checked: the new text must re-parse with ``tomllib`` to exactly the intended data, else the edit is
 refused with :class:`~elydora_config.errors.MalformedConfigError` and the document is unchanged.
@@ -15,15 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
+from elydora_config.toml.plain import plain_loads
 from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
 
-if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs only tomllib
+if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
     from elydora_config.toml.spans import SpanEditor, Splice
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
 _BOM = "\ufeff"
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -40,10 +37,26 @@ def _location(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def _tomllib() -> Any:
+    """``tomllib`` (``tomli`` before 3.11), imported on first use: a text in the subset of
+    :mod:`elydora_config.toml.plain` is read without it."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+    return tomllib
+
+
 def loads(text: str) -> dict[str, Any]:
     """``tomllib.loads`` (TOML 1.0), kept in one place for the whole package."""
-    data: dict[str, Any] = tomllib.loads(text)
+    data: dict[str, Any] = _tomllib().loads(text)
     return data
+
+
+def _decode_errors() -> type[Exception]:
+    """``TOMLDecodeError``: named in ``except`` clauses, which evaluate it only when something was raised."""
+    error: type[Exception] = _tomllib().TOMLDecodeError
+    return error
 
 
 class TomlDocument:
@@ -85,10 +98,12 @@ class TomlDocument:
         bom = _BOM if text.startswith(_BOM) else ""
         body = text[len(bom) :]
         check_nesting(body, where, toml=True)
-        try:
-            value = loads(body)
-        except tomllib.TOMLDecodeError as exc:
-            raise _decode_error(where, body, exc) from None
+        value = plain_loads(body)
+        if value is None:  # outside the plain subset: tomllib decodes it, or reports where it is wrong
+            try:
+                value = loads(body)
+            except _decode_errors() as exc:
+                raise _decode_error(where, body, exc) from None
         return cls(body, value, bom=bom, path=where)
 
     @classmethod
@@ -315,7 +330,7 @@ class TomlDocument:
                 body = made if isinstance(made, str) else editor.apply(made)
                 proved = None if local is None or isinstance(made, str) else local(editor, made)
                 parsed = loads(body) if proved is None else proved
-            except (ScanError, LookupError, ValueError, TypeError, tomllib.TOMLDecodeError):
+            except (ScanError, LookupError, ValueError, TypeError, _decode_errors()):
                 pass
             else:
                 if same(parsed, intended):
@@ -336,7 +351,7 @@ class TomlDocument:
             ) from None
         try:
             parsed = loads(body)
-        except tomllib.TOMLDecodeError as exc:
+        except _decode_errors() as exc:
             raise MalformedConfigError(
                 self._path, f"refusing to {kind} {_show(norm)}: the edited text would not parse ({exc})"
             ) from None

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 from collections.abc import Mapping
@@ -60,6 +59,8 @@ def normalize(value: object, *, where: str = "value") -> Any:
         except UnicodeEncodeError:
             raise ValueError(f"{where}: string is not encodable as UTF-8") from None
         return text
+    import datetime as dt  # loaded by the first value that is none of the above: reading needs none
+
     if isinstance(value, dt.datetime):
         offset = value.utcoffset()
         if offset is not None and offset % dt.timedelta(minutes=1):
@@ -107,6 +108,10 @@ def same(a: object, b: object) -> bool:
         if math.isnan(a) or math.isnan(b):
             return math.isnan(a) and math.isnan(b)
         return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if kind is str or kind is int or kind is bool:
+        return a == b
+    import datetime as dt
+
     if kind is dt.datetime:
         assert isinstance(a, dt.datetime) and isinstance(b, dt.datetime)
         return a.utcoffset() == b.utcoffset() and a.replace(tzinfo=None) == b.replace(tzinfo=None)
@@ -178,8 +183,6 @@ def render_value(value: Any, style: Style) -> str:
         return str(value)
     if kind is float:
         return render_float(value)
-    if kind is dt.datetime or kind is dt.date or kind is dt.time:
-        return str(value.isoformat())
     if kind is list:
         return "[" + style.separator.join(render_value(item, style) for item in value) + "]"
     if kind is dict:
@@ -187,6 +190,10 @@ def render_value(value: Any, style: Style) -> str:
             return "{}"
         pairs = ", ".join(render_key(key) + style.eq + render_value(item, style) for key, item in value.items())
         return "{" + style.brace_pad + pairs + style.brace_pad + "}"
+    import datetime as dt
+
+    if kind is dt.datetime or kind is dt.date or kind is dt.time:
+        return str(value.isoformat())
     raise TypeError(f"{kind.__name__} cannot be written as TOML")
 
 

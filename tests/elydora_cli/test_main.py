@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +194,55 @@ def test_verbose_before_and_after_the_command_add_up(capsys: pytest.CaptureFixtu
     run(capsys, "status", "claudecode", "-vv", "--root", str(home))
     run(capsys, "status", "claudecode", "--root", str(home))
     assert seen == [2, 2, 0]
+
+
+ENTRY = """
+import atexit, os, sys
+sys.path[:0] = sys.argv.pop(1).split(os.pathsep)
+class Marker:
+    def __del__(self):
+        sys.__stderr__.write("finalized\\n")
+marker = Marker()
+if sys.argv[1] == "--with-exit-handler":
+    sys.argv.pop(1)
+    atexit.register(lambda: sys.__stderr__.write("exit handler\\n"))
+sys.argv[0] = "elydora"
+from elydora_cli.main import entry
+entry()
+"""
+
+
+PATH = [str(Path(__file__).resolve().parents[2]), *site.getsitepackages(), site.getusersitepackages()]
+ISOLATED = [sys.executable, "-I", "-S", "-c", ENTRY, os.pathsep.join(PATH)]
+"""The console script in an interpreter that registered nothing at start-up: the project and the directories of
+its dependencies as plain path entries (a site-packages ``.pth`` file may register an exit handler, and then
+every command rightly exits normally)."""
+
+
+def _entry(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ISOLATED, *argv], capture_output=True, text=True, timeout=60)
+
+
+def test_the_console_script_leaves_quickly_after_a_status_only(home: Path) -> None:
+    installed = _entry("install", "claudecode", "--root", str(home))  # the same interpreter renders the hooks
+    assert installed.returncode == 0 and "finalized" in installed.stderr  # any other command exits normally
+    status = ["status", "--json", "--root", str(home)]
+    quick = _entry(*status)
+    assert quick.returncode == 0 and json.loads(quick.stdout)["ok"] is True
+    assert "finalized" not in quick.stderr  # no teardown: the process ended once its output was flushed
+    handled = _entry("--with-exit-handler", *status)  # something pending: the normal exit runs it
+    assert handled.returncode == 0 and "exit handler" in handled.stderr and "finalized" in handled.stderr
+
+
+def test_the_console_script_ends_quietly_on_a_closed_pipe_after_a_status(home: Path) -> None:
+    assert _entry("install", "--every", "--root", str(home)).returncode == 0
+    process = subprocess.Popen(
+        [*ISOLATED, "status", "--json", "--root", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before the status has written anything: its first write meets a closed pipe
+    err = process.stderr.read()
+    assert process.wait(timeout=60) == exitcodes.PIPE_CLOSED
+    assert err == b""

@@ -4,7 +4,8 @@ agent installed, and the modules loaded by the end of the run are checked.
 No transaction machinery (transaction, commit, undo, journal, snapshot, recovery, the state lock and filelock),
 no TOML editor (tomlkit and the span editor's scanner; reading TOML needs only ``tomllib`` and the document
 wrapper) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
-key, which is derived from the private key by cryptography.
+key, which is derived from the private key by cryptography. A status over our own files reads them without the
+JSONC editor or ``tomllib`` (plain JSON and the plain TOML subset are decoded directly).
 """
 
 from __future__ import annotations
@@ -106,6 +107,11 @@ START_UP = (
     "zipfile",
     "subprocess",  # the agents' own introspection only when their executable is at hand
     "hashlib",  # no key id is computed, no record is hashed
+    "elydora_config.jsonc",  # our files are plain JSON (a // header at most): json.loads, not the JSONC editor
+    "tomllib",  # our TOML is in the plain subset (elydora_config.toml.plain): no tomllib, typing or string
+    "datetime",  # TOML values need it only for a date-time value
+    "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
+    "unicodedata",  # only for a renamed Qoder folder
 )
 
 

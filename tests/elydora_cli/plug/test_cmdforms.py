@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import shlex
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elydora_cli.plug.cmdforms import (
+    _split_quoted,
     encoded_powershell,
     parse_encoded_powershell,
     parse_posix,
@@ -23,6 +24,24 @@ def test_parse_posix_is_what_shlex_gives(command: str) -> None:
     if parsed is None:  # refused: something a shell would expand, redirect or chain
         return
     assert parsed == shlex.split(command, comments=False, posix=True)
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=st.sampled_from(list(" \t\r\nab\\'\"")), max_size=16))
+def test_the_quoted_word_splitter_is_shlex_or_declines(command: str) -> None:
+    split = _split_quoted(command)
+    if split is None:
+        return
+    assert split == shlex.split(command, comments=False, posix=True), command
+
+
+def test_the_quoted_word_splitter_takes_the_windows_forms() -> None:
+    command = encoded_powershell(["C:\\Python\\python.exe", "C:\\x\\guard.py"], {})
+    assert _split_quoted(command) == shlex.split(command, comments=False, posix=True)
+    for command in ('"C:\\a b\\c" x', 'a"b\\"c"d \'e"f\'', "'' \"\"", 'a "\\\\" "\\x"'):
+        assert _split_quoted(command) == shlex.split(command, comments=False, posix=True), command
+    assert _split_quoted("a\\ b") is None  # a backslash outside quotes: shlex decides
+    assert _split_quoted("'open") is None
 
 
 def test_parse_posix_unquoted_words() -> None:
