@@ -292,13 +292,31 @@ def _dependency_dirs(name: str = DISTRIBUTION) -> list[str]:
 def _pip_install_target(target: Path) -> None:
     """``pip install --no-deps --target`` of the project: a regular (non-editable) wheel install, bytecode
     compiled. Built offline from this environment's setuptools when it can build wheels, else in pip's usual
-    isolated build environment."""
+    isolated build environment.
+
+    The build runs in a copy of the project in a temporary directory: setuptools builds in the source tree, and a
+    ``build/`` left in the checkout would feed its stale files (of modules since removed) to the next wheel."""
+    import shutil
+    import tempfile
+
     base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
-    for isolation in (["--no-build-isolation"], []):
-        run = subprocess.run([*base, *isolation, str(PROJECT_ROOT)], capture_output=True, text=True, check=False)
-        if run.returncode == 0:
-            return
+    with tempfile.TemporaryDirectory(prefix="elydora-bench-source-") as scratch:
+        source = Path(scratch) / "project"
+        shutil.copytree(PROJECT_ROOT, source, ignore=_not_source)
+        for isolation in (["--no-build-isolation"], []):
+            run = subprocess.run([*base, *isolation, str(source)], capture_output=True, text=True, check=False)
+            if run.returncode == 0:
+                return
     raise SystemExit(f"pip could not install the project:\n{run.stdout}{run.stderr}")
+
+
+_NOT_SOURCE = frozenset({".git", ".venv", ".ci-venv", "build", "dist", "__pycache__", ".mypy_cache",
+                         ".ruff_cache", ".pytest_cache", ".hypothesis", "demo-home", "node_modules"})  # fmt: skip
+
+
+def _not_source(directory: str, names: list[str]) -> set[str]:
+    """What a wheel is not built from: version control, virtual environments, build output and caches."""
+    return {name for name in names if name in _NOT_SOURCE or name.endswith(".egg-info")}
 
 
 def regular_install(where: Path, script: str = "elydora") -> list[str]:
