@@ -39,9 +39,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.harness import Figure, finish, line_count, lock_is_free, report
+from benchmarks.harness import Figure, finish, line_count, report
 from benchmarks.hooks import _agent
 from elydora_cli import identity
+from elydora_cli.health import flusher_alive
 from elydora_cli.runtime import runtime_argv
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "9"))
@@ -120,7 +121,7 @@ def _burst_round(directory: Path, count: int, expected: int) -> Burst:
     hooks, wall, start = _run_at_once(runtime_argv(sys.executable, directory / "hook.py"), EVENT, count)
     deadline = time.monotonic() + 60
     recorded: float | None = None
-    while recorded is None or not lock_is_free(directory / identity.FLUSH_LOCK):
+    while recorded is None or flusher_alive(str(directory)):
         if time.monotonic() > deadline:
             raise SystemExit(f"the burst of {count} was not recorded within 60 s")
         if recorded is None and line_count(directory / identity.LEDGER) >= expected:

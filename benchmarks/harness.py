@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -67,7 +67,7 @@ def median_time(fn: Callable[[], object], *, repeat: int = 15, warmup: int = 2) 
     return statistics.median(samples)
 
 
-def interleaved_times(fns: dict[str, Callable[[], object]], *, repeat: int, warmup: int = 2) -> dict[str, float]:
+def interleaved_times(fns: Mapping[str, Callable[[], object]], *, repeat: int, warmup: int = 2) -> dict[str, float]:
     """Median seconds of each function, run round-robin (the collector paused per call) so that machine noise
     hits them all alike."""
     for _ in range(warmup):
@@ -104,7 +104,7 @@ def median_command_time(
 
 
 def interleaved_command_times(
-    commands: dict[str, tuple[Sequence[str], bytes]],
+    commands: Mapping[str, tuple[Sequence[str], bytes]],
     *,
     repeat: int = 21,
     warmup: int = 3,
@@ -121,20 +121,6 @@ def interleaved_command_times(
             subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
             samples[name].append(time.perf_counter() - start)
     return {name: statistics.median(values) for name, values in samples.items()}
-
-
-def lock_is_free(path: str | os.PathLike[str]) -> bool:
-    """Whether nobody holds the ``flock`` on ``path`` (e.g. a runtime's detached flusher is done)."""
-    import fcntl
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
 
 
 def line_count(path: str | os.PathLike[str]) -> int:

@@ -14,8 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Figure, await_count, finish, interleaved_command_times, line_count, lock_is_free, report
+from benchmarks.harness import Figure, await_count, finish, interleaved_command_times, line_count, report
 from elydora_cli import identity
+from elydora_cli.health import flusher_alive
 from elydora_cli.runtime import generate, runtime_argv
 from elydora_cli.runtime.refresh import cache_bytes
 from elydora_config import files, keys, paths
@@ -57,7 +58,7 @@ def _event(payload: dict[str, object]) -> bytes:
 
 
 def _flusher_idle(directory: Path) -> bool:
-    return lock_is_free(directory / identity.FLUSH_LOCK)
+    return not flusher_alive(str(directory))
 
 
 def _ledger_entries(directory: Path) -> int:

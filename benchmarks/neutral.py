@@ -29,11 +29,11 @@ from benchmarks.harness import (
     finish,
     interleaved_command_times,
     line_count,
-    lock_is_free,
     print_imports,
     report,
     top_level_imports,
 )
+from elydora_cli.health import flusher_alive
 
 REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))
 IMPORT_RUNS = int(os.environ.get("BENCH_IMPORT_RUNS", "5"))
@@ -42,7 +42,7 @@ REQUEST = b'{"provider": "codex", "hook_event_name": "PreToolUse", "tool_name": 
 
 
 def _flusher_idle(directory: Path) -> bool:
-    return lock_is_free(directory / "flush.lock")
+    return not flusher_alive(str(directory))
 
 
 def _ledger_lines(directory: Path) -> int:

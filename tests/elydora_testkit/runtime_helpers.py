@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from elydora_cli import identity
+from elydora_cli.health import flusher_alive
 from elydora_cli.runtime import generate, runtime_argv
 from elydora_config import files, keys, paths
 from elydora_testkit.fake_elydora_server import FakeElydora
@@ -90,13 +90,5 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 30.0, interval: f
 
 
 def no_flusher_running(agent: AgentHandle) -> bool:
-    import fcntl
-
-    fd = os.open(agent.path(identity.FLUSH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
+    """No flusher holds the agent's ``flush.lock`` (read without taking it, so a hook never sees us as one)."""
+    return not flusher_alive(str(agent.directory))
