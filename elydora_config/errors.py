@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Union
 
-PathLike = Union[str, os.PathLike[str]]  # no string: typing would compile a forward reference at import (1.5 ms)
+PathLike = str | os.PathLike[str]  # no string form: typing would compile a forward reference at import (1.5 ms)
 
 
 class ConfigError(Exception):
