@@ -17,6 +17,7 @@ calls, other state directories).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -43,19 +44,12 @@ def state_tag(state_dir: str, *, resolved: bool = False) -> str:
     ``resolved``: ``state_dir`` is known to be its real path already (an absolute path whose components were
     opened without following links), which saves resolving it again on every commit.
     """
-    if resolved:
-        tag = _tags.get(state_dir)
-        if tag is None:
-            tag = _tags[state_dir] = _tag_of(state_dir)
-        return tag
-    return _tag_of(os.path.realpath(state_dir))
+    return _tag_of(state_dir if resolved else os.path.realpath(state_dir))
 
 
-_tags: dict[str, str] = {}
-"""Tags of real paths already computed (a pure function of the path)."""
-
-
+@functools.lru_cache(maxsize=64)
 def _tag_of(real: str) -> str:
+    """The tag of a real path (a pure function of it: the last few are kept)."""
     return hashlib.blake2b(os.fsencode(real), digest_size=4).hexdigest()
 
 
@@ -100,15 +94,15 @@ def listed(txfd: int) -> list[str]:
     return found
 
 
-_lines: dict[str, bytes] = {}
-"""The list's line for each directory this process has registered (a pure function of the name)."""
+@functools.lru_cache(maxsize=64)
+def _line_of(directory: str) -> bytes:
+    """The list's line for ``directory`` (a pure function of the name: the last few are kept)."""
+    return json.dumps(directory).encode("ascii")
 
 
 def register(txfd: int, directory: str) -> None:
     """Make sure ``directory`` is durably on the list before a temp file is created in it."""
-    line = _lines.get(directory)
-    if line is None:
-        line = _lines[directory] = json.dumps(directory).encode("ascii")
+    line = _line_of(directory)
     if _known(txfd, line):
         return
     data = _read(txfd)
