@@ -39,24 +39,20 @@ def test_claude_runs_our_managed_guard_and_audit(claude: System) -> None:
 
 
 def test_claude_frozen_by_policy_is_blocked(claude: System) -> None:
-    claude.elydora("agent", "freeze", "--provider", "claudecode")
-    try:
+    with claude.frozen():
         claude.check_blocked(claude.run("managed-block"))
-    finally:
-        claude.elydora("agent", "unfreeze", "--provider", "claudecode")
 
 
 @pytest.mark.parametrize("settings", [{"hooks": {}}, {"disableAllHooks": True}], ids=["no-hooks", "disableAllHooks"])
 def test_claude_user_settings_do_not_switch_managed_hooks_off(claude: System, settings: dict[str, Any]) -> None:
     """Claude Code takes a user's disableAllHooks as allowManagedHooksOnly: our managed guard still blocks."""
-    claude.elydora("agent", "freeze", "--provider", "claudecode")
-    _user_settings(claude.s, settings)
-    try:
-        run = claude.run(f"managed-user-{next(iter(settings))}")
-        assert not run.proof_exists and claude.ran("guard"), run.describe()
-    finally:
-        _user_settings(claude.s, None)
-        claude.elydora("agent", "unfreeze", "--provider", "claudecode")
+    with claude.frozen():
+        _user_settings(claude.s, settings)
+        try:
+            run = claude.run(f"managed-user-{next(iter(settings))}")
+            assert not run.proof_exists and claude.ran("guard"), run.describe()
+        finally:
+            _user_settings(claude.s, None)
 
 
 def test_codex_runs_managed_hooks_without_trust_or_bypass(codex: System) -> None:

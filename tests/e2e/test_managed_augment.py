@@ -44,11 +44,8 @@ def test_auggie_runs_our_managed_guard_and_audit(auggie: System) -> None:
 
 
 def test_auggie_frozen_by_policy_is_blocked(auggie: System) -> None:
-    auggie.elydora("agent", "freeze", "--provider", "augment")
-    try:
+    with auggie.frozen():
         auggie.check_blocked(auggie.run("managed-block"))
-    finally:
-        auggie.elydora("agent", "unfreeze", "--provider", "augment")
 
 
 OFF_ATTEMPTS = {
@@ -69,15 +66,14 @@ def test_user_and_project_settings_do_not_switch_managed_hooks_off(auggie: Syste
     relative, value = OFF_ATTEMPTS[attempt]
     base = auggie.s.sandbox.work if attempt.startswith("project-") else auggie.s.sandbox.home
     path = base / relative
-    auggie.elydora("agent", "freeze", "--provider", "augment")
-    write_settings(path, value)
-    try:
-        run = auggie.run(f"managed-{attempt}")
-        assert not run.proof_exists and auggie.ran("guard"), run.describe()
-        assert any(contains(r["body"], guard_line("augment")) for r in run.after_tool_call()), run.describe()
-    finally:
-        write_settings(path, None)
-        auggie.elydora("agent", "unfreeze", "--provider", "augment")
+    with auggie.frozen():
+        write_settings(path, value)
+        try:
+            run = auggie.run(f"managed-{attempt}")
+            assert not run.proof_exists and auggie.ran("guard"), run.describe()
+            assert any(contains(r["body"], guard_line("augment")) for r in run.after_tool_call()), run.describe()
+        finally:
+            write_settings(path, None)
 
 
 def test_a_user_hook_beside_ours_runs_too(auggie: System) -> None:

@@ -11,6 +11,7 @@ as docs/fleet.md says: Gemini's ``hooksConfig.disabled`` by name and an untruste
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import shutil
@@ -46,23 +47,18 @@ def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class Frozen:
+@contextlib.contextmanager
+def frozen(system: System, extra: dict[str, Any] | None = None) -> Iterator[None]:
     """The agent frozen by root's policy, and the user's settings merged with ``extra`` (restored after)."""
-
-    def __init__(self, system: System, extra: dict[str, Any] | None = None) -> None:
-        self.system, self.extra = system, extra
-        self.path = system.s.sandbox.home / USER_FILE[system.s.agent.id]
-        self.before = self.path.read_text()
-
-    def __enter__(self) -> Frozen:
-        self.system.elydora("agent", "freeze", "--provider", self.system.s.agent.id)
-        if self.extra is not None:
-            self.path.write_text(json.dumps(_merged(json.loads(self.before), self.extra), indent=2))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.path.write_text(self.before)
-        self.system.elydora("agent", "unfreeze", "--provider", self.system.s.agent.id)
+    path = system.s.sandbox.home / USER_FILE[system.s.agent.id]
+    before = path.read_text()
+    with system.frozen():
+        if extra is not None:
+            path.write_text(json.dumps(_merged(json.loads(before), extra), indent=2))
+        try:
+            yield
+        finally:
+            path.write_text(before)
 
 
 def _raw(system: System, phase: str) -> Run:
@@ -92,7 +88,7 @@ def _with_env(system: System, extra: dict[str, str], drop: str = "") -> Callable
 def test_gemini_runs_our_managed_guard_and_audit(gemini: System) -> None:
     assert "elydora" not in (gemini.s.sandbox.home / USER_FILE["gemini"]).read_text()  # nothing in user scope
     gemini.check_allowed()
-    with Frozen(gemini):
+    with frozen(gemini):
         gemini.check_blocked(gemini.run("managed-block"))
 
 
@@ -101,7 +97,7 @@ def test_gemini_runs_our_managed_guard_and_audit(gemini: System) -> None:
 )
 def test_gemini_user_settings_do_not_switch_managed_hooks_off(gemini: System, settings: dict[str, Any]) -> None:
     """The system file is merged last: our hooksConfig.enabled: true beats the user's false."""
-    with Frozen(gemini, settings):
+    with frozen(gemini, settings):
         gemini.check_blocked(gemini.run(f"managed-user-{next(iter(settings))}"))
 
 
@@ -111,7 +107,7 @@ def test_gemini_without_our_pin_a_users_switch_turns_ours_off(gemini: System) ->
     before = path.read_text()
     path.write_text(before.replace('"enabled": true', '"notifications": true', 1))
     try:
-        with Frozen(gemini, {"hooksConfig": {"enabled": False}}):
+        with frozen(gemini, {"hooksConfig": {"enabled": False}}):
             run = gemini.run("managed-unpinned")
             assert run.proof_exists and not gemini.ran("guard"), run.describe()
     finally:
@@ -120,7 +116,7 @@ def test_gemini_without_our_pin_a_users_switch_turns_ours_off(gemini: System) ->
 
 def test_gemini_user_can_silence_ours_by_name(gemini: System) -> None:
     """hooksConfig.disabled is merged as a union across layers: a user naming our hooks switches them off."""
-    with Frozen(gemini, {"hooksConfig": {"disabled": ["elydora-guard", "elydora-audit"]}}):
+    with frozen(gemini, {"hooksConfig": {"disabled": ["elydora-guard", "elydora-audit"]}}):
         run = gemini.run("managed-disabled-by-name")
         assert run.proof_exists and not gemini.ran("guard") and not gemini.ran("audit"), run.describe()
 
@@ -131,7 +127,7 @@ def test_gemini_headless_refuses_an_untrusted_folder(gemini: System) -> None:
     tool call asking the user: not shown here)."""
     undo = _with_env(gemini, {"GEMINI_CLI_TRUST_WORKSPACE": "false"})
     try:
-        with Frozen(gemini):
+        with frozen(gemini):
             run = _raw(gemini, "managed-untrusted")
             assert run.rc != 0 and run.tool_call is None and not gemini.ran("guard"), run.describe()
             assert "not running in a trusted directory" in run.stderr, run.describe()
@@ -147,13 +143,13 @@ def test_gemini_folder_trust_is_on_by_default_and_the_administrator_can_pin_it_o
     path = gemini.sysroot / managed.LAYERS["gemini"].path.lstrip("/")
     before = path.read_text()
     try:
-        with Frozen(gemini):
+        with frozen(gemini):
             run = _raw(gemini, "managed-trust-default")
             assert run.rc != 0 and run.tool_call is None, run.describe()
             assert "not running in a trusted directory" in run.stderr, run.describe()
         path.write_text(before.replace('{"hooksConfig"', '{"security": {"folderTrust": {"enabled": false}}, '
                                        '"hooksConfig"', 1))
-        with Frozen(gemini, {"security": {"folderTrust": {"enabled": True}}}):
+        with frozen(gemini, {"security": {"folderTrust": {"enabled": True}}}):
             gemini.check_blocked(gemini.run("managed-trust-pinned-off"))
     finally:
         path.write_text(before)
@@ -163,14 +159,14 @@ def test_gemini_folder_trust_is_on_by_default_and_the_administrator_can_pin_it_o
 def test_qwen_runs_our_managed_guard_and_audit(qwen: System) -> None:
     assert "elydora" not in (qwen.s.sandbox.home / USER_FILE["qwen"]).read_text()
     qwen.check_allowed()
-    with Frozen(qwen):
+    with frozen(qwen):
         qwen.check_blocked(qwen.run("managed-block"))
 
 
 @pytest.mark.parametrize("settings", [{"hooks": {}}, {"disableAllHooks": True}], ids=["no-hooks", "disableAllHooks"])
 def test_qwen_user_settings_do_not_switch_managed_hooks_off(qwen: System, settings: dict[str, Any]) -> None:
     """The system file is merged last: our disableAllHooks: false beats the user's true."""
-    with Frozen(qwen, settings):
+    with frozen(qwen, settings):
         qwen.check_blocked(qwen.run(f"managed-user-{next(iter(settings))}"))
 
 
@@ -178,7 +174,7 @@ def test_qwen_bare_mode_silences_every_hook_ours_included(qwen: System) -> None:
     """``--bare`` (or QWEN_CODE_SIMPLE) is the user's own: it drops system hooks too."""
     undo = _with_env(qwen, {"QWEN_CODE_SIMPLE": "1"})
     try:
-        with Frozen(qwen):
+        with frozen(qwen):
             run = _raw(qwen, "managed-bare")
             assert run.proof_exists and not qwen.ran("guard") and not qwen.ran("audit"), run.describe()
     finally:

@@ -9,6 +9,7 @@ runs comes from the managed layer alone.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -21,6 +22,7 @@ from typing import Any
 from elydora_cli import managed
 from elydora_testkit.e2e_harness import BINDS_ENV, COMMAND, Run, contains
 from elydora_testkit.e2e_session import AgentSession, assert_reached_only_the_fake_model, guard_line, open_session
+from elydora_testkit.system_root import runtime, user_state
 
 
 class System:
@@ -28,13 +30,20 @@ class System:
 
     def __init__(self, session: AgentSession, sysroot: Path) -> None:
         self.s, self.sysroot = session, sysroot
-        self.runtime = sysroot / managed.RUNTIME_ROOT.lstrip("/") / session.agent.id
-        user = pwd.getpwuid(os.getuid())
-        self.user_state = (sysroot / user.pw_dir.lstrip("/") / ".elydora"
-                           / managed.user_dir_name(session.agent.id, user.pw_name))
+        self.runtime = runtime(sysroot, session.agent.id)
+        self.user_state = user_state(sysroot, session.agent.id)
 
     def elydora(self, *args: str) -> Any:
         return self.s.sandbox.elydora(*args, "--scope", "system", "--root", str(self.sysroot))
+
+    @contextlib.contextmanager
+    def frozen(self) -> Iterator[None]:
+        """The agent frozen by root's policy for the ``with`` block, unfrozen after it."""
+        self.elydora("agent", "freeze", "--provider", self.s.agent.id)
+        try:
+            yield
+        finally:
+            self.elydora("agent", "unfreeze", "--provider", self.s.agent.id)
 
     def ran(self, kind: str) -> bool:
         module = "_elydora_guard" if kind == "guard" else "_elydora_audit"

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from elydora_testkit import system_root
 from elydora_testkit.runtime_helpers import wait_until
 
 from elydora_cli import managed
@@ -26,7 +27,7 @@ CLAUDE_POST = {**CLAUDE_PRE, "hook_event_name": "PostToolUse", "tool_response": 
 
 
 def system(root: Path, *argv: str) -> int:
-    return main([*argv, "--scope", "system", "--root", str(root / "home")])
+    return system_root.system(root / "home", *argv)
 
 
 def install(root: Path, *extra: str) -> int:
@@ -34,17 +35,15 @@ def install(root: Path, *extra: str) -> int:
 
 
 def runtime(root: Path, agent: str) -> Path:
-    return root / "home" / managed.RUNTIME_ROOT.lstrip("/") / agent
+    return system_root.runtime(root / "home", agent)
 
 
 def layer(root: Path, agent: str) -> Path:
-    return root / "home" / managed.LAYERS[agent].path.lstrip("/")
+    return system_root.layer(root / "home", agent)
 
 
 def user_state(root: Path, agent: str) -> Path:
-    user = pwd.getpwuid(os.getuid())
-    home = root / "home" / user.pw_dir.lstrip("/")
-    return home / ".elydora" / managed.user_dir_name(agent, user.pw_name)
+    return system_root.user_state(root / "home", agent)
 
 
 def run_hook(root: Path, agent: str, script: str, event: dict[str, object]) -> subprocess.CompletedProcess[bytes]:
@@ -176,11 +175,7 @@ def test_audit_creates_the_users_identity_on_first_use_naming_the_os_user(root: 
 
 def test_status_probe(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     bin_dir = root / "bin"
-    bin_dir.mkdir()
-    for name in ("claude", "kimi"):
-        (bin_dir / name).write_text("#!/bin/sh\n")
-        (bin_dir / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    system_root.agents_on_path(monkeypatch, bin_dir, "claude", "kimi")
     assert system(root, "status", "--json") == 1  # claude present, nothing installed yet
     doc = json.loads(capsys.readouterr().out)
     assert {u["provider"] for u in doc["unguarded"]} == {"claudecode", "kimi"}

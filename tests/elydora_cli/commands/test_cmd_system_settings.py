@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from elydora_testkit import system_root
 
 from elydora_cli import managed
-from elydora_cli.main import main
 from elydora_cli.plug.contract import Format
 from elydora_cli.plug.documents import parse
 
@@ -25,7 +25,7 @@ EVENTS = {"gemini": ("BeforeTool", "AfterTool"), "qwen": ("PreToolUse", "PostToo
 
 
 def system(root: Path, *argv: str) -> int:
-    return main([*argv, "--scope", "system", "--root", str(root / "home")])
+    return system_root.system(root / "home", *argv)
 
 
 def install(root: Path, agent: str, *extra: str) -> int:
@@ -33,7 +33,7 @@ def install(root: Path, agent: str, *extra: str) -> int:
 
 
 def layer(root: Path, agent: str) -> Path:
-    return root / "home" / managed.LAYERS[agent].path.lstrip("/")
+    return system_root.layer(root / "home", agent)
 
 
 def value(path: Path) -> dict[str, object]:
@@ -54,7 +54,7 @@ def test_install_writes_entries_and_the_pin_into_the_system_file(root: Path, age
     path = layer(root, agent)
     settings = value(path)
     assert pinned(agent, settings) is PIN[agent][2]
-    launcher_dir = root / "home" / managed.RUNTIME_ROOT.lstrip("/") / agent
+    launcher_dir = system_root.runtime(root / "home", agent)
     hooks = settings["hooks"]
     assert isinstance(hooks, dict)
     for event, script in zip(EVENTS[agent], ("guard.py", "hook.py"), strict=True):
@@ -154,12 +154,7 @@ def test_qwens_system_settings_variable_does_not_move_a_system_install(
 def test_status_rows_and_a_removed_pin(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bin_dir = root / "bin"
-    bin_dir.mkdir()
-    for name in ("gemini", "qwen"):
-        (bin_dir / name).write_text("#!/bin/sh\n")
-        (bin_dir / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    system_root.agents_on_path(monkeypatch, root / "bin", "gemini", "qwen")
     assert system(root, "status", "--json") == 1
     doc = json.loads(capsys.readouterr().out)
     assert {u["provider"] for u in doc["unguarded"]} == {"gemini", "qwen"}

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 from elydora_testkit.runtime_helpers import wait_until
+from elydora_testkit.system_root import agents_on_path, layer, runtime, system, user_state
 
 from elydora_cli import managed
-from elydora_cli.main import main
 
 AGENTS = ("augment", "cursor")
 ADMIN = {
@@ -35,20 +35,8 @@ AUGGIE_PRE = {"hook_event_name": "PreToolUse", "conversation_id": "c1", "workspa
 AUGGIE_POST = {**AUGGIE_PRE, "hook_event_name": "PostToolUse", "tool_output": "hi\n"}
 
 
-def system(root: Path, *argv: str) -> int:
-    return main([*argv, "--scope", "system", "--root", str(root)])
-
-
 def install(root: Path, *extra: str) -> int:
     return system(root, "install", *AGENTS, "--python", sys.executable, *extra)
-
-
-def layer(root: Path, agent: str) -> Path:
-    return root / managed.LAYERS[agent].path.lstrip("/")
-
-
-def runtime(root: Path, agent: str) -> Path:
-    return root / managed.RUNTIME_ROOT.lstrip("/") / agent
 
 
 def _admin_files(root: Path) -> dict[Path, bytes]:
@@ -142,12 +130,7 @@ def test_a_version_less_enterprise_file_is_refused_untouched(
 
 def test_status_rows_and_the_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str]) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("auggie", "cursor-agent"):
-        (bin_dir / name).write_text("#!/bin/sh\n")
-        (bin_dir / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    agents_on_path(monkeypatch, tmp_path / "bin", "auggie", "cursor-agent")
     assert system(tmp_path, "status", "--json") == 1  # present, nothing installed yet
     doc = json.loads(capsys.readouterr().out)
     assert {u["provider"] for u in doc["unguarded"]} == set(AGENTS)
@@ -183,8 +166,7 @@ def _run(root: Path, agent: str, script: str, event: dict[str, object]) -> subpr
 
 def test_the_launchers_record_per_user_and_block_from_root_policy(tmp_path: Path) -> None:
     assert install(tmp_path) == 0
-    user = pwd.getpwuid(os.getuid())
-    state = tmp_path / user.pw_dir.lstrip("/") / ".elydora" / managed.user_dir_name("augment", user.pw_name)
+    state = user_state(tmp_path, "augment")
     assert _run(tmp_path, "augment", "guard.py", AUGGIE_PRE).returncode == 0
     assert _run(tmp_path, "augment", "hook.py", AUGGIE_POST).returncode == 0
     assert wait_until(lambda: (state / "ledger.jsonl").exists())
