@@ -10,6 +10,8 @@ commands run on every tool call of the user's agent).
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -80,10 +82,21 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'elydora_config' has no attribute {name!r}")
-    import importlib
+def _lazy_exports(package: str, homes: dict[str, str]) -> Callable[[str], Any]:
+    """The module ``__getattr__`` (PEP 562) of ``package``: each name of ``homes`` imported on first use from the
+    module named there, and kept in the package's namespace (later reads are plain attribute reads)."""
 
-    return getattr(importlib.import_module(module), name)
+    def load(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(home), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return load
+
+
+__getattr__ = _lazy_exports(__name__, _LAZY)

@@ -10,7 +10,9 @@ load the editor.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import _lazy_exports
 
 if TYPE_CHECKING:
     from .dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
@@ -29,27 +31,17 @@ __all__ = [
 ]
 
 _HOMES = {
-    "JSONC": "dialect",
-    "JSONC_NO_TRAILING_COMMAS": "dialect",
-    "STRICT_JSON": "dialect",
-    "Dialect": "dialect",
-    "MISSING": "document",
-    "JsoncDocument": "document",
-    "Edit": "edits",
-    "Splice": "edits",
+    name: f"{__name__}.{module}"
+    for module, names in {
+        "dialect": ("JSONC", "JSONC_NO_TRAILING_COMMAS", "STRICT_JSON", "Dialect"),
+        "document": ("MISSING", "JsoncDocument"),
+        "edits": ("Edit", "Splice"),
+    }.items()
+    for name in names
 }
-"""The module of each exported name (``elydora_config.jsonc.<module>``)."""
+"""The module of each exported name."""
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # later reads are plain attribute reads
-    return value
+__getattr__ = _lazy_exports(__name__, _HOMES)
 
 
 def __dir__() -> list[str]:

@@ -15,20 +15,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PathLike
 from .refusals import strict_decoder, unique_object
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for the type checker only: not a class built at each start-up of a reader
+    from typing import Protocol
+
     from .dialect import Dialect
     from .document import JsoncDocument
+
+    class Editor(Protocol):
+        """What :class:`ReadOnlyJson` needs of the editor it hands over to (:class:`.JsoncDocument` fits)."""
+
+        @property
+        def text(self) -> str:
+            """The current text."""
+
+        @property
+        def value(self) -> Any:
+            """The whole document as plain Python data."""
+
+        def get(self, path: Sequence[str | int], default: Any = ..., /) -> Any:
+            """The value at ``path``; ``default`` if it does not exist, or ``KeyError`` when none is given."""
+
+        def has(self, path: Sequence[str | int], /) -> bool:
+            """Whether a value exists at ``path``."""
+
 
 _MISSING: Any = object()
 
 _DECODER = strict_decoder(unique_object)
 
-_COMMENT_LINE = re.compile(r"(?<![^\r\n])[ \t]*//[^\r\n]*")
+_COMMENT_LINE = r"(?<![^\r\n])[ \t]*//[^\r\n]*"
+"""A whole-line ``//`` comment (compiled by :mod:`re` on first use: a text without comments never needs it)."""
 
 
 def _without_comment_lines(text: str) -> str | None:
@@ -39,7 +60,7 @@ def _without_comment_lines(text: str) -> str | None:
     one seems to is refused with or without the comment, for the raw line break left in the string)."""
     if "/*" in text:
         return None
-    return _COMMENT_LINE.sub("", text)
+    return re.sub(_COMMENT_LINE, "", text)
 
 
 def loads_strict(text: str, *, comments: bool = False) -> dict[str, Any] | None:
@@ -79,24 +100,6 @@ def lookup(data: Any, path: Sequence[str | int]) -> Any:
         else:
             raise KeyError(path[:depth])
     return node
-
-
-class Editor(Protocol):
-    """What :class:`ReadOnlyJson` needs of the editor it hands over to (:class:`.JsoncDocument` fits)."""
-
-    @property
-    def text(self) -> str:
-        """The current text."""
-
-    @property
-    def value(self) -> Any:
-        """The whole document as plain Python data."""
-
-    def get(self, path: Sequence[str | int], default: Any = ..., /) -> Any:
-        """The value at ``path``; ``default`` if it does not exist, or ``KeyError`` when none is given."""
-
-    def has(self, path: Sequence[str | int], /) -> bool:
-        """Whether a value exists at ``path``."""
 
 
 def _copy(value: Any) -> Any:

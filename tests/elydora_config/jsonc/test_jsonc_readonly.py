@@ -235,7 +235,7 @@ def test_the_loader_loads_none_of_the_editors_modules() -> None:
 
 def test_the_package_exports_its_names_on_first_use() -> None:
     for name in jsonc.__all__:
-        home = importlib.import_module(f"elydora_config.jsonc.{jsonc._HOMES[name]}")
+        home = importlib.import_module(jsonc._HOMES[name])
         assert getattr(jsonc, name) is getattr(home, name)
     assert set(jsonc.__all__) <= set(dir(jsonc))
     with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
