@@ -11,7 +11,6 @@ commands run on every tool call of the user's agent).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -31,6 +30,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .files import append_private, read_physical, write_atomic
     from .jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
     from .recovery import pending, recover

@@ -31,13 +31,14 @@ __all__ = [
 ]
 
 _HOMES = {
-    name: f"{__name__}.{module}"
-    for module, names in {
-        "dialect": ("JSONC", "JSONC_NO_TRAILING_COMMAS", "STRICT_JSON", "Dialect"),
-        "document": ("MISSING", "JsoncDocument"),
-        "edits": ("Edit", "Splice"),
-    }.items()
-    for name in names
+    "JSONC": "elydora_config.jsonc.dialect",
+    "JSONC_NO_TRAILING_COMMAS": "elydora_config.jsonc.dialect",
+    "STRICT_JSON": "elydora_config.jsonc.dialect",
+    "Dialect": "elydora_config.jsonc.dialect",
+    "MISSING": "elydora_config.jsonc.document",
+    "JsoncDocument": "elydora_config.jsonc.document",
+    "Edit": "elydora_config.jsonc.edits",
+    "Splice": "elydora_config.jsonc.edits",
 }
 """The module of each exported name."""
 

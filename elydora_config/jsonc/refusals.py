@@ -8,11 +8,13 @@ One home for these rules, shared by the editor's scanners (:mod:`.fast_scan`) an
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-ObjectHook = Callable[[list[tuple[str, Any]]], Any]
-"""What ``json.JSONDecoder`` calls with each object's ``(key, value)`` pairs, in order."""
+if TYPE_CHECKING:  # a generic alias costs its construction at each start-up of a reader: typing only
+    from collections.abc import Callable
+
+    ObjectHook = Callable[[list[tuple[str, Any]]], Any]
+    """What ``json.JSONDecoder`` calls with each object's ``(key, value)`` pairs, in order."""
 
 
 class DuplicateKey(ValueError):

@@ -7,20 +7,21 @@ from __future__ import annotations
 import importlib
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonc_testkit import TRICKY_STRINGS, Writer
 
 from elydora_config import jsonc
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
-from elydora_config.jsonc.readonly import ReadOnlyJson, loads_strict, lookup
+from elydora_config.jsonc.readonly import ReadOnlyJson, _without_comment_lines, loads_strict, lookup
 
 HEADER = "// Managed by Elydora\n"
 SETTINGS = '{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "x"}]}]}, "n": 1.5}'
@@ -57,6 +58,22 @@ def test_plain_texts_decode_to_the_editors_data(text: str) -> None:
 )
 def test_anything_else_is_left_to_the_editor(text: str) -> None:
     assert loads_strict(text, comments=True) is None
+
+
+PIECES = ["/", "//", " ", "\t", "\n", "\r", "\r\n", "a", "{}", '"', "*", "\x0c", "\u2028"]
+
+
+@settings(max_examples=300)  # short texts: more of them than the profile gives, for the rarer line breaks
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+@example("// a\rb")
+@example("x\r \t// c\r\n{}")
+@example("a// b\n//c")
+@example("\u2028// x")
+def test_only_whole_line_comments_are_skipped(text: str) -> None:
+    """As a regular expression says it: at a line's start (after ``\\n``, ``\\r`` or at offset 0), blanks
+    and ``//`` up to the next line break; the line break stays."""
+    expected = None if "/*" in text else re.sub(r"(?<![^\r\n])[ \t]*//[^\r\n]*", "", text)
+    assert _without_comment_lines(text) == expected
 
 
 def test_comments_count_only_where_the_dialect_allows_them() -> None:
