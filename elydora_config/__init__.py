@@ -10,7 +10,6 @@ commands run on every tool call of the user's agent).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -30,8 +29,6 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from .files import append_private, read_physical, write_atomic
     from .jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
     from .recovery import pending, recover
@@ -83,21 +80,24 @@ _LAZY = {
 }
 
 
-def _lazy_exports(package: str, homes: dict[str, str]) -> Callable[[str], Any]:
-    """The module ``__getattr__`` (PEP 562) of ``package``: each name of ``homes`` imported on first use from the
-    module named there, and kept in the package's namespace (later reads are plain attribute reads)."""
+if TYPE_CHECKING:
+    from collections.abc import Callable, MutableMapping
+
+
+def _lazy_exports(namespace: MutableMapping[str, Any], homes: dict[str, str]) -> Callable[[str], Any]:
+    """The module ``__getattr__`` (PEP 562) of the module whose globals are ``namespace``: each name of ``homes``
+    imported on first use from the module named there, and kept in ``namespace`` (later reads are plain)."""
 
     def load(name: str) -> Any:
         home = homes.get(name)
         if home is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
         import importlib
 
-        value = getattr(importlib.import_module(home), name)
-        setattr(sys.modules[package], name, value)
+        value = namespace[name] = getattr(importlib.import_module(home), name)
         return value
 
     return load
 
 
-__getattr__ = _lazy_exports(__name__, _LAZY)
+__getattr__ = _lazy_exports(globals(), _LAZY)

@@ -10,10 +10,9 @@ load the editor.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import _lazy_exports
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing (type checkers take any TYPE_CHECKING as true)
 if TYPE_CHECKING:
     from .dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
     from .document import MISSING, JsoncDocument
@@ -42,7 +41,7 @@ _HOMES = {
 }
 """The module of each exported name."""
 
-__getattr__ = _lazy_exports(__name__, _HOMES)
+__getattr__ = _lazy_exports(globals(), _HOMES)
 
 
 def __dir__() -> list[str]:

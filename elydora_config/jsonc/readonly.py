@@ -13,15 +13,14 @@ Importing this module loads none of the editor's modules.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
-
-from ..errors import PathLike
 from .refusals import strict_decoder, unique_object
 
-if TYPE_CHECKING:  # for the type checker only: not a class built at each start-up of a reader
-    from typing import Protocol
+TYPE_CHECKING = False  # typing's own flag, without importing typing (type checkers take any TYPE_CHECKING as true)
+if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them, nor imports typing
+    from collections.abc import Callable, Sequence
+    from typing import Any, Protocol
 
+    from ..errors import PathLike
     from .dialect import Dialect
     from .document import JsoncDocument
 

@@ -8,10 +8,11 @@ One home for these rules, shared by the editor's scanners (:mod:`.fast_scan`) an
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, NoReturn
 
-if TYPE_CHECKING:  # a generic alias costs its construction at each start-up of a reader: typing only
+TYPE_CHECKING = False  # typing's own flag, without importing typing (type checkers take any TYPE_CHECKING as true)
+if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them
     from collections.abc import Callable
+    from typing import Any, NoReturn
 
     ObjectHook = Callable[[list[tuple[str, Any]]], Any]
     """What ``json.JSONDecoder`` calls with each object's ``(key, value)`` pairs, in order."""
