@@ -180,6 +180,8 @@ def paths_into(draw: st.DrawFn, root: Any) -> tuple[Any, ...]:
 def test_lookup_answers_as_the_editors_get_and_has(data: st.DataObject, root: Any, rnd: random.Random) -> None:
     text = Writer(rnd, comments=True, trailing_commas=True).document(root, False)
     editor = JsoncDocument.parse(text, JSONC)
+    plain = json.dumps(root, indent=rnd.choice([None, 2]))
+    doc = ReadOnlyJson.parse(plain, STRICT_JSON) if isinstance(root, dict) else None  # the loader takes objects
     for _ in range(8):
         path = data.draw(paths_into(root))
         assert editor.has(path) == _has(root, path)
@@ -189,8 +191,15 @@ def test_lookup_answers_as_the_editors_get_and_has(data: st.DataObject, root: An
             with pytest.raises(KeyError) as found:
                 lookup(root, path)
             assert found.value.args == exc.args
+            if doc is not None:
+                with pytest.raises(KeyError) as found:
+                    doc.get(path)
+                assert found.value.args == exc.args and not doc.has(path)
         else:
             assert json.dumps(lookup(root, path)) == json.dumps(expected)  # ints stay ints, floats floats
+            if doc is not None:
+                assert json.dumps(doc.get(path)) == json.dumps(expected) and doc.has(path)
+    assert doc is None or doc._editor is None  # every read answered without the editor
 
 
 def _has(data: Any, path: tuple[Any, ...]) -> bool:
