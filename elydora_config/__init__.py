@@ -80,10 +80,24 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'elydora_config' has no attribute {name!r}")
-    import importlib
+if TYPE_CHECKING:
+    from collections.abc import Callable, MutableMapping
 
-    return getattr(importlib.import_module(module), name)
+
+def _lazy_exports(namespace: MutableMapping[str, Any], homes: dict[str, str]) -> Callable[[str], Any]:
+    """The module ``__getattr__`` (PEP 562) of the module whose globals are ``namespace``: each name of ``homes``
+    imported on first use from the module named there, and kept in ``namespace`` (later reads are plain)."""
+
+    def load(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        import importlib
+
+        value = namespace[name] = getattr(importlib.import_module(home), name)
+        return value
+
+    return load
+
+
+__getattr__ = _lazy_exports(globals(), _LAZY)

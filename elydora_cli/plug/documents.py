@@ -128,7 +128,7 @@ def _read_only(text: str, fmt: Format, path: Path) -> Document | None:
     """A JSON text that is valid in every dialect, decoded without the editor (``None``: the editor decides,
     and reports what is wrong)."""
     check_nesting(text, path)
-    from .plainjson import ReadOnlyJson, loads_strict
+    from elydora_config.jsonc.readonly import ReadOnlyJson, loads_strict
 
     value = loads_strict(text, comments=fmt is not Format.JSON)
     return None if value is None else ReadOnlyJson(text, value, lambda: _jsonc(text, fmt, path))

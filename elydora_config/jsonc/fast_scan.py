@@ -11,9 +11,8 @@ the value itself.  Values are only ever built from the exact blanking, of the va
 
 A wide container is validated in one call from its opening bracket (see :mod:`.located`).
 
-Duplicate keys: the validating C scanner calls :func:`_check_pairs` on each object's ``(key, value)`` pairs;
-objects with fewer than two members cost one length test, those of two one comparison of their keys, the
-others one ``dict(pairs)`` in C.  The hook returns ``None`` (validation needs no values), which also spares
+Duplicate keys: the validating C scanner calls :func:`.refusals.check_pairs` on each object's ``(key, value)``
+pairs (see there for its cost); the hook returns ``None`` (validation needs no values), which also spares
 building the discarded dicts.
 """
 
@@ -22,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from json.scanner import make_scanner
-from typing import Any, NoReturn
+from typing import Any
 
 from ..errors import PathLike
 from .blanking import blank_for_scanner, follows_value, replace_chars
@@ -30,21 +29,9 @@ from .dialect import Dialect
 from .lane_blanking import scan_text_of_str
 from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
+from .refusals import check_pairs, strict_decoder
 
 ScanOnce = Callable[[str, int], tuple[Any, int]]
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _check_pairs(pairs: list[tuple[str, Any]]) -> None:
-    if len(pairs) > 1:
-        if len(pairs) == 2:  # the most common size after 0: two keys compared without building a dict
-            if pairs[0][0] == pairs[1][0]:
-                raise _DuplicateKey("duplicate key")
-        elif len(dict(pairs)) != len(pairs):
-            raise _DuplicateKey("duplicate key")
 
 
 def _error_offset(exc: BaseException) -> int:
@@ -56,18 +43,13 @@ def _error_offset(exc: BaseException) -> int:
     return -1
 
 
-def _refuse_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _decoder(hook: Callable[[list[tuple[str, Any]]], Any] | None) -> ScanOnce:
-    decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_refuse_constant, strict=True)
-    return make_scanner(decoder)  # type: ignore[arg-type]
+    return make_scanner(strict_decoder(hook))  # type: ignore[arg-type]
 
 
 # The scanners keep no state between calls (the C scanner clears its key memo after each), so one of each
 # serves every document.
-_VALIDATING = _decoder(_check_pairs)
+_VALIDATING = _decoder(check_pairs)
 _VALIDATING_WITH_DUPLICATES = _decoder(len)
 _SKIPPING = _VALIDATING_WITH_DUPLICATES  # ``len`` as the hook: no dict per object, only the scan
 _BUILDING = _decoder(None)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from elydora_cli import catalog
+from elydora_config import jsonc
 
 WRAPPER = """
 import json, runpy, sys
@@ -48,6 +49,11 @@ TOML_EDITOR = (
     "elydora_config.toml.spans",
     "elydora_config.toml.inline",
     "elydora_config.toml.tomlkit_edit",
+)
+JSONC_EDITOR = tuple(
+    f"elydora_config.jsonc.{file.stem}"
+    for file in Path(jsonc.__file__).parent.glob("*.py")
+    if file.stem not in ("__init__", "readonly", "refusals")  # the read-only loader (its package exports lazily)
 )
 CRYPTOGRAPHY = ("cryptography",)
 READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY)
@@ -107,7 +113,7 @@ START_UP = (
     "zipfile",
     "subprocess",  # the agents' own introspection only when their executable is at hand
     "hashlib",  # no key id is computed, no record is hashed
-    "elydora_config.jsonc",  # our files are plain JSON (a // header at most): json.loads, not the JSONC editor
+    *JSONC_EDITOR,  # our files are plain JSON (a // header at most): json.loads, not the JSONC editor
     "tomllib",  # our TOML is in the plain subset (elydora_config.toml.plain): no tomllib, typing or string
     "datetime",  # TOML values need it only for a date-time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
