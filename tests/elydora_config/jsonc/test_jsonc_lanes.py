@@ -26,8 +26,7 @@ _WHITESPACE = " \t\r\n"
 
 def _lanes(text: str, commas: bool = True) -> str:
     """The lanes' own result (a text the C scanner then refuses falls back to the exact blanking)."""
-    folded = text.encode("utf-8", "surrogatepass").translate(lane_blanking._FOLD, lane_blanking._CONTINUATION)
-    return lane_blanking._scan_text(folded, commas)
+    return lane_blanking._scan_text(text.encode("utf-8", "surrogatepass"), commas)
 
 
 def test_both_entry_points_fold_alike_and_take_the_lanes_whatever_the_density() -> None:
@@ -248,3 +247,92 @@ def test_a_trailing_comma_after_whitespace_or_a_comment_is_found_too(text: str, 
     assert JsoncDocument.parse(text, JSONC).value == value
     with pytest.raises(MalformedConfigError, match="trailing comma"):
         JsoncDocument.parse(text, JSONC_NO_TRAILING_COMMAS)
+
+
+# -- a long text's trailing commas: left by the lanes, tabbed once the C scanner meets one ----------------
+
+
+def _long_text_with_trailing_commas(newline: str = "\n") -> str:
+    lines = [f'  /* {i} */ "k{i}": [{i}, "caf\u00e9",], // c{i}' for i in range(40)]
+    lines.append('  "o": {"a": 1, /* c */ "b": {"c": 2,}, // d')
+    lines.append("  },")
+    return "{" + newline + newline.join(lines) + newline + "}"
+
+
+def test_a_long_text_leaves_its_trailing_commas_to_the_scanner(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lane_blanking, "_EAGER_COMMAS", 64)
+    for newline in ("\n", "\r\n"):
+        text = _long_text_with_trailing_commas(newline)
+        eager, without = _lanes(text), _lanes(text, False)
+        trailing = [at for at in range(len(text)) if eager[at] != without[at]]
+        assert len(trailing) == 40 + 3 and all(text[at] == "," for at in trailing)
+        lanes = lane_blanking.scan_text_of_bytes(text.encode(), True)
+        assert lanes == _lanes(text, False)  # the commas left as they are
+        assert all(lanes[at] == "," for at in trailing)
+        scanner = ValueScanner(text, JSONC)
+        assert scanner.end(0) == len(text)
+        assert scanner.lane_text == _lanes(text)  # every trailing comma a TAB after the first was met
+        assert not scanner.prepared  # ... and the lane path kept
+        doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
+        assert doc.value == oracle_loads(text)
+        doc.set(("o", "b", "c"), 3)
+        assert oracle_loads(doc.text)["o"] == {"a": 1, "b": {"c": 3}}
+
+
+def test_a_long_text_without_trailing_commas_needs_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lane_blanking, "_EAGER_COMMAS", 64)
+    text = "[\n" + "".join(f"  /* {i} */ {{\"a\": [{i}]}}, // c\n" for i in range(50)) + "  0\n]"
+    calls: list[str] = []
+    monkeypatch.setattr("elydora_config.jsonc.fast_scan.tab_trailing_commas", lambda lane: calls.append(lane))
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text) and scanner.lane_text is not None and not calls
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '"a": [1, /* c */ ,]',  # a comma after no member: never a trailing one, the scanner refuses it
+        '"a": [1,,]',
+        '"a/*": [1,], "b": 2 /* c */',  # an opener inside a string next to a comment
+        '"a,]": [1,], "b": "x,}" // c',  # a "trailing comma" inside strings, tabbed there and refused
+        '"a": 1, "a": [2,]',  # a duplicate key behind a trailing comma
+    ],
+)
+def test_a_long_text_with_trailing_commas_agrees_with_the_eager_lanes(
+    monkeypatch: pytest.MonkeyPatch, body: str
+) -> None:
+    text = "{\n" + "".join(f'  "k{i}": [{i}], // c\n' for i in range(30)) + "  " + body + "\n}"
+    outcomes = []
+    for eager in (1 << 30, 64):
+        monkeypatch.setattr(lane_blanking, "_EAGER_COMMAS", eager)
+        for dialect in (JSONC, JSONC_NO_TRAILING_COMMAS):
+            try:
+                outcomes.append(JsoncDocument.parse_bytes(text.encode(), dialect).value)
+            except MalformedConfigError as exc:
+                outcomes.append((exc.reason, exc.line, exc.column))
+    assert outcomes[:2] == outcomes[2:]
+    assert isinstance(outcomes[1], tuple) and outcomes[1][1] == 32  # every one has a trailing comma on line 32
+
+    def parse(dialect: Dialect) -> Any:
+        return JsoncDocument.parse_bytes(text.encode(), dialect).value
+
+    assert_agrees_with_reference(text, (JSONC,), parse, "lazy")
+
+
+@PROFILE
+@given(st.randoms(use_true_random=False), roots, st.integers(0, 2**32))
+def test_lazy_trailing_commas_agree_with_the_reference_scanner(rnd: random.Random, root: Any, seed: int) -> None:
+    text, dialect = _mutated(rnd, root, seed)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return
+    note(repr(text))
+    eager = lane_blanking._EAGER_COMMAS
+    lane_blanking._EAGER_COMMAS = 0  # every text takes the lazy path (a fixture would outlive the example)
+    try:
+        assert_agrees_with_reference(
+            text, (dialect, JSONC), lambda candidate: JsoncDocument.parse_bytes(data, candidate).value, "lazy"
+        )
+    finally:
+        lane_blanking._EAGER_COMMAS = eager
