@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 from ..errors import PathLike
 from .blanking import blank_for_scanner, follows_value, replace_chars
 from .dialect import Dialect
-from .lane_blanking import scan_text_of_str, tab_trailing_commas
+from .lane_blanking import scan_text_of_str
 from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
 
@@ -99,7 +99,6 @@ class ValueScanner:
         # the lane scan text (validating and skipping only); None until needed, and for good once refused
         self.lane_text = lane_text
         self.lanes_tried = lane_text is not None
-        self.lane_commas_tried = False  # the lane text's trailing commas tabbed after the C scanner met one
         self.dialect = dialect
         self.path = path
         self.scan_text = text  # the text the C scanner reads: comments/trailing commas blanked on demand
@@ -150,9 +149,7 @@ class ValueScanner:
                 return scan(lane_text, pos)[1]
             except RecursionError:
                 pass  # too deep for the C scanner: the remedies below hand it to the reference scanner
-            except (StopIteration, ValueError) as exc:
-                if self._lane_commas(lane_text, exc):
-                    return self.end(pos, validate)
+            except (StopIteration, ValueError):
                 self.lane_text = None  # a naive "comment" inside a string, or an error: exact blanking from now on
         try:
             return scan(self.scan_text, pos)[1]
@@ -164,26 +161,6 @@ class ValueScanner:
     def release(self) -> None:
         """Drop the lane scan text (before an edit builds the new text: it is not carried over)."""
         self.lane_text = None
-
-    def _lane_commas(self, lane_text: str, exc: BaseException) -> bool:
-        """Tab the trailing commas of the lane text, once, when the C scanner stopped at a closing bracket
-        right after a comma (a long text's lanes leave them until then: see :mod:`.lane_blanking`)."""
-        if self.lane_commas_tried or not self.dialect.trailing_commas:
-            return False
-        where = _error_offset(exc)
-        if not 0 <= where < len(lane_text) or lane_text[where] not in "]}":
-            return False
-        back = where
-        while back > 0 and lane_text[back - 1] in " \t\r\n":
-            back -= 1
-        if back == 0 or lane_text[back - 1] != ",":
-            return False
-        self.lane_commas_tried = True
-        tabbed = tab_trailing_commas(lane_text)
-        if tabbed is None:
-            return False
-        self.lane_text = tabbed
-        return True
 
     def _lanes(self, exc: BaseException) -> bool:
         """Build the lane scan text, once, when the C scanner stopped at a comment or a trailing comma."""

@@ -11,9 +11,9 @@ one *lane* (an ASCII byte) per character:
   one comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length
   (one list lookup per run), and the pieces are joined again;
 * trailing commas (a comma that ends a member, followed only by whitespace up to ``]`` or ``}``, comments
-  being TABs by then) become TABs too: in a short text found by one regex search per blanked chunk; a long
-  one leaves them to the C scanner, which stops at the first (most texts have none, and the search costs
-  as much as the split in a sparsely commented text), and then :func:`tab_trailing_commas` tabs them all.
+  being TABs by then) become TABs too, found by one regex search per blanked chunk (most find none).  (Left
+  to the C scanner instead, a long text's would need a second full scan text when it has some, beside the
+  first one its walker still holds: more memory than an edit may take.)
 
 The lexing is deliberately *naive*: it does not know strings.  The result is checked rather than trusted:
 a TAB is whitespace between tokens but a control character the strict C scanner refuses inside a string, so
@@ -23,9 +23,12 @@ caller then falls back to the exact string-aware blanking of :mod:`.blanking`.  
 fallback.  An unterminated block comment is blanked to the end of the text (the C scanner then fails, and the
 reference scanner reports it from the original).
 
+Every ``{}`` becomes ``[]``: the same length, valid where the other is, and an empty array costs the
+validating scanner no call of its duplicate-key check (see :mod:`.fast_scan`).
+
 The scan text is only ever read by the validating and skipping scanners (a string's content does not change
-its validity; two keys that fold alike make the duplicate check fail, which falls back too), never to build
-values.  Being ASCII, it takes one byte per character however wide the original text is.
+its validity; two keys that fold alike, or that differ only in a ``{}``, make the duplicate check fail, which
+falls back too), never to build values.  Being ASCII, it takes one byte per character however wide the original text is.
 """
 
 from __future__ import annotations
@@ -71,11 +74,6 @@ _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
 _CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
-# A longer text leaves its trailing commas to the C scanner: most have none, and the search for them costs
-# as much as the split does in a sparsely commented text; one that has some stops the scan at the first,
-# then one pass tabs them all (see ``tab_trailing_commas``).  A short text is searched at once: a failed
-# scan would cost more than the search.
-_EAGER_COMMAS = 2 * _CHUNK
 
 
 def _blank_chunk(
@@ -141,25 +139,20 @@ def _scan_text(data: bytes, commas: bool) -> str:
             found = _CHUNK_END_RE.search(data, close) if close >= 0 else None
             end = found.end() if found is not None else total
         del chunk
-        lanes.append(str(_tab_trailing_commas(blanked) if may_trail else blanked, "ascii"))
+        lane = bytes(_tab_trailing_commas(blanked) if may_trail else blanked)
         del blanked
+        # an empty object cannot hold a duplicate key: written as an empty array, it spares the validating
+        # scanner its call of the duplicate check (half the objects of a settings-like text are empty)
+        lanes.append(str(lane.replace(b"{}", b"[]"), "ascii"))
+        del lane
         pos = end
     view.release()
     return lanes[0] if len(lanes) == 1 else "".join(lanes)
 
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str:
-    """The scan text of UTF-8 ``data`` (see the module docstring); in a long text, trailing commas are left
-    for :func:`tab_trailing_commas` (see ``_EAGER_COMMAS``)."""
-    return _scan_text(data, commas and len(data) <= _EAGER_COMMAS)
-
-
-def tab_trailing_commas(lane_text: str) -> str | None:
-    """``lane_text`` with every trailing comma a TAB, or ``None`` if it has none: for the scanner to call when
-    the C scanner stopped at a closing bracket right after a comma (a long text's lanes leave them)."""
-    data = lane_text.encode("ascii")
-    tabbed = _tab_trailing_commas(data)
-    return None if tabbed is data else str(tabbed, "ascii")
+    """The scan text of UTF-8 ``data`` (see the module docstring)."""
+    return _scan_text(data, commas)
 
 
 _ENCODE_CHUNK = 1 << 16

@@ -12,7 +12,15 @@ from jsonc_testkit import Writer, assert_agrees_with_reference, oracle_loads
 from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument, lane_blanking
+from elydora_config.jsonc import (
+    JSONC,
+    JSONC_NO_TRAILING_COMMAS,
+    STRICT_JSON,
+    Dialect,
+    JsoncDocument,
+    fast_scan,
+    lane_blanking,
+)
 from elydora_config.jsonc.blanking import (
     blank,
     comment_spans,
@@ -43,7 +51,7 @@ def test_both_entry_points_fold_alike_and_take_the_lanes_whatever_the_density() 
 
 def _expected_lanes(text: str) -> str:
     """What the lanes must give, from the exact blanking: comments, the whitespace between the two comments of
-    a pair (a run is one comment or two) and trailing commas TABs, non-ASCII x."""
+    a pair (a run is one comment or two) and trailing commas TABs, non-ASCII x, ``{}`` as ``[]``."""
     out = ["x" if not char.isascii() else char for char in text]
     spans = comment_spans(text)
     at = 0
@@ -58,7 +66,7 @@ def _expected_lanes(text: str) -> str:
     for comma in trailing_comma_candidates(blanked, []):
         if follows_value(blanked, comma):
             out[comma] = "\t"
-    return "".join(out)
+    return "".join(out).replace("{}", "[]")
 
 
 def test_comments_and_trailing_commas_become_tabs_at_the_same_offsets() -> None:
@@ -249,90 +257,60 @@ def test_a_trailing_comma_after_whitespace_or_a_comment_is_found_too(text: str, 
         JsoncDocument.parse(text, JSONC_NO_TRAILING_COMMAS)
 
 
-# -- a long text's trailing commas: left by the lanes, tabbed once the C scanner meets one ----------------
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_each_chunk_is_folded_on_its_own(monkeypatch: pytest.MonkeyPatch, newline: str) -> None:
+    monkeypatch.setattr(lane_blanking, "_CHUNK", 48)
+    lines = [f'  /* \u00e9{i} "\u65e5" */ "k\u00fc{i}": ["\U0001f600", {i},], // caf\u00e9 /* {i}' for i in range(60)]
+    text = "{" + newline + newline.join(lines) + newline + '  "end": "\u00e9/*",' + newline + "}"
+    plain = text.replace('"\u00e9/*"', '"\u00e9"')
+    lanes = _lanes(plain)
+    assert len(lanes) == len(plain)  # one lane per code point, in every chunk
+    # as the exact blanking gives, but for the whitespace between two comments a chunk's end separates
+    expected = _expected_lanes(plain)
+    assert all(x == y or (y == "\t" and x == z in _WHITESPACE) for x, y, z in zip(lanes, expected, plain, strict=True))
+    assert lane_blanking.scan_text_of_str(plain, True) == lanes
+    doc = JsoncDocument.parse_bytes(plain.encode(), JSONC)
+    assert doc._scanner.lane_text == lanes  # white box: the lanes were accepted throughout
+    assert doc.value == oracle_loads(plain)
+    doc = JsoncDocument.parse_bytes(text.encode(), JSONC)  # a "/*" in the last string, next to a comment:
+    assert doc._scanner.lane_text is None  # white box: ... the C scanner refused the lanes, exact blanking
+    assert doc.value == oracle_loads(text)
 
 
-def _long_text_with_trailing_commas(newline: str = "\n") -> str:
-    lines = [f'  /* {i} */ "k{i}": [{i}, "caf\u00e9",], // c{i}' for i in range(40)]
-    lines.append('  "o": {"a": 1, /* c */ "b": {"c": 2,}, // d')
-    lines.append("  },")
-    return "{" + newline + newline.join(lines) + newline + "}"
+def test_empty_objects_are_validated_as_empty_arrays_without_the_duplicate_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = '{"x": {"y": [{}, /* {} */ {"c": {}}, "x{}y", { }, {/**/}]}}'
+    lanes = _lanes(text)
+    assert lanes == '{"x": {"y": [[], \t\t\t\t\t\t\t\t {"c": []}, "x[]y", { }, {\t\t\t\t}]}}'
+    assert lanes == _expected_lanes(text)
+    calls: list[int] = []
+    real = fast_scan._check_pairs
 
+    def counting(pairs: list[tuple[str, Any]]) -> None:
+        calls.append(len(pairs))
+        real(pairs)
 
-def test_a_long_text_leaves_its_trailing_commas_to_the_scanner(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lane_blanking, "_EAGER_COMMAS", 64)
-    for newline in ("\n", "\r\n"):
-        text = _long_text_with_trailing_commas(newline)
-        eager, without = _lanes(text), _lanes(text, False)
-        trailing = [at for at in range(len(text)) if eager[at] != without[at]]
-        assert len(trailing) == 40 + 3 and all(text[at] == "," for at in trailing)
-        lanes = lane_blanking.scan_text_of_bytes(text.encode(), True)
-        assert lanes == _lanes(text, False)  # the commas left as they are
-        assert all(lanes[at] == "," for at in trailing)
-        scanner = ValueScanner(text, JSONC)
-        assert scanner.end(0) == len(text)
-        assert scanner.lane_text == _lanes(text)  # every trailing comma a TAB after the first was met
-        assert not scanner.prepared  # ... and the lane path kept
-        doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
-        assert doc.value == oracle_loads(text)
-        doc.set(("o", "b", "c"), 3)
-        assert oracle_loads(doc.text)["o"] == {"a": 1, "b": {"c": 3}}
-
-
-def test_a_long_text_without_trailing_commas_needs_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lane_blanking, "_EAGER_COMMAS", 64)
-    text = "[\n" + "".join(f"  /* {i} */ {{\"a\": [{i}]}}, // c\n" for i in range(50)) + "  0\n]"
-    calls: list[str] = []
-    monkeypatch.setattr("elydora_config.jsonc.fast_scan.tab_trailing_commas", lambda lane: calls.append(lane))
-    scanner = ValueScanner(text, JSONC)
-    assert scanner.end(0) == len(text) and scanner.lane_text is not None and not calls
+    monkeypatch.setattr(fast_scan, "_VALIDATING", fast_scan._decoder(counting))
+    doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
+    assert doc._scanner.lane_text == lanes and doc.value == oracle_loads(text)
+    assert sorted(calls) == [0, 0, 1]  # of the empty objects, only "{ }" and "{/**/}" reached the check
 
 
 @pytest.mark.parametrize(
-    "body",
+    "text",
     [
-        '"a": [1, /* c */ ,]',  # a comma after no member: never a trailing one, the scanner refuses it
-        '"a": [1,,]',
-        '"a/*": [1,], "b": 2 /* c */',  # an opener inside a string next to a comment
-        '"a,]": [1,], "b": "x,}" // c',  # a "trailing comma" inside strings, tabbed there and refused
-        '"a": 1, "a": [2,]',  # a duplicate key behind a trailing comma
+        '{"a{}": 1, /* c */ "a[]": 2}',  # two keys that differ only in a "{}": a duplicate in the lanes
+        '{"a": {}, /* c */ "a": []}',  # a real duplicate, one of them empty
+        '[{}, /* c */ {"k": {}, "k": {}}]',
+        '{"a": {}, /* c */ {}: 1}',  # an object where a key belongs
+        "[{}, /* c */ {]",
     ],
 )
-def test_a_long_text_with_trailing_commas_agrees_with_the_eager_lanes(
-    monkeypatch: pytest.MonkeyPatch, body: str
-) -> None:
-    text = "{\n" + "".join(f'  "k{i}": [{i}], // c\n' for i in range(30)) + "  " + body + "\n}"
-    outcomes = []
-    for eager in (1 << 30, 64):
-        monkeypatch.setattr(lane_blanking, "_EAGER_COMMAS", eager)
-        for dialect in (JSONC, JSONC_NO_TRAILING_COMMAS):
-            try:
-                outcomes.append(JsoncDocument.parse_bytes(text.encode(), dialect).value)
-            except MalformedConfigError as exc:
-                outcomes.append((exc.reason, exc.line, exc.column))
-    assert outcomes[:2] == outcomes[2:]
-    assert isinstance(outcomes[1], tuple) and outcomes[1][1] == 32  # every one has a trailing comma on line 32
-
-    def parse(dialect: Dialect) -> Any:
-        return JsoncDocument.parse_bytes(text.encode(), dialect).value
-
-    assert_agrees_with_reference(text, (JSONC,), parse, "lazy")
-
-
-@PROFILE
-@given(st.randoms(use_true_random=False), roots, st.integers(0, 2**32))
-def test_lazy_trailing_commas_agree_with_the_reference_scanner(rnd: random.Random, root: Any, seed: int) -> None:
-    text, dialect = _mutated(rnd, root, seed)
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        return
-    note(repr(text))
-    eager = lane_blanking._EAGER_COMMAS
-    lane_blanking._EAGER_COMMAS = 0  # every text takes the lazy path (a fixture would outlive the example)
-    try:
-        assert_agrees_with_reference(
-            text, (dialect, JSONC), lambda candidate: JsoncDocument.parse_bytes(data, candidate).value, "lazy"
-        )
-    finally:
-        lane_blanking._EAGER_COMMAS = eager
+def test_empty_objects_in_the_lanes_keep_every_check(text: str) -> None:
+    assert_agrees_with_reference(
+        text,
+        (JSONC, JSONC_NO_TRAILING_COMMAS),
+        lambda dialect: JsoncDocument.parse_bytes(text.encode(), dialect).value,
+        "lanes",
+    )
