@@ -23,12 +23,9 @@ caller then falls back to the exact string-aware blanking of :mod:`.blanking`.  
 fallback.  An unterminated block comment is blanked to the end of the text (the C scanner then fails, and the
 reference scanner reports it from the original).
 
-Every ``{}`` becomes ``[]``: the same length, valid where the other is, and an empty array costs the
-validating scanner no call of its duplicate-key check (see :mod:`.fast_scan`).
-
 The scan text is only ever read by the validating and skipping scanners (a string's content does not change
-its validity; two keys that fold alike, or that differ only in a ``{}``, make the duplicate check fail, which
-falls back too), never to build values.  Being ASCII, it takes one byte per character however wide the original text is.
+its validity; two keys that fold alike make the duplicate check fail, which falls back too), never to build
+values.  Being ASCII, it takes one byte per character however wide the original text is.
 """
 
 from __future__ import annotations
@@ -139,12 +136,8 @@ def _scan_text(data: bytes, commas: bool) -> str:
             found = _CHUNK_END_RE.search(data, close) if close >= 0 else None
             end = found.end() if found is not None else total
         del chunk
-        lane = bytes(_tab_trailing_commas(blanked) if may_trail else blanked)
+        lanes.append(str(_tab_trailing_commas(blanked) if may_trail else blanked, "ascii"))
         del blanked
-        # an empty object cannot hold a duplicate key: written as an empty array, it spares the validating
-        # scanner its call of the duplicate check (half the objects of a settings-like text are empty)
-        lanes.append(str(lane.replace(b"{}", b"[]"), "ascii"))
-        del lane
         pos = end
     view.release()
     return lanes[0] if len(lanes) == 1 else "".join(lanes)

@@ -12,15 +12,7 @@ from jsonc_testkit import Writer, assert_agrees_with_reference, oracle_loads
 from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.jsonc import (
-    JSONC,
-    JSONC_NO_TRAILING_COMMAS,
-    STRICT_JSON,
-    Dialect,
-    JsoncDocument,
-    fast_scan,
-    lane_blanking,
-)
+from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument, lane_blanking
 from elydora_config.jsonc.blanking import (
     blank,
     comment_spans,
@@ -51,7 +43,7 @@ def test_both_entry_points_fold_alike_and_take_the_lanes_whatever_the_density() 
 
 def _expected_lanes(text: str) -> str:
     """What the lanes must give, from the exact blanking: comments, the whitespace between the two comments of
-    a pair (a run is one comment or two) and trailing commas TABs, non-ASCII x, ``{}`` as ``[]``."""
+    a pair (a run is one comment or two) and trailing commas TABs, non-ASCII x."""
     out = ["x" if not char.isascii() else char for char in text]
     spans = comment_spans(text)
     at = 0
@@ -66,7 +58,7 @@ def _expected_lanes(text: str) -> str:
     for comma in trailing_comma_candidates(blanked, []):
         if follows_value(blanked, comma):
             out[comma] = "\t"
-    return "".join(out).replace("{}", "[]")
+    return "".join(out)
 
 
 def test_comments_and_trailing_commas_become_tabs_at_the_same_offsets() -> None:
@@ -276,41 +268,3 @@ def test_each_chunk_is_folded_on_its_own(monkeypatch: pytest.MonkeyPatch, newlin
     assert doc._scanner.lane_text is None  # white box: ... the C scanner refused the lanes, exact blanking
     assert doc.value == oracle_loads(text)
 
-
-def test_empty_objects_are_validated_as_empty_arrays_without_the_duplicate_check(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    text = '{"x": {"y": [{}, /* {} */ {"c": {}}, "x{}y", { }, {/**/}]}}'
-    lanes = _lanes(text)
-    assert lanes == '{"x": {"y": [[], \t\t\t\t\t\t\t\t {"c": []}, "x[]y", { }, {\t\t\t\t}]}}'
-    assert lanes == _expected_lanes(text)
-    calls: list[int] = []
-    real = fast_scan._check_pairs
-
-    def counting(pairs: list[tuple[str, Any]]) -> None:
-        calls.append(len(pairs))
-        real(pairs)
-
-    monkeypatch.setattr(fast_scan, "_VALIDATING", fast_scan._decoder(counting))
-    doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
-    assert doc._scanner.lane_text == lanes and doc.value == oracle_loads(text)
-    assert sorted(calls) == [0, 0, 1]  # of the empty objects, only "{ }" and "{/**/}" reached the check
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        '{"a{}": 1, /* c */ "a[]": 2}',  # two keys that differ only in a "{}": a duplicate in the lanes
-        '{"a": {}, /* c */ "a": []}',  # a real duplicate, one of them empty
-        '[{}, /* c */ {"k": {}, "k": {}}]',
-        '{"a": {}, /* c */ {}: 1}',  # an object where a key belongs
-        "[{}, /* c */ {]",
-    ],
-)
-def test_empty_objects_in_the_lanes_keep_every_check(text: str) -> None:
-    assert_agrees_with_reference(
-        text,
-        (JSONC, JSONC_NO_TRAILING_COMMAS),
-        lambda dialect: JsoncDocument.parse_bytes(text.encode(), dialect).value,
-        "lanes",
-    )
