@@ -267,4 +267,3 @@ def test_each_chunk_is_folded_on_its_own(monkeypatch: pytest.MonkeyPatch, newlin
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)  # a "/*" in the last string, next to a comment:
     assert doc._scanner.lane_text is None  # white box: ... the C scanner refused the lanes, exact blanking
     assert doc.value == oracle_loads(text)
-
