@@ -4,16 +4,14 @@ The C scanner only needs a text in which every comment (and every allowed traili
 the same offsets as the original.  This module builds such a *scan text* with no Python code per comment,
 one *lane* (an ASCII byte) per character:
 
-* the text is cut into chunks (each ending before a line that starts with a key or a value, so that nothing
-  runs across its end); each chunk's UTF-8 bytes are folded to one ASCII byte per code point (continuation
-  bytes deleted, every other non-ASCII byte made ``x``), so no folded copy of the whole text exists;
-* each chunk is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is
-  one comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length
-  (one list lookup per run), and the pieces are joined again;
+* the UTF-8 bytes are folded to one ASCII byte per code point (continuation bytes deleted, every other
+  non-ASCII byte made ``x``);
+* each chunk (ending before a line that starts with a key or a value, so that nothing runs across its end)
+  is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
+  comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length (one
+  list lookup per run), and the pieces are joined again;
 * trailing commas (a comma that ends a member, followed only by whitespace up to ``]`` or ``}``, comments
-  being TABs by then) become TABs too, found by one regex search per blanked chunk (most find none).  (Left
-  to the C scanner instead, a long text's would need a second full scan text when it has some, beside the
-  first one its walker still holds: more memory than an edit may take.)
+  being TABs by then) become TABs too, found by one regex search per blanked chunk (most find none).
 
 The lexing is deliberately *naive*: it does not know strings.  The result is checked rather than trusted:
 a TAB is whitespace between tokens but a control character the strict C scanner refuses inside a string, so
@@ -74,7 +72,7 @@ _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas wit
 
 
 def _blank_chunk(
-    chunk: bytes | memoryview, split: re.Pattern[bytes], commas: bool
+    chunk: memoryview, split: re.Pattern[bytes], commas: bool
 ) -> tuple[bytes | memoryview, bool, bool]:
     """The chunk with every comment run made TABs, whether it ends inside a block comment, and (with
     ``commas``) whether it may hold a trailing comma: searched in its text without the comments (every
@@ -98,54 +96,48 @@ def _blank_chunk(
     return b"".join(pieces), open_comment, may_trail
 
 
-def _tab_trailing_commas(blanked: bytes | memoryview) -> bytes | bytearray | memoryview:
-    """``blanked`` with its trailing commas made TABs: those that end a member (the last character before
-    them that is not whitespace closes a value; ``[ /* c */ ,]`` is left for the scanner to refuse).  A chunk
-    starts with a line whose first token opens a value or a key, so that character is inside the chunk."""
-    out: bytearray | None = None
+def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview) -> None:
+    """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
+    a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
+    for the scanner to refuse)."""
     for found in _TRAILING_RE.finditer(blanked):
-        if out is None:
-            out = bytearray(blanked)
-        comma = found.start()
+        comma = base + found.start()
         at = comma - 1
         while at >= 0 and out[at] in _WHITESPACE:
             at -= 1
         if at >= 0 and out[at] not in b"{[,:":
             out[comma] = 9  # a TAB
-    return blanked if out is None else out
 
 
-def _scan_text(data: bytes, commas: bool) -> str:
-    """The scan text of ``data`` (UTF-8), chunk by chunk (see ``_CHUNK_END_RE``; a chunk is extended past a
-    block comment that runs on).  Each chunk is folded to one byte per code point on its own, so no folded
-    copy of the whole text ever exists: the chunks' blanked texts are all that is kept, then joined."""
-    split = _SPLIT_RE if b"\r" in data else _SPLIT_LF_RE
-    fold = not data.isascii()
-    view = memoryview(data)  # chunks of an ASCII text are split without a copy
-    lanes: list[str] = []
-    pos, total = 0, len(data)
+def _scan_text(folded: bytes, commas: bool) -> str:
+    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see ``_CHUNK_END_RE``;
+    a chunk is extended past a block comment that runs on)."""
+    split = _SPLIT_RE if b"\r" in folded else _SPLIT_LF_RE
+    view = memoryview(folded)  # chunks split without a copy
+    out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
+    pos, total = 0, len(folded)
     while pos < total:
-        found = _CHUNK_END_RE.search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
+        found = _CHUNK_END_RE.search(folded, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
         end = found.end() if found is not None else total
         while True:
-            chunk = data[pos:end].translate(_FOLD, _CONTINUATION) if fold else view[pos:end]
-            blanked, open_comment, may_trail = _blank_chunk(chunk, split, commas)
+            blanked, open_comment, may_trail = _blank_chunk(view[pos:end], split, commas)
             if not open_comment or end == total:
                 break
-            close = data.find(b"*/", end)  # a block comment runs on: take it whole
-            found = _CHUNK_END_RE.search(data, close) if close >= 0 else None
+            close = folded.find(b"*/", end)  # a block comment runs on: take it whole
+            found = _CHUNK_END_RE.search(folded, close) if close >= 0 else None
             end = found.end() if found is not None else total
-        del chunk
-        lanes.append(str(_tab_trailing_commas(blanked) if may_trail else blanked, "ascii"))
+        out[pos:end] = blanked
+        if may_trail:
+            _tab_trailing_commas(out, pos, blanked)
         del blanked
         pos = end
     view.release()
-    return lanes[0] if len(lanes) == 1 else "".join(lanes)
+    return out.decode("ascii")
 
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str:
     """The scan text of UTF-8 ``data`` (see the module docstring)."""
-    return _scan_text(data, commas)
+    return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
 
 
 _ENCODE_CHUNK = 1 << 16
@@ -154,9 +146,9 @@ _ENCODE_CHUNK = 1 << 16
 def scan_text_of_str(text: str, commas: bool) -> str:
     """The scan text of ``text`` (see the module docstring)."""
     if text.isascii():
-        return scan_text_of_bytes(text.encode("ascii"), commas)
+        return _scan_text(text.encode("ascii"), commas)
     pieces = (
-        text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass")
+        text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass").translate(_FOLD, _CONTINUATION)
         for start in range(0, len(text), _ENCODE_CHUNK)
     )
-    return scan_text_of_bytes(b"".join(pieces), commas)
+    return _scan_text(b"".join(pieces), commas)
