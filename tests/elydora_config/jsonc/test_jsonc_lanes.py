@@ -248,3 +248,25 @@ def test_a_trailing_comma_after_whitespace_or_a_comment_is_found_too(text: str, 
     assert JsoncDocument.parse(text, JSONC).value == value
     with pytest.raises(MalformedConfigError, match="trailing comma"):
         JsoncDocument.parse(text, JSONC_NO_TRAILING_COMMAS)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_short_chunks_with_line_breaks_non_ascii_and_an_opener_in_a_string(
+    monkeypatch: pytest.MonkeyPatch, newline: str
+) -> None:
+    monkeypatch.setattr(lane_blanking, "_CHUNK", 48)
+    lines = [f'  /* \u00e9{i} "\u65e5" */ "k\u00fc{i}": ["\U0001f600", {i},], // caf\u00e9 /* {i}' for i in range(60)]
+    text = "{" + newline + newline.join(lines) + newline + '  "end": "\u00e9/*",' + newline + "}"
+    plain = text.replace('"\u00e9/*"', '"\u00e9"')
+    lanes = _lanes(plain)
+    assert len(lanes) == len(plain)  # one lane per code point, in every chunk
+    # as the exact blanking gives, but for the whitespace between two comments a chunk's end separates
+    expected = _expected_lanes(plain)
+    assert all(x == y or (y == "\t" and x == z in _WHITESPACE) for x, y, z in zip(lanes, expected, plain, strict=True))
+    assert lane_blanking.scan_text_of_str(plain, True) == lanes
+    doc = JsoncDocument.parse_bytes(plain.encode(), JSONC)
+    assert doc._scanner.lane_text == lanes  # white box: the lanes were accepted throughout
+    assert doc.value == oracle_loads(plain)
+    doc = JsoncDocument.parse_bytes(text.encode(), JSONC)  # a "/*" in the last string, next to a comment:
+    assert doc._scanner.lane_text is None  # white box: ... the C scanner refused the lanes, exact blanking
+    assert doc.value == oracle_loads(text)
