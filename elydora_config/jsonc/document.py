@@ -29,6 +29,9 @@ def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, bool, int, float))
 
 
+_BINARY = (bytes, bytearray)  # a tuple: ``bytes | bytearray`` would build a union at every call
+
+
 class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
@@ -80,7 +83,7 @@ class JsoncDocument:
     @classmethod
     def parse_bytes(cls, data: bytes, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
         """Parse UTF-8 ``data`` (a UTF-8 byte order mark is handled as the dialect says)."""
-        if not isinstance(data, bytes | bytearray):
+        if not isinstance(data, _BINARY):
             hint = "; for text use JsoncDocument.parse" if isinstance(data, str) else ""
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
