@@ -30,7 +30,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,8 @@ SPEED_GOAL = 3.0  # edit / json.loads of the comment-free twin
 NODE_GOAL = 1.0  # edit / jsonc-parser
 MEMORY_GOAL = 4.0  # peak allocation of an edit / input bytes
 NODE_DIR = Path(__file__).resolve().parent / "node"
-ROUNDS = 3  # alternations between our process and node per shape
+ROUNDS = 3  # rounds per shape (each one interleaved call by call)
+WARMUP_SECONDS = 0.3  # of each side before the rounds (see NodeEditor)
 
 
 def claude_like(target_bytes: int, seed: int = 1) -> dict[str, Any]:
@@ -150,14 +153,53 @@ def _node_modules() -> Path | None:
     return cache / "node_modules"
 
 
-def node_time(modules: Path, data: bytes, path: tuple[str, ...], repeat: int) -> float:
-    with tempfile.TemporaryDirectory(prefix="elydora-bench-node-") as tmp:
-        source = Path(tmp) / "input.json"
-        source.write_bytes(data)
+class NodeEditor:
+    """``jsonc-parser`` doing the edit in a node process kept open for the whole shape, timed edit by edit.
+
+    Each of its timed edits is requested between two of ours (:meth:`time_one`), so that both sides are
+    sampled under the same machine load: on this shared machine the load shifts within a fraction of a
+    second, and whole rounds of one side then the other measured the shift as much as the editors.  Both
+    sides are warmed up for ``WARMUP_SECONDS`` first: V8 compiles the hot functions only after a few dozen
+    runs (its first samples take 5-10 times its steady state), and a median that mixed them in would
+    compare our warm code with its unoptimised one.  Only the edit itself is timed on either side (node
+    times its own, so the pipe is left out).
+    """
+
+    def __init__(self, modules: Path, source: Path, path: tuple[str, ...]) -> None:
         argv = ["node", str(NODE_DIR / "jsonc_edit.mjs"), str(modules), str(source), json.dumps(path)]
-        done = subprocess.run([*argv, str(repeat), "5"], capture_output=True, text=True, check=True)
-    samples: list[float] = json.loads(done.stdout)
-    return statistics.median(samples)
+        self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def _ask(self, command: str) -> str:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(command + "\n")
+        self._process.stdin.flush()
+        answer = self._process.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the jsonc-parser process ended (exit {self._process.wait()})")
+        return answer.strip()
+
+    def warm(self) -> None:
+        self._ask(f"warm {WARMUP_SECONDS}")
+
+    def time_one(self) -> float:
+        return float(self._ask("time"))
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait()
+
+
+def _sample(node: NodeEditor, samples: list[float]) -> None:
+    samples.append(node.time_one())
+
+
+def warm(fn: Callable[[], object]) -> None:
+    """Run ``fn`` for ``WARMUP_SECONDS`` (at least once), as node's side is warmed up."""
+    until = time.perf_counter() + WARMUP_SECONDS
+    fn()
+    while time.perf_counter() < until:
+        fn()
 
 
 # -- figures ---------------------------------------------------------------------------------------
@@ -168,19 +210,33 @@ def bench_shape(name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: i
     result = edit_once(data, dialect, path)
     assert JsoncDocument.parse_bytes(result, dialect).get(path) == "edited" and result != data
     size = {"MB": f"{len(data) / MB:.2f}"}
-    # Rounds alternate between this process (edit and json.loads, interleaved) and node, so that a
-    # change in machine load hits both sides of the jsonc-parser ratio; each figure is a median of rounds.
+    # Each round interleaves our edit, json.loads and (when node exists) jsonc-parser's edit call by
+    # call, so that a change in machine load hits all three alike (see NodeEditor); each figure is a
+    # median of rounds.
     rounds: dict[str, list[float]] = {"edit": [], "loads": [], "node": []}
-    for _ in range(ROUNDS):
-        times = harness.interleaved_times(
-            {"edit": lambda: edit_once(data, dialect, path), "loads": lambda: json.loads(twin)},
-            repeat=repeat,
-            warmup=1,
-        )
-        rounds["edit"].append(times["edit"])
-        rounds["loads"].append(times["loads"])
-        if modules is not None:
-            rounds["node"].append(node_time(modules, data, path, repeat))
+    with tempfile.TemporaryDirectory(prefix="elydora-bench-node-") as tmp:
+        source = Path(tmp) / "input.json"
+        source.write_bytes(data)
+        node = NodeEditor(modules, source, path) if modules is not None else None
+        fns: dict[str, Callable[[], object]] = {
+            "edit": lambda: edit_once(data, dialect, path),
+            "loads": lambda: json.loads(twin),
+        }
+        for fn in fns.values():
+            warm(fn)
+        node_samples: list[float] = []
+        if node is not None:
+            node.warm()
+            fns["node"] = partial(_sample, node, node_samples)
+        for _ in range(ROUNDS):
+            node_samples.clear()
+            times = harness.interleaved_times(fns, repeat=repeat, warmup=0)
+            rounds["edit"].append(times["edit"])
+            rounds["loads"].append(times["loads"])
+            if node is not None:
+                rounds["node"].append(statistics.median(node_samples))
+        if node is not None:
+            node.close()
     edit, loads = statistics.median(rounds["edit"]), statistics.median(rounds["loads"])
     harness.report(
         harness.Figure(

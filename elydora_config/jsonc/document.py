@@ -13,8 +13,9 @@ from .edits import Edit, PathElement, Splice
 from .fast_scan import ValueScanner
 from .lane_blanking import scan_text_of_bytes
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
-from .lexical import encode_utf8, line_indent, skip_gap, splice_text, splice_utf8, starts_line
+from .lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
 from .located import BULK_PROBE, Container, Member, Walker, shift
+from .revalidate import check_value_text, rebuilt_container
 
 JsonPath = Sequence[PathElement]
 
@@ -28,6 +29,9 @@ def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, bool, int, float))
 
 
+_BINARY = (bytes, bytearray)  # a tuple: ``bytes | bytearray`` would build a union at every call
+
+
 class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
@@ -35,10 +39,6 @@ class _Missing:
 
 MISSING: Any = _Missing()
 """Default of :meth:`JsoncDocument.get`: raise ``KeyError`` when the path does not exist."""
-
-
-def _shift_all(node: Container, delta: int) -> None:
-    shift(node, 0, delta)
 
 
 def _check_dialect(dialect: object) -> None:
@@ -83,7 +83,7 @@ class JsoncDocument:
     @classmethod
     def parse_bytes(cls, data: bytes, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
         """Parse UTF-8 ``data`` (a UTF-8 byte order mark is handled as the dialect says)."""
-        if not isinstance(data, bytes | bytearray):
+        if not isinstance(data, _BINARY):
             hint = "; for text use JsoncDocument.parse" if isinstance(data, str) else ""
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
@@ -277,12 +277,15 @@ class JsoncDocument:
             raise KeyError(where)
         return container.members[index]
 
-    def _has(self, container: Container, key: str, where: tuple[PathElement, ...]) -> bool:
+    def _find(self, container: Container, element: PathElement, where: tuple[PathElement, ...]) -> Member | None:
+        """The member ``element`` of ``container``; None when it is a key the object does not have (one that
+        ``set`` adds), ``KeyError`` when it cannot be there (an index out of range, a key of an array)."""
+        if not (container.is_object and isinstance(element, str)):
+            return self._member(container, element, where)
         try:
-            self._member(container, key, where)
+            return self._member(container, element, where)
         except KeyError:
-            return False
-        return True
+            return None
 
     def _walk_on(self, container: Container, until: PathElement | None = None) -> None:
         """Locate more members of an incomplete ``container`` (up to ``until``, or all), in place."""
@@ -316,7 +319,9 @@ class JsoncDocument:
             return self._replace_root(value)
         element = path[-1]
         chain, parent, holder = self._container(path[:-1], element)
-        if parent.is_object and isinstance(element, str) and not self._has(parent, element, path):
+        member = self._find(parent, element, path)
+        if member is None:  # a new key of an object
+            assert isinstance(element, str)
             style = self._style([*chain, parent], parent.start)
 
             def entry(base: str, pretty: bool) -> str:
@@ -324,7 +329,6 @@ class JsoncDocument:
 
             plan = plan_insert(self._text, parent, len(parent.members), entry, style, self._own_line(holder))
             return self._apply("set", path, plan, parent, holder)
-        member = self._member(parent, element, path)
         if _is_scalar(value):
             # a number, string, boolean or null is written the same on one line or indented, wherever it
             # goes: of the style only the escaping matters, so the layout is not inferred
@@ -410,14 +414,14 @@ class JsoncDocument:
     ) -> Edit:
         """Make the splices of ``plan`` inside ``container``; ``replaced``: the plan is exactly that member's
         value replaced by one new value (``set`` of an existing path)."""
-        old_text = self._text
-        self._scanner.release()  # not carried over: the new text and the old lane text would coexist
-        edit = Edit(op, path, tuple(Splice(s, e, new, old_text[s:e]) for s, e, new in plan))
+        old_text, old_scanner, _ = self._current()
+        old_scanner.release()  # not carried over: the new text and the old lane text would coexist
+        edit = Edit(op, path, tuple([Splice(s, e, new, old_text[s:e]) for s, e, new in plan]))
         if replaced is not None:
-            delta = self._check_value_text(plan[0][2]) - (replaced.value_end - replaced.value_start)
+            delta = check_value_text(old_scanner, plan[0][2], self._path) - (replaced.value_end - replaced.value_start)
             rebuilt = container
         else:
-            rebuilt, delta = self._rebuilt(old_text, plan, container)
+            rebuilt, delta = rebuilt_container(old_text, plan, container, self._dialect, self._path)
         if self._data is not None:
             # bytes in, bytes out: splice the UTF-8 and drop the old text; the new one is decoded when asked for
             self._data = splice_utf8(self._data, old_text, plan)
@@ -425,9 +429,9 @@ class JsoncDocument:
         else:
             new_text = edit.apply(old_text)
             scanner = ValueScanner(new_text, self._dialect, self._path)
-            scanner.carry_over(self._scanner, plan)
+            scanner.carry_over(old_scanner, plan)
             self._loaded = (new_text, scanner, Walker(new_text, self._dialect, scanner, self._path))
-        del old_text
+        del old_text, old_scanner
         if replaced is not None:
             # every other byte of the container is unchanged: only the offsets after the value move
             assert self._root is not None
@@ -444,55 +448,3 @@ class JsoncDocument:
         self._ascii = None
         self._edits.append(edit)
         return edit
-
-    def _check_value_text(self, new: str) -> int:
-        """The length of ``new``, checked to be exactly one valid value.
-
-        A container whose member value is replaced by one valid value, with every other byte unchanged
-        (keys, separators, comments), is still valid: only the new value needs scanning.
-        """
-        try:
-            end = self._scanner.validating(new, 0)[1]  # our own JSON: one C call, as a rule
-        except (StopIteration, ValueError, RecursionError):
-            end = -1
-        if end == len(new):
-            return end
-        try:  # the scanner with its remedies and precise errors
-            end = ValueScanner(new, self._dialect, self._path).end(0)
-        except MalformedConfigError as exc:
-            raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc
-        if end != len(new):
-            raise MalformedConfigError(self._path, "internal error: the new value is not one JSON value")
-        return end
-
-    def _rebuilt(self, old_text: str, plan: Plan, container: Container) -> tuple[Container, int]:
-        """The edited container walked again, validating, on its own new text; and the change of length.
-
-        Members the splices did not touch keep their (shifted) spans and located children; everything
-        outside the container is unchanged, so its new text alone is what needs validating.
-        """
-        begin = container.start
-        local = splice_text(old_text[begin : container.end], [(s - begin, e - begin, new) for s, e, new in plan])
-        delta = len(local) - (container.end - begin)
-        known: dict[int, tuple[int, Container | None]] = {}
-        for member in container.members:
-            moved, touched = -begin, False
-            for start, end, new in plan:
-                if end <= member.start:
-                    moved += len(new) - (end - start)
-                elif start < member.value_end:
-                    touched = True
-            if not touched:
-                known[member.value_start + moved] = (member.value_end + moved, member.node)
-        scanner = ValueScanner(local, self._dialect, self._path)
-        try:
-            rebuilt = Walker(local, self._dialect, scanner, self._path).walk(0, validate=True, known=known)
-        except MalformedConfigError as exc:
-            raise MalformedConfigError(self._path, f"internal error: edit would break the text ({exc.reason})") from exc
-        if rebuilt.end != len(local):
-            raise MalformedConfigError(self._path, "internal error: edit changed text outside its container")
-        for member in rebuilt.members:
-            if member.node is not None and member.node.start != member.value_start:
-                _shift_all(member.node, member.value_start - member.node.start)
-        _shift_all(rebuilt, begin)
-        return rebuilt, delta

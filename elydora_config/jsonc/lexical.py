@@ -173,16 +173,22 @@ def utf8_length(text: str, start: int, end: int) -> int:
     return total
 
 
-_FIND_CONTEXT = 256  # characters before an offset searched for in the UTF-8 (two searches, no encoding of it all)
+_FIND_CONTEXT = 64  # characters before an offset searched for in the UTF-8 (no encoding of it all)
 
 
 def _utf8_offset(data: bytes, text: str, pos: int) -> int:
-    """The byte offset in ``data`` (the UTF-8 of ``text``) of character ``pos``: right after the encoded
-    characters before it when they occur once only in ``data`` (then that occurrence is theirs), else counted."""
+    """The byte offset in ``data`` (the UTF-8 of ``text``) of character ``pos``.
+
+    Every character takes one to four bytes, so that offset lies between ``pos`` and ``pos`` plus the bytes
+    ``data`` has beyond one per character; the encoded characters before ``pos`` are searched for in that
+    window only (a few hundred bytes in a mostly ASCII text), and when they occur once there that occurrence
+    is theirs. Otherwise the bytes before ``pos`` are counted.
+    """
     if pos > _FIND_CONTEXT and not text.isascii():
         needle = text[pos - _FIND_CONTEXT : pos].encode("utf-8", "surrogatepass")
-        hit = data.find(needle)
-        if hit >= 0 and data.find(needle, hit + 1) < 0:
+        low, high = max(0, pos - len(needle)), len(data) - len(text) + pos  # where it may start, end
+        hit = data.find(needle, low, high)
+        if hit >= 0 and data.find(needle, hit + 1, high) < 0:
             return hit + len(needle)
     return utf8_length(text, 0, pos)
 

@@ -9,7 +9,7 @@ from jsonc_testkit import oracle_loads
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, STRICT_JSON, JsoncDocument
-from elydora_config.jsonc.lexical import splice_text, splice_utf8, utf8_length
+from elydora_config.jsonc.lexical import _utf8_offset, splice_text, splice_utf8, utf8_length
 
 _ALPHABET = 'ab "\\/*,:{}[]\n\t\u00e9\u65e5\U0001f600\ufeff'
 
@@ -43,6 +43,20 @@ def test_splicing_the_utf8_where_the_text_before_the_splice_repeats() -> None:
     text = "a\u00e9\u65e5 " * 3000  # the characters before any offset occur many times: counted, not searched
     splices = [(4001, 4003, "X"), (9000, 9000, "\U0001f600")]
     assert splice_utf8(text.encode(), text, splices) == splice_text(text, splices).encode("utf-8")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_byte_offset_of_a_character_is_found_in_its_window_or_counted(seed: int) -> None:
+    rnd = random.Random(seed)
+    # mostly ASCII with a few wide characters, and a block that repeats: its context occurs more than once
+    # in the text, sometimes only once within the window where the offset can lie
+    block = "".join(rnd.choice("ab, \n\"") for _ in range(rnd.randrange(70, 200)))
+    parts = [block if rnd.random() < 0.3 else rnd.choice(["x" * rnd.randrange(1, 90), "\u00e9", "\u65e5", "\U0001f600"])
+             for _ in range(rnd.randrange(20, 120))]
+    text = "".join(parts)
+    data = text.encode("utf-8")
+    for pos in [*rnd.sample(range(len(text) + 1), min(40, len(text) + 1)), len(text)]:
+        assert _utf8_offset(data, text, pos) == len(text[:pos].encode("utf-8"))
 
 
 def test_an_edit_keeps_bytes_only_and_decodes_the_text_when_asked() -> None:
