@@ -239,8 +239,8 @@ class JsoncDocument:
         Containers are walked only as far as the path needs (up to ``until`` in the last one, given).
         """
         root = self._root
-        if root is None:
-            raise KeyError(path)
+        if root is None:  # a scalar top-level value has no members: the path up to it is empty
+            raise KeyError(())
         chain: list[Container] = []
         node, holder = root, None
         for depth, element in enumerate(path):
