@@ -137,6 +137,8 @@ def _scan_text(folded: bytes, commas: bool) -> str:
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str:
     """The scan text of UTF-8 ``data`` (see the module docstring)."""
+    if data.isascii():  # already one byte per code point: the fold would copy it unchanged
+        return _scan_text(data, commas)
     return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
 
 
