@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from elydora_config.records import record
 
 from . import hookmap
 from .context import Context
@@ -22,8 +24,10 @@ HOOK_COMMAND_ACCEPTED: str | None = None
 """``HOOK_COMMAND_REFUSED`` of every agent whose entries may run a ``--hook-command`` supervisor."""
 
 
-class Found(NamedTuple):
-    """One entry of ours in an agent's file."""
+@record(frozen=True)
+class Found:
+    """One entry of ours in an agent's file (a record: a ``NamedTuple`` class compiles each field's annotation
+    when the module is imported)."""
 
     source: Path
     event: str
