@@ -20,13 +20,16 @@ import fcntl
 import os
 import stat
 import time
-from typing import Any
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import statefiles as names
+
+if TYPE_CHECKING:
+    from typing import Any
 
 STALL_SECONDS = 60.0
 """Undelivered events older than this with no flusher running mean the audit does not record."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from elydora_config.errors import RecoveryNeededError
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def recover_command(ctx: Any) -> str:

@@ -15,7 +15,8 @@ import contextlib
 import errno
 import os
 import stat
-from typing import Literal, overload
+
+from elydora_config.typecheck import TYPE_CHECKING, overload
 
 from . import _sysio
 from .errors import (
@@ -28,6 +29,9 @@ from .errors import (
 )
 from .paths import kept_value, opened_directory, split_target
 from .records import record
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 TEMP_MARKER = ".elydora-tmp-"
 """Every temporary file the library creates has this in its name; recovery removes stale ones."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import TYPE_CHECKING
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .errors import InvalidKeyError, PathLike
 

@@ -13,10 +13,16 @@ import re
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar, cast
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import _sysio
 from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError
+
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 TRANSACTIONS_DIR = "transactions"
 JOURNAL_SUFFIX = ".journal"
@@ -27,7 +33,6 @@ _WINDOWS_DEVICES = frozenset(
     + [f"COM{i}" for i in "123456789¹²³"]
     + [f"LPT{i}" for i in "123456789¹²³"]
 )
-T = TypeVar("T")
 _FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*/\\]')
 _DIR_FLAGS = os.O_RDONLY | _sysio.O_DIRECTORY | _sysio.O_CLOEXEC
 
@@ -170,7 +175,7 @@ def kept_directories() -> Iterator[None]:
             _sysio.close(fd)
 
 
-_memo: dict[object, object] = {}
+_memo: dict[object, Any] = {}
 
 
 def kept_value(key: object, compute: Callable[[], T]) -> T:
@@ -180,7 +185,8 @@ def kept_value(key: object, compute: Callable[[], T]) -> T:
         return compute()
     if key not in _memo:
         _memo[key] = compute()
-    return cast(T, _memo[key])
+    found: T = _memo[key]
+    return found
 
 
 def _kept_walk(path: str) -> int | None:

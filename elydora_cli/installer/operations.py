@@ -13,12 +13,12 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.log import get_logger
 from elydora_config.paths import kept_value
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import identity
 from ..exitcodes import UsageError
@@ -54,6 +54,8 @@ from .systemscope import (
 )
 
 if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
+    from typing import Any
+
     from elydora_config import Transaction
 
     from . import entries

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import hookmap
 from .context import Context
@@ -18,6 +18,9 @@ from .documents import Documents
 from .hookfile import handlers
 from .hookmap import HookMap
 from .ownership import Ref
+
+if TYPE_CHECKING:
+    from typing import Any
 
 NOTES: tuple[str, ...] = ()
 HOOK_COMMAND_ACCEPTED: str | None = None

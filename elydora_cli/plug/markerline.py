@@ -7,11 +7,14 @@ import base64
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
-M = TypeVar("M")
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    M = TypeVar("M")
 
 
 def broken(path: Path, reason: str) -> MalformedConfigError:

@@ -25,10 +25,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, identity, packagedata
 from . import defaults, markerline
@@ -37,6 +37,9 @@ from .context import RUNTIME_FLAGS, Context
 from .contract import Finding, Format, Sources, Target
 from .documents import Documents
 from .ownership import AUDIT, GUARD, Ref, script_path
+
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMPLATE = "agent_plugin.mjs"
 HOST_TEMPLATE = "plugin_host.mjs"

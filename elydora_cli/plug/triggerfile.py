@@ -15,10 +15,10 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .cmdforms import posix_command, powershell_call
 from .context import Context
@@ -27,6 +27,9 @@ from .defaults import ExtraRuntime, Found, no_extra_runtime, seconds
 from .documents import Documents
 from .hookmap import timeout_finding, timeout_in
 from .ownership import Ref, owner, runtime_argv, runtime_context
+
+if TYPE_CHECKING:
+    from typing import Any
 
 VERSION = "v1"
 ENABLED_KEY = "enabled"
@@ -192,7 +195,7 @@ Entries = Callable[[Documents, Context], list[Found]]
 
 
 Bound = tuple[
-    Callable[[Context], Sources], Install, Uninstall, Checker, Entries, ExtraRuntime, Callable[[Any], list[str]]
+    Callable[[Context], Sources], Install, Uninstall, Checker, Entries, ExtraRuntime, Callable[["Any"], list[str]]
 ]
 """The provider contract's functions, in the order an agent module unpacks them: ``sources``, ``install``,
 ``uninstall``, ``check``, ``installed_entries``, ``extra_runtime``, ``agent_argv`` (a plain tuple: a

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookfile
@@ -28,6 +28,9 @@ from ..plug.layers import Layer, last_explicit
 from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import SAME, OldShape, exactly, recogniser
 from ..plug.schema import BOOL, NONEMPTY_STR, NONEMPTY_STR_LIST, POS_NUMBER, STR, Check, HandlerSchema, MapSchema
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("copilot")
 EVENTS = [

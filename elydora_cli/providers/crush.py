@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookmap
@@ -28,6 +28,9 @@ from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 from ..plug.ownership import AUDIT, GUARD, Ref, runtime_argv
 from ..plug.schema import NONEMPTY_STR, STR, Check, HandlerSchema, MapSchema
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("crush")
 EVENT = FACTS.events.pre_tool

@@ -13,13 +13,16 @@ import contextlib
 import json
 import os
 import time
-from typing import Any
 
 from elydora_config import files
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE
 from ..statefiles import FAR_STALE, QUERY_GRACE
 from . import state
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FAR_STALE", "QUERY_GRACE", "agent_health", "note", "note_stopped", "recorded", "server_health"]
 HEALTH_LIMIT = 64 << 10

@@ -16,14 +16,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from typing import Any
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..identity import CHAIN_STATE, OUTBOX
 from ..statefiles import GENESIS
+
+if TYPE_CHECKING:
+    from typing import Any
 
 STATE_LIMIT = 64 << 10
 OUTBOX_LIMIT = 64 << 20

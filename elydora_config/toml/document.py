@@ -12,14 +12,16 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
 from elydora_config.toml.plain import plain_loads
 from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
+from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
+    from typing import Any
+
     from elydora_config.toml.spans import SpanEditor, Splice
 
 _BOM = "\ufeff"

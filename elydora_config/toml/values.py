@@ -9,9 +9,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..records import record
+
+if TYPE_CHECKING:
+    from typing import Any
 
 Key = str | int
 Path = tuple[Key, ...]

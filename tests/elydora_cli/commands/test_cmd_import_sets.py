@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import elydora_cli
 from elydora_cli import catalog
 
 WRAPPER = """
@@ -57,13 +58,19 @@ def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
     return [name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
 
 
-def _run(tmp_path: Path, *args: str, path: str | None = None) -> tuple[int, list[str]]:
+def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True) -> tuple[int, list[str]]:
+    """Run ``elydora <args>``; ``site=False``: without :mod:`site` (whose ``.pth`` hooks may import modules into
+    every interpreter), the project found through ``PYTHONPATH``."""
     out = tmp_path / "modules.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
     if path is not None:
         env["PATH"] = path
+    flags = [] if site else ["-S"]
+    if not site:
+        env["PYTHONPATH"] = str(Path(elydora_cli.__file__).resolve().parent.parent)
     subprocess.run(
-        [sys.executable, "-c", WRAPPER, str(out), *args], capture_output=True, check=False, env=env, cwd=tmp_path
+        [sys.executable, *flags, "-c", WRAPPER, str(out), *args], capture_output=True, check=False, env=env,
+        cwd=tmp_path,
     )
     result = json.loads(out.read_text(encoding="utf-8"))
     return int(result["code"] or 0), list(result["modules"])
@@ -130,6 +137,18 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
     )
     ours = sorted(set(modules) - set(json.loads(bare.stdout)))
     assert _loaded(ours, (*READ_ONLY, *START_UP)) == []
+
+
+def test_status_of_a_toml_agent_imports_no_typing(home: Path, tmp_path: Path) -> None:
+    """The modules a status runs use typing's names in annotations only (``elydora_config.typecheck``): Kimi
+    Code's status (TOML settings, so no JSON loader) loads no :mod:`typing`, whose import alone costs about a
+    tenth of the interpreter's start-up. Without site: a ``.pth`` hook of the machine may import it anyway."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    code, modules = _run(home, "status", "kimi", "--root", str(home), path=str(empty), site=False)
+    # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
+    assert code in (0, 1) and "elydora_config.toml.document" in modules and "elydora_cli.health" in modules
+    assert _loaded(modules, ("typing",)) == []
 
 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:
