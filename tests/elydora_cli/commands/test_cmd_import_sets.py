@@ -119,6 +119,8 @@ START_UP = (
     "datetime",  # TOML values need it only for a date-time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
     "unicodedata",  # only for a renamed Qoder folder
+    "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
+    "base64",  # the private key is checked with binascii alone (base64 would load struct too)
 )
 
 
