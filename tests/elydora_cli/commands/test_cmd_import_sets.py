@@ -121,6 +121,8 @@ START_UP = (
     "unicodedata",  # only for a renamed Qoder folder
     "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
+    "elydora_cli.runtime.templates.guard",  # its flat-object reader is copied in runtime/flatreader.py
+    "select",  # the guard template's
 )
 
 
