@@ -10,7 +10,6 @@ no generated runtime (an earlier install's is removed), and status checks the su
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -347,8 +346,10 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
     _finish(tx, outcome, dry_run, ctx)
     if not dry_run:
         for agent_id in targets:
-            with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
+            try:  # an empty bytecode folder is all that may remain (no contextlib: status imports this module)
                 os.rmdir(ctx.runtime_dir(agent_id) / PYCACHE)
+            except OSError:
+                continue
     return outcome
 
 

@@ -9,7 +9,6 @@ it without changing anything.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
@@ -55,8 +54,10 @@ def note_stopped(agent_dir: str, reason: str | None) -> None:
     """Set (or clear, with ``None``) the stop mark the guard reports on stderr."""
     path = os.path.join(agent_dir, DELIVERY_STOPPED)
     if reason is None:
-        with contextlib.suppress(FileNotFoundError):
+        try:  # not contextlib.suppress: status imports this module and loads no contextlib
             os.unlink(path)
+        except FileNotFoundError:
+            return
         return
     line = reason.replace("\n", " ")[:300] + "\n"
     files.write_atomic(path, line.encode("utf-8", "replace"), mode=0o600)

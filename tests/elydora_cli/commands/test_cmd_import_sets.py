@@ -33,6 +33,17 @@ with open(out, "w", encoding="utf-8") as fh:
     json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
 """
 
+BARE_WRAPPER = """
+import json, sys
+out = sys.argv.pop(1)
+sys.argv[0] = "elydora"
+from elydora_cli.main import main
+code = main()
+with open(out, "w", encoding="utf-8") as fh:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+"""
+"""The command called directly: runpy (``WRAPPER``) loads contextlib and importlib.util itself."""
+
 TRANSACTIONS = (
     "elydora_config.transaction",
     "elydora_config._commit",
@@ -60,7 +71,7 @@ def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
 
 def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True) -> tuple[int, list[str]]:
     """Run ``elydora <args>``; ``site=False``: without :mod:`site` (whose ``.pth`` hooks may import modules into
-    every interpreter), the project found through ``PYTHONPATH``."""
+    every interpreter), the project found through ``PYTHONPATH``, and without runpy (``BARE_WRAPPER``)."""
     out = tmp_path / "modules.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
     if path is not None:
@@ -69,7 +80,8 @@ def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True)
     if not site:
         env["PYTHONPATH"] = str(Path(elydora_cli.__file__).resolve().parent.parent)
     subprocess.run(
-        [sys.executable, *flags, "-c", WRAPPER, str(out), *args], capture_output=True, check=False, env=env,
+        [sys.executable, *flags, "-c", WRAPPER if site else BARE_WRAPPER, str(out), *args], capture_output=True,
+        check=False, env=env,
         cwd=tmp_path,
     )
     result = json.loads(out.read_text(encoding="utf-8"))
@@ -152,7 +164,7 @@ def test_status_of_a_toml_agent_imports_no_typing(home: Path, tmp_path: Path) ->
     code, modules = _run(home, "status", "kimi", "--root", str(home), path=str(empty), site=False)
     # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
     assert code in (0, 1) and "elydora_config.toml.document" in modules and "elydora_cli.health" in modules
-    assert _loaded(modules, ("typing",)) == []
+    assert _loaded(modules, ("typing", "contextlib")) == []  # our context managers are classes (no contextlib)
 
 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:
