@@ -158,7 +158,7 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
 def test_status_of_a_toml_agent_imports_no_typing(home: Path, tmp_path: Path) -> None:
     """The modules a status runs use typing's names in annotations only (``elydora_config.typecheck``): Kimi
     Code's status (TOML settings, so no JSON loader) loads no :mod:`typing`, whose import alone costs about a
-    tenth of the interpreter's start-up. Without site: a ``.pth`` hook of the machine may import it anyway."""
+    quarter of the interpreter's start-up. Without site: a ``.pth`` hook of the machine may import it anyway."""
     empty = tmp_path / "bin"
     empty.mkdir()
     code, modules = _run(home, "status", "kimi", "--root", str(home), path=str(empty), site=False)
