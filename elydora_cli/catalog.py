@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any, Literal
 
 from elydora_config.errors import ConfigError
 from elydora_config.records import record, replace
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import packagedata
 
-FailureMode = Literal["open", "closed"]
-BlockStatus = Literal["frozen", "revoked"]
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    FailureMode = Literal["open", "closed"]
+    BlockStatus = Literal["frozen", "revoked"]
 FAILURE_EXIT_CODE = 1
 """Exit code of a fail-closed runtime on its own errors (fail-open runtimes exit 0)."""
 

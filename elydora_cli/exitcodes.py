@@ -7,7 +7,11 @@ importing ``main``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 OK = 0
 UNHEALTHY = 1  # unhealthy status, refused operation, or an error in a file

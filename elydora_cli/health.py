@@ -20,13 +20,16 @@ import fcntl
 import os
 import stat
 import time
-from typing import Any
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import statefiles as names
+
+if TYPE_CHECKING:
+    from typing import Any
 
 STALL_SECONDS = 60.0
 """Undelivered events older than this with no flusher running mean the audit does not record."""
@@ -130,7 +133,7 @@ def _config_problems(agent_dir: str, config: dict[str, object]) -> list[str]:
 
 def read_input(agent_dir: str, name: str) -> dict[str, object] | None:
     """One enforcement input parsed as the guard parses it (``None``: absent); :class:`InputError` otherwise."""
-    from .runtime.templates.guard import parse_flat_object
+    from .runtime.flatreader import parse_flat_object
 
     path = os.path.join(agent_dir, name)
     try:

@@ -13,15 +13,12 @@ import json
 import os
 import stat
 import time
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
 from elydora_config.records import record
-
-if TYPE_CHECKING:  # cryptography is imported by the functions that handle keys: status and hooks never load it
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from elydora_config.typecheck import TYPE_CHECKING
 
 # Re-exported: the runtime and the installer name the state files through this module.
 from .statefiles import *  # noqa: F403
@@ -40,6 +37,11 @@ from .statefiles import (
     STATUSES,
     check_agent_id,
 )
+
+if TYPE_CHECKING:  # cryptography is imported by the functions that handle keys: status and hooks never load it
+    from typing import Any
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 if TYPE_CHECKING:
     from elydora_config import Transaction

@@ -15,10 +15,14 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import __version__, exitcodes
 from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion
+
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 COMMANDS: dict[str, str] = {
     "install": "install",

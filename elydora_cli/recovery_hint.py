@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from elydora_config.errors import RecoveryNeededError
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def recover_command(ctx: Any) -> str:
@@ -22,11 +24,17 @@ def elydora_command(ctx: Any, *args: str) -> str:
     return _quoted(words)
 
 
-def _quoted(words: list[str]) -> str:
-    """``words`` as one shell command line (shlex is loaded only when a command is shown)."""
-    import shlex
+_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
+"""Characters a POSIX shell word may hold unquoted: :func:`shlex.quote` leaves a word of only these bare."""
 
-    return " ".join(shlex.quote(w) for w in words)
+
+def _quoted(words: list[str]) -> str:
+    """``words`` as one shell command line, each as :func:`shlex.quote` gives it (bare when every character is
+    safe, else single-quoted), without importing :mod:`shlex` (Codex's untrusted-hooks advice shows one on
+    every ``status``)."""
+    from .plug.cmdforms import posix_quote
+
+    return " ".join(w if w and _SHELL_SAFE.issuperset(w) else posix_quote(w) for w in words)
 
 
 def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import ConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .statefiles import STATE_DIR_NAME
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _SCRIPT = re.compile(
     r"(/[^\s\"'=;|&<>`$\\]*?)/" + re.escape(STATE_DIR_NAME) + r"/([A-Za-z0-9._-]+)/(?:guard|hook)\.py"

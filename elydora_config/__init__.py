@@ -10,7 +10,7 @@ commands run on every tool call of the user's agent).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .errors import (
     ConcurrentModificationError,
@@ -29,6 +29,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .files import append_private, read_physical, write_atomic
     from .jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
     from .recovery import pending, recover

@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
-from typing import Literal, overload
+
+from elydora_config.typecheck import TYPE_CHECKING, overload
 
 from . import _sysio
 from .errors import (
@@ -28,6 +28,9 @@ from .errors import (
 )
 from .paths import kept_value, opened_directory, split_target
 from .records import record
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 TEMP_MARKER = ".elydora-tmp-"
 """Every temporary file the library creates has this in its name; recovery removes stale ones."""
@@ -223,8 +226,10 @@ def create_temp(dfd: int, final_name: str, data: bytes, mode: int, *, sync: bool
 
 def remove_quietly(dfd: int, name: str) -> None:
     """Best-effort unlink used while cleaning up after another error."""
-    with contextlib.suppress(OSError):
+    try:  # not contextlib.suppress: a read-only command loads no contextlib
         _sysio.unlink(name, dir_fd=dfd)
+    except OSError:
+        return
 
 
 def require_bytes(data: object, caller: str) -> None:

@@ -7,30 +7,43 @@ base64 alphabet, non-zero trailing bits, wrong length), so one key has exactly o
 
 from __future__ import annotations
 
-import base64
 import binascii
-import re
-from typing import TYPE_CHECKING
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .errors import InvalidKeyError, PathLike
 
 if TYPE_CHECKING:  # cryptography is imported by the functions that make or use keys, not by checking one
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-_B64URL = re.compile(r"[A-Za-z0-9_-]*")
+_B64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+_TO_URL = bytes.maketrans(b"+/", b"-_")
+_FROM_URL = bytes.maketrans(b"-_", b"+/")
+"""base64url is base64 with ``-`` and ``_`` for ``+`` and ``/``: :mod:`binascii` does the rest (the
+:mod:`base64` module would load :mod:`struct` too, on every ``status``)."""
 
 
 def b64url_encode(data: bytes) -> str:
     """Unpadded URL-safe base64 of ``data``."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+    return binascii.b2a_base64(data, newline=False).translate(_TO_URL).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """:func:`base64.urlsafe_b64decode` of ``text`` with its padding restored: characters outside the alphabet
+    are skipped, a wrong length raises :class:`binascii.Error` (both are ``ValueError``)."""
+    try:
+        data = text.encode("ascii")
+    except UnicodeEncodeError:
+        raise ValueError("string argument should contain only ASCII characters") from None  # base64's words
+    return binascii.a2b_base64((data + b"=" * (-len(data) % 4)).translate(_FROM_URL))
 
 
 def b64url_decode_strict(text: str, *, length: int, what: str, path: PathLike | None = None) -> bytes:
     """Decode unpadded base64url of exactly ``length`` bytes; refuse any non-canonical spelling."""
-    if not _B64URL.fullmatch(text):
+    if not _B64URL.issuperset(text):
         raise InvalidKeyError(path, f"{what} is not unpadded base64url")
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        raw = b64url_decode(text)
     except (binascii.Error, ValueError):
         raise InvalidKeyError(path, f"{what} is not valid base64url") from None
     if len(raw) != length or b64url_encode(raw) != text:

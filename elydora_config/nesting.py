@@ -19,7 +19,8 @@ MAX_NESTING = 100
 _JSON_STOPS = re.compile(r'[\[\]{}"/]')
 _TOML_STOPS = re.compile(r"[\[\]{}\"'#]")
 _BASIC_STOPS = re.compile(r'["\\\n]')
-_MULTILINE_STOPS = re.compile(r'"""|\\')
+_MULTILINE_STOPS = r'"""|\\'
+"""Compiled on first use (:mod:`re`'s cache): only a TOML text with a multi-line basic string needs it."""
 
 
 def check_nesting(text: str, path: PathLike | None, *, toml: bool = False, limit: int = MAX_NESTING) -> None:
@@ -57,7 +58,7 @@ def _skip(text: str, char: str, pos: int, toml: bool) -> int:
         end = text.find(quote, pos + len(quote) - 1)
         return -1 if end < 0 else end + len(quote)
     if toml and text.startswith('""', pos):
-        return _close(text, pos + 2, _MULTILINE_STOPS, '"""')
+        return _close(text, pos + 2, re.compile(_MULTILINE_STOPS), '"""')
     return _close(text, pos, _BASIC_STOPS, '"')
 
 

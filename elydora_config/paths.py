@@ -11,12 +11,17 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import TypeVar, cast
+from collections.abc import Callable
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import _sysio
 from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError
+
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 TRANSACTIONS_DIR = "transactions"
 JOURNAL_SUFFIX = ".journal"
@@ -27,7 +32,6 @@ _WINDOWS_DEVICES = frozenset(
     + [f"COM{i}" for i in "123456789¹²³"]
     + [f"LPT{i}" for i in "123456789¹²³"]
 )
-T = TypeVar("T")
 _FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*/\\]')
 _DIR_FLAGS = os.O_RDONLY | _sysio.O_DIRECTORY | _sysio.O_CLOEXEC
 
@@ -130,47 +134,58 @@ def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -
     raise UnsafePathError(walked, "is not a directory") from None
 
 
-@contextmanager
-def opened_directory(path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> Iterator[int]:
-    """Context manager around :func:`open_directory` (inside :func:`kept_directories`: a kept descriptor)."""
-    kept = None if _kept is None or allow_links else _kept_walk(os.fspath(path))
-    if kept is not None:
-        yield kept
-        return
-    fd = open_directory(path, allow_links=allow_links, one_call=one_call)
-    try:
-        yield fd
-    finally:
-        _sysio.close(fd)
+class opened_directory:  # lower case: used as the function it was, ``with opened_directory(path) as fd``
+    """Context manager around :func:`open_directory` (inside :func:`kept_directories`: a kept descriptor).
+
+    A class rather than a :mod:`contextlib` generator: a ``status`` enters one for every file it reads, and
+    loads no :mod:`contextlib` at all. The directory is opened when the ``with`` statement evaluates it."""
+
+    __slots__ = ("_fd", "_owned")
+
+    def __init__(self, path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> None:
+        kept = None if _kept is None or allow_links else _kept_walk(os.fspath(path))
+        self._owned = kept is None
+        self._fd = open_directory(path, allow_links=allow_links, one_call=one_call) if kept is None else kept
+
+    def __enter__(self) -> int:
+        return self._fd
+
+    def __exit__(self, *exc: object) -> None:
+        if self._owned:
+            _sysio.close(self._fd)
 
 
 _kept: dict[str, int] | None = None
 """The directories :func:`kept_directories` holds open, by absolute path (``None`` outside of one)."""
 
 
-@contextmanager
-def kept_directories() -> Iterator[None]:
+class kept_directories:  # lower case: used as the function it was, ``with kept_directories():``
     """For a read-only pass over many files (``elydora status``): inside the block, every directory that
     :func:`opened_directory` walks link-free stays open until the block ends, and a later walk continues from
     the deepest one already open, so each directory is opened once (with ``O_NOFOLLOW``, relative to its
     checked parent) instead of once per file read in it. A descriptor is the physical directory that was
     checked when first opened: a link swapped in later is never followed. A walk that fails falls back to
     :func:`open_directory`, which reports the failure precisely. Writers never run inside such a block."""
-    global _kept
-    if _kept is not None:  # nested: the outer block owns the descriptors
-        yield
-        return
-    _kept = {}
-    try:
-        yield
-    finally:
+
+    __slots__ = ("_nested",)
+
+    def __enter__(self) -> None:
+        global _kept
+        self._nested = _kept is not None  # nested: the outer block owns the descriptors
+        if not self._nested:
+            _kept = {}
+
+    def __exit__(self, *exc: object) -> None:
+        global _kept
+        if self._nested:
+            return
         kept, _kept = _kept, None
         _memo.clear()
-        for fd in kept.values():
+        for fd in (kept or {}).values():
             _sysio.close(fd)
 
 
-_memo: dict[object, object] = {}
+_memo: dict[object, Any] = {}
 
 
 def kept_value(key: object, compute: Callable[[], T]) -> T:
@@ -180,7 +195,8 @@ def kept_value(key: object, compute: Callable[[], T]) -> T:
         return compute()
     if key not in _memo:
         _memo[key] = compute()
-    return cast(T, _memo[key])
+    found: T = _memo[key]
+    return found
 
 
 def _kept_walk(path: str) -> int | None:

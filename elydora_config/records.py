@@ -19,10 +19,16 @@ too (``__dataclass_fields__`` is computed on first use).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+from .typecheck import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from typing_extensions import dataclass_transform
+
+    T = TypeVar("T")
+    C = TypeVar("C", bound=type)
 else:
     def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
         """At run time a no-op: the marker tells type checkers that :func:`record` makes dataclass-like
@@ -30,9 +36,6 @@ else:
         return lambda function: function
 
 __all__ = ["PROMOTE_AFTER", "FrozenRecordError", "asdict", "field", "fields", "record", "replace"]
-
-T = TypeVar("T")
-C = TypeVar("C", bound=type)
 
 PROMOTE_AFTER = 64
 """Instances a class makes through the generic ``__init__`` before a generated one replaces it."""

@@ -204,7 +204,7 @@ def _write_identity(root: str, provider_id: str, agent_id: str, server: dict[str
     from elydora_config import Transaction, keys, paths
 
     from .. import identity
-    from ..runtime import generate
+    from ..runtime.generate import generate
 
     state = identity.state_dir(root)
     directory = identity.agent_dir(root, agent_id)

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import exitcodes
 from . import options
+
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = 1
 STATES = (

@@ -7,13 +7,16 @@ with its event and command, enabled.
 
 from __future__ import annotations
 
-from typing import Any
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..plug.agentprobe import ProbeError
 from ..plug.context import Context
 from ..plug.contract import Finding, Provider
 from ..plug.documents import Documents
 from . import entries
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def loaded_findings(provider: Provider, docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:

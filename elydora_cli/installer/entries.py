@@ -10,14 +10,17 @@ the agent runs each one (the exec form or ``/bin/sh -c`` by default; Copilot's `
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..plug.context import Context
 from ..plug.contract import Provider
 from ..plug.documents import Documents
 from ..plug.ownership import Ref
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

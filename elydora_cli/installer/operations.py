@@ -10,15 +10,14 @@ no generated runtime (an earlier install's is removed), and status checks the su
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.log import get_logger
 from elydora_config.paths import kept_value
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import identity
 from ..exitcodes import UsageError
@@ -54,6 +53,8 @@ from .systemscope import (
 )
 
 if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that write: status never needs it
+    from typing import Any
+
     from elydora_config import Transaction
 
     from . import entries
@@ -345,8 +346,10 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
     _finish(tx, outcome, dry_run, ctx)
     if not dry_run:
         for agent_id in targets:
-            with contextlib.suppress(OSError):  # an empty bytecode folder is all that may remain
+            try:  # an empty bytecode folder is all that may remain (no contextlib: status imports this module)
                 os.rmdir(ctx.runtime_dir(agent_id) / PYCACHE)
+            except OSError:
+                continue
     return outcome
 
 

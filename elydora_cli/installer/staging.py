@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import identity
 from ..runtime.generate import generate

@@ -51,9 +51,9 @@ def powershell_exe(env: Mapping[str, str]) -> str:
 
 
 def encode_powershell(script: str) -> str:
-    import base64
+    import binascii  # base64.b64encode without the base64 module (which loads struct too)
 
-    return base64.b64encode(script.encode("utf-16-le")).decode("ascii")
+    return binascii.b2a_base64(script.encode("utf-16-le"), newline=False).decode("ascii")
 
 
 def encoded_powershell(argv: Sequence[str], env: Mapping[str, str], *, call_operator: bool = False) -> str:
@@ -148,13 +148,12 @@ def parse_encoded_powershell(command: str) -> list[str] | None:
     match = re.fullmatch(r"(?:\"[^\"]+\"|& '[^']+') " + re.escape(_PS_FLAGS) + r" ([A-Za-z0-9+/=]+)", command)
     if not match or not match.group(0).lower().split(" -nologo")[0].rstrip("\"'").endswith("powershell.exe"):
         return None
-    import base64
-    import binascii
+    import binascii  # not base64 (which loads struct too): only the canonical encoding is accepted anyway
 
     try:
-        raw = base64.b64decode(match.group(1), validate=True)
-        if base64.b64encode(raw).decode("ascii") != match.group(1):
-            return None
+        raw = binascii.a2b_base64(match.group(1))
+        if binascii.b2a_base64(raw, newline=False).decode("ascii") != match.group(1):
+            return None  # not the one canonical spelling (which is also the only strictly valid one)
         return parse_powershell_call(raw.decode("utf-16-le"))
     except (binascii.Error, UnicodeDecodeError):
         return None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import ConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from . import hookmap
@@ -18,6 +18,9 @@ from .hookmap import HookMap
 from .layers import Setting
 from .ownership import AUDIT, GUARD, HandlerFactory, Ref, refs_in, runtime_argv, script_path
 from .schema import MapSchema, validate_hookmap
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def catalog_events(facts: catalog.Provider) -> dict[str, str]:
@@ -105,7 +108,7 @@ def legacy_command_only(
     return recognise
 
 
-Recogniser = Callable[[Mapping[str, Any], Context], Ref | None]
+Recogniser = Callable[[Mapping[str, "Any"], Context], Ref | None]
 
 
 def reference_command(keys: frozenset[str] = frozenset({"type", "command", "timeout"})) -> Recogniser:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+
+from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import hookmap
 from .context import Context
@@ -17,13 +19,18 @@ from .hookfile import handlers
 from .hookmap import HookMap
 from .ownership import Ref
 
+if TYPE_CHECKING:
+    from typing import Any
+
 NOTES: tuple[str, ...] = ()
 HOOK_COMMAND_ACCEPTED: str | None = None
 """``HOOK_COMMAND_REFUSED`` of every agent whose entries may run a ``--hook-command`` supervisor."""
 
 
-class Found(NamedTuple):
-    """One entry of ours in an agent's file."""
+@record(frozen=True)
+class Found:
+    """One entry of ours in an agent's file (a record: a ``NamedTuple`` class compiles each field's annotation
+    when the module is imported)."""
 
     source: Path
     event: str

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from . import hookmap
 from .common import check_hooks, refuse_if, validated
@@ -34,9 +34,12 @@ from .hookmap import HookMap
 from .ownership import Ref
 from .schema import Check, MapSchema, require_type
 
-Rules = Callable[[Path, dict[str, Any], Context], None]
+if TYPE_CHECKING:
+    from typing import Any
+
+Rules = Callable[[Path, dict[str, "Any"], Context], None]
 """Agent rules beyond the schema; raise :class:`MalformedConfigError` naming the place."""
-Disabled = Callable[[Documents, Context, Path, dict[str, Any]], str | None]
+Disabled = Callable[[Documents, Context, Path, dict[str, "Any"]], str | None]
 """Why the agent would not run the hooks of the file (``None``: it would)."""
 
 

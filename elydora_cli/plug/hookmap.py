@@ -8,13 +8,16 @@ its map with a :class:`HookMap` and gets ``add``, ``remove`` and ``check`` from 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .context import Context
 from .contract import Document, Finding
 from .ownership import AUDIT, DEFAULT_SCRIPTS, GUARD, HandlerFactory, Ref, owner
+
+if TYPE_CHECKING:
+    from typing import Any
 
 Path_ = tuple[str | int, ...]
 MAX_TIMEOUT_SECONDS = 3600

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .context import Context
 from .contract import Finding
@@ -21,6 +21,9 @@ from .defaults import Found, seconds
 from .documents import Documents
 from .hookmap import timeout_finding, timeout_in
 from .ownership import HandlerFactory, Ref, refs_in, supervisor_refs
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

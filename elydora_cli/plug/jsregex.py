@@ -9,15 +9,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..executables import which
 
 if TYPE_CHECKING:
     import subprocess
+    from typing import Any
 
 NODE_TIMEOUT_SECONDS = 15
 _PROGRAM = """

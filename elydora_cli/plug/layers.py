@@ -11,14 +11,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .context import Context
 from .documents import Documents
 from .schema import BOOL, Check
+
+if TYPE_CHECKING:
+    from typing import Any
 
 Key = str | Sequence[str]
 """A top-level key, or a path of keys into nested objects (``("security", "folderTrust", "enabled")``)."""

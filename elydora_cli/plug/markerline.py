@@ -3,15 +3,18 @@ base64url without padding, after a fixed prefix. One home for its encoding and i
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.keys import b64url_decode, b64url_encode
+from elydora_config.typecheck import TYPE_CHECKING
 
-M = TypeVar("M")
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    M = TypeVar("M")
 
 
 def broken(path: Path, reason: str) -> MalformedConfigError:
@@ -20,14 +23,14 @@ def broken(path: Path, reason: str) -> MalformedConfigError:
 
 def encode(data: dict[str, Any]) -> str:
     raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    return b64url_encode(raw)
 
 
 def decode(encoded: str, path: Path) -> Any:
     """The JSON value of a marker; anything but canonical base64url of UTF-8 JSON raises :func:`broken`."""
     try:
-        raw = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-        if base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=") != encoded:
+        raw = b64url_decode(encoded)
+        if b64url_encode(raw) != encoded:
             raise broken(path, "not canonical base64url")
         return json.loads(raw.decode("utf-8"))
     except ValueError as exc:  # binascii.Error, UnicodeDecodeError and JSONDecodeError are ValueErrors

@@ -20,13 +20,16 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..statefiles import AUDIT_SCRIPT, GUARD_SCRIPT, SUPERVISOR_SCRIPT
 from .cmdforms import looks_like_python, parse_encoded_powershell, parse_posix, parse_powershell_call
 from .context import RUNTIME_FLAGS, Context
+
+if TYPE_CHECKING:
+    from typing import Any
 
 GUARD, AUDIT = "guard", "audit"
 DEFAULT_SCRIPTS: Mapping[str, str] = {GUARD_SCRIPT: GUARD, AUDIT_SCRIPT: AUDIT}
@@ -209,7 +212,7 @@ def runtime_context(ctx: Context) -> Context:
     return ctx.with_options(hook_command=None) if ctx.hook_command else ctx
 
 
-HandlerFactory = Callable[[Ref, Context], dict[str, Any]]
+HandlerFactory = Callable[[Ref, Context], dict[str, "Any"]]
 
 
 def owner(

@@ -10,9 +10,9 @@ string, so a look-alike (an extra argument, other quoting, another directory) st
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .cmdforms import (
     encoded_powershell,
@@ -27,6 +27,9 @@ from .cmdforms import (
 from .context import Context
 from .ownership import Ref, script_path, split_script
 from .schema import Check
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _joined(pair: list[str]) -> str:

@@ -25,10 +25,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, identity, packagedata
 from . import defaults, markerline
@@ -37,6 +37,9 @@ from .context import RUNTIME_FLAGS, Context
 from .contract import Finding, Format, Sources, Target
 from .documents import Documents
 from .ownership import AUDIT, GUARD, Ref, script_path
+
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMPLATE = "agent_plugin.mjs"
 HOST_TEMPLATE = "plugin_host.mjs"
@@ -52,7 +55,8 @@ GUARD_TIMEOUT_MS = 5000
 HOST_PIDS = {"opencode": "OPENCODE_PID", "kilo": "KILO_PID"}
 """The variable each agent of the family sets to its own PID at start (read from their binaries)."""
 HOOK_COMMAND_REFUSED = "loads the plugin module Elydora generates, not a command from its settings"
-_PARAM_LINE = re.compile(r"^const ([A-Z_]+) = .*; // @param$", re.MULTILINE)
+_PARAM_LINE = r"(?m)^const ([A-Z_]+) = .*; // @param$"
+"""Compiled on first use (:mod:`re`'s cache): only an installed plugin is rendered."""
 _PARAMS = ["DENY_EXIT", "FAIL_CLOSED", "FLAGS", "GUARD", "GUARD_TIMEOUT_MS", "HOOK", "HOST", "HOST_PIDS", "PYTHON"]
 
 
@@ -93,7 +97,7 @@ def marker_of(text: str, path: Path) -> Marker | None:
 @functools.cache
 def _template() -> str:
     source = packagedata.read_template(TEMPLATE)
-    names = _PARAM_LINE.findall(source)
+    names = re.findall(_PARAM_LINE, source)
     if sorted(names) != _PARAMS:
         raise ValueError(f"{TEMPLATE}: unexpected parameters {names}")
     return source
@@ -117,7 +121,11 @@ def parameters(facts: catalog.Provider, marker: Marker, ctx: Context) -> dict[st
 def render(facts: catalog.Provider, marker: Marker, ctx: Context) -> str:
     """The whole plugin file of ``facts``' agent for ``marker``."""
     params = parameters(facts, marker, ctx)
-    body = _PARAM_LINE.sub(lambda m: f"const {m.group(1)} = {json.dumps(params[m.group(1)])}; // @param", _template())
+
+    def line(match: re.Match[str]) -> str:
+        return f"const {match.group(1)} = {json.dumps(params[match.group(1)])}; // @param"
+
+    body = re.sub(_PARAM_LINE, line, _template())
     lines = body.split("\n", 2)
     lines[0] = lines[0].replace("for HOST,", f"for {facts.display_name},", 1)
     lines[1] = marker.line()

@@ -11,10 +11,13 @@ import math
 import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import field, record
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
 
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import managed
 from .common import add_hooks, check_hooks, refuse_if, remove_hooks
@@ -25,6 +25,9 @@ from .contract import Finding, Format, Sources, Target
 from .documents import Documents
 from .hookmap import HookMap
 from .layers import managed_file
+
+if TYPE_CHECKING:
+    from typing import Any
 
 NEW_TEXT = "// Managed by Elydora\n{}\n"
 

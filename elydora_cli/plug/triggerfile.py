@@ -15,10 +15,10 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .cmdforms import posix_command, powershell_call
 from .context import Context
@@ -27,6 +27,9 @@ from .defaults import ExtraRuntime, Found, no_extra_runtime, seconds
 from .documents import Documents
 from .hookmap import timeout_finding, timeout_in
 from .ownership import Ref, owner, runtime_argv, runtime_context
+
+if TYPE_CHECKING:
+    from typing import Any
 
 VERSION = "v1"
 ENABLED_KEY = "enabled"
@@ -191,20 +194,18 @@ Checker = Callable[[Documents, Context, str], list[Finding]]
 Entries = Callable[[Documents, Context], list[Found]]
 
 
-class Bound(NamedTuple):
-    sources: Callable[[Context], Sources]
-    install: Install
-    uninstall: Uninstall
-    check: Checker
-    installed_entries: Entries
-    extra_runtime: ExtraRuntime
-    agent_argv: Callable[[Any], list[str]]
+Bound = tuple[
+    Callable[[Context], Sources], Install, Uninstall, Checker, Entries, ExtraRuntime, Callable[["Any"], list[str]]
+]
+"""The provider contract's functions, in the order an agent module unpacks them: ``sources``, ``install``,
+``uninstall``, ``check``, ``installed_entries``, ``extra_runtime``, ``agent_argv`` (a plain tuple: a
+``NamedTuple`` class costs a compile of each field's annotation when the module is imported)."""
 
 
 def plug(tf: TriggerFile) -> Bound:
     """Every function of the provider contract for an agent whose hooks live in ``tf``."""
     bind = functools.partial
-    return Bound(
+    return (
         tf.sources, bind(install, tf), bind(uninstall, tf), bind(check, tf), bind(installed_entries, tf),
         no_extra_runtime, agent_argv,
     )  # fmt: skip

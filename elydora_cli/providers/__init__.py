@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import importlib
 import os
-from typing import TYPE_CHECKING, cast
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug.contract import Provider
@@ -64,4 +65,5 @@ def load(provider_id: str) -> Provider:
     catalog.provider(provider_id)  # UnknownProviderError for ids the catalog does not list
     if provider_id not in implemented_ids():
         raise catalog.UnknownProviderError(None, f"provider {provider_id!r} has no installer yet")
-    return cast(Provider, importlib.import_module(f"{__package__}.{provider_id}"))
+    module: Provider = importlib.import_module(f"{__package__}.{provider_id}")  # checked against it above
+    return module

@@ -17,7 +17,8 @@ Auggie adds to every user's; status also says whether that file keeps ``featureF
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, managed
 from ..plug import defaults
@@ -31,6 +32,9 @@ from ..plug.jsregex import Pattern, group_patterns, require_compilable
 from ..plug.layers import managed_file
 from ..plug.ownership import AUDIT, GUARD, Ref, refs_in, runtime_argv
 from ..plug.schema import NONEMPTY_STR, POS_NUMBER, STR, STR_LIST, Check, HandlerSchema, MapSchema
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("augment")
 MAX_BYTES = 512 * 1024

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, managed
 from ..plug import defaults, lockdown
@@ -51,6 +52,9 @@ from ..plug.schema import (
     require_type,
 )
 from ..runtime.generate import shebang
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("claudecode")
 EVENTS = [

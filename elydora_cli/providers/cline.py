@@ -18,10 +18,10 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import ConfigError, MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, identity, packagedata
 from ..plug import defaults, markerline
@@ -30,6 +30,9 @@ from ..plug.context import RUNTIME_FLAGS, Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.ownership import Ref, script_path
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("cline")
 EVENTS = catalog_events(FACTS)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import UnsafePathError
 from elydora_config.records import replace
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, managed
 from ..plug import defaults, hookmap, lockdown
@@ -30,6 +30,9 @@ from ..plug.layers import managed_file
 from ..plug.ownership import Ref, refs_in, runtime_argv
 from ..plug.schema import ANY, ANY_HANDLER, STR, MapSchema
 from ..recovery_hint import elydora_command
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("codex")
 DESCRIPTION = "Elydora audit and freeze enforcement"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookfile
@@ -28,6 +28,9 @@ from ..plug.layers import Layer, last_explicit
 from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import SAME, OldShape, exactly, recogniser
 from ..plug.schema import BOOL, NONEMPTY_STR, NONEMPTY_STR_LIST, POS_NUMBER, STR, Check, HandlerSchema, MapSchema
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("copilot")
 EVENTS = [
@@ -57,8 +60,9 @@ SCHEMA = MapSchema(
 ANY_TOOL_EVENTS = frozenset({"preToolUse", "PreToolUse", "permissionRequest", "PermissionRequest"})
 """Events where ``*`` and ``**`` mean "every tool" instead of being compiled as regular expressions."""
 LOCALHOST_SWITCH = "COPILOT_HOOK_ALLOW_LOCALHOST"
-_LOOPBACK = re.compile(r"http://(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#].*)?", re.IGNORECASE)
-_HTTPS = re.compile(r"https://[^/\s?#]+.*", re.IGNORECASE)
+_LOOPBACK = r"(?i)http://(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#].*)?"
+_HTTPS = r"(?i)https://[^/\s?#]+.*"
+"""Compiled on first use (by :mod:`re`'s cache): only a Copilot file with an ``http`` hook needs them."""
 KEYS = frozenset({"type", "bash", "powershell", "timeoutSec"})
 
 
@@ -147,7 +151,9 @@ def _rules(path: Path, value: dict[str, Any], ctx: Context) -> None:
 
 
 def _allowed_url(url: str, ctx: Context) -> bool:
-    return bool(_HTTPS.fullmatch(url)) or (ctx.env_value(LOCALHOST_SWITCH) == "1" and bool(_LOOPBACK.fullmatch(url)))
+    return bool(re.fullmatch(_HTTPS, url)) or (
+        ctx.env_value(LOCALHOST_SWITCH) == "1" and bool(re.fullmatch(_LOOPBACK, url))
+    )
 
 
 ROLES = HOOKS.events

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookmap
@@ -28,6 +28,9 @@ from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
 from ..plug.ownership import AUDIT, GUARD, Ref, runtime_argv
 from ..plug.schema import NONEMPTY_STR, STR, Check, HandlerSchema, MapSchema
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("crush")
 EVENT = FACTS.events.pre_tool
@@ -47,8 +50,9 @@ INTENT_NOTE = (
     "Crush has no post-tool event: the Elydora audit runs on PreToolUse and records each tool call before it"
     " runs (its intent), not its result or failure"
 )
-_RE2_UNSUPPORTED = re.compile(r"\(\?[=!<]|\\[1-9]")
-"""Lookarounds and backreferences: valid for Python, refused by Go's RE2 (Crush would reject the file)."""
+_RE2_UNSUPPORTED = r"\(\?[=!<]|\\[1-9]"
+"""Lookarounds and backreferences: valid for Python, refused by Go's RE2 (Crush would reject the file);
+compiled on first use, by :mod:`re`'s cache (only a file with matchers needs it)."""
 
 
 def make_handler(ref: Ref, ctx: Context) -> dict[str, Any]:
@@ -86,7 +90,7 @@ def _matchers(path: Path, value: Any) -> None:
             except re.error as exc:
                 where = f"hooks.{event}[{index}].matcher"
                 raise MalformedConfigError(path, f"{where} is not a valid regex: {exc}") from None
-            if _RE2_UNSUPPORTED.search(matcher):
+            if re.search(_RE2_UNSUPPORTED, matcher):
                 raise MalformedConfigError(
                     path, f"hooks.{event}[{index}].matcher uses a lookaround or backreference, which Crush rejects"
                 )

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from elydora_config.records import replace
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookmap
@@ -39,6 +39,9 @@ from ..plug.jsregex import group_patterns, require_compilable
 from ..plug.layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
 from ..plug.pairforms import OldShape, exactly, recogniser
 from ..plug.schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("droid")
 HOOKS_JSON, NESTED, LOCAL, SETTINGS = "hooks.json", "hooks/hooks.json", "settings.local.json", "settings.json"

@@ -5,7 +5,8 @@ Under ``--scope system`` the file is the system settings, with the hooks-on pin 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import common, defaults, systempin
@@ -28,6 +29,9 @@ from ..plug.schema import (
     MapSchema,
     require_type,
 )
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("gemini")
 EVENTS = [

@@ -8,9 +8,9 @@ Kimi writes to the stable home (``KIMI_CODE_HOME`` or ``~/.kimi-code``) and, whe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..exitcodes import UsageError
@@ -22,6 +22,9 @@ from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hooktables import HookTables
 from ..plug.ownership import Ref, runtime_argv
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("kimi")
 EVENTS = catalog_events(FACTS)

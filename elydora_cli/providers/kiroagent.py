@@ -11,7 +11,7 @@ user's is left in it). Handlers are flat, ``{"matcher": "*", "command", "timeout
 
 from __future__ import annotations
 
-from typing import Any
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookfile
@@ -24,6 +24,9 @@ from ..plug.hookfile import HookFile
 from ..plug.hookmap import HookMap
 from ..plug.ownership import Ref, runtime_argv
 from ..plug.schema import NONEMPTY_STR, NONNEG_INT, STR, HandlerSchema, MapSchema
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("kiroagent")
 AGENT_NAME = "elydora-audit"

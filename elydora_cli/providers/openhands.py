@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookfile
@@ -30,6 +30,9 @@ from ..plug.documents import Documents
 from ..plug.hookfile import HookFile
 from ..plug.hookmap import HookMap
 from ..plug.schema import BOOL, NONEMPTY_STR, NONNEG_INT, STR, STR_LIST, HandlerSchema, MapSchema, nullable
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("openhands")
 PASCAL_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SessionEnd", "Stop")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, dotenv, schema, systempin
@@ -40,6 +40,9 @@ from ..plug.schema import (
     one_of,
     require_type,
 )
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FACTS = catalog.provider("qwen")
 DIALECT = Format.JSONC_NO_TRAILING_COMMAS

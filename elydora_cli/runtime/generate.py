@@ -18,7 +18,8 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import TYPE_CHECKING, Any
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import __version__
 from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
@@ -26,7 +27,10 @@ from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT,
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
 
+
 if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this package on every start
+    from typing import Any
+
     from elydora_config.errors import PathLike
 
     from .. import catalog

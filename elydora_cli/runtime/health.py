@@ -9,17 +9,19 @@ it without changing anything.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
-from typing import Any
 
 from elydora_config import files
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE
 from ..statefiles import FAR_STALE, QUERY_GRACE
 from . import state
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FAR_STALE", "QUERY_GRACE", "agent_health", "note", "note_stopped", "recorded", "server_health"]
 HEALTH_LIMIT = 64 << 10
@@ -52,8 +54,10 @@ def note_stopped(agent_dir: str, reason: str | None) -> None:
     """Set (or clear, with ``None``) the stop mark the guard reports on stderr."""
     path = os.path.join(agent_dir, DELIVERY_STOPPED)
     if reason is None:
-        with contextlib.suppress(FileNotFoundError):
+        try:  # not contextlib.suppress: status imports this module and loads no contextlib
             os.unlink(path)
+        except FileNotFoundError:
+            return
         return
     line = reason.replace("\n", " ")[:300] + "\n"
     files.write_atomic(path, line.encode("utf-8", "replace"), mode=0o600)

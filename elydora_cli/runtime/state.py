@@ -13,17 +13,19 @@ accepted candidate is recognised instead of sent twice.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from typing import Any
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..identity import CHAIN_STATE, OUTBOX
 from ..statefiles import GENESIS
+
+if TYPE_CHECKING:
+    from typing import Any
 
 STATE_LIMIT = 64 << 10
 OUTBOX_LIMIT = 64 << 20
@@ -94,5 +96,7 @@ def save_outbox(agent_dir: str, outbox: dict[str, Any]) -> None:
 
 
 def remove_outbox(agent_dir: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    try:  # not contextlib.suppress: status imports this module and loads no contextlib
         os.unlink(os.path.join(agent_dir, OUTBOX))
+    except FileNotFoundError:
+        return

@@ -12,19 +12,22 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
 from elydora_config.toml.plain import plain_loads
 from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
+from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
+    from typing import Any
+
     from elydora_config.toml.spans import SpanEditor, Splice
 
 _BOM = "\ufeff"
-_AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
-_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+_AT_LINE = r"\s*\(at line (\d+), column (\d+)\)\s*$"
+_AT_END = r"\s*\(at end of document\)\s*$"
+"""Where :mod:`tomllib` puts the place in its message; compiled on first use (:mod:`re`'s cache), by an error."""
 _MISSING: Any = object()
 
 
@@ -427,13 +430,13 @@ def _decode_error(where: str | None, body: str, exc: Exception) -> MalformedConf
     message = str(exc)
     line = int(getattr(exc, "lineno", 0) or 0)
     column = int(getattr(exc, "colno", 0) or 0)
-    located = _AT_LINE.search(message)
+    located = re.search(_AT_LINE, message)
     if located:
         line, column = line or int(located.group(1)), column or int(located.group(2))
         message = message[: located.start()]
-    elif _AT_END.search(message):
+    elif re.search(_AT_END, message):
         line, column = _location(body, len(body))
-        message = _AT_END.sub("", message)
+        message = re.sub(_AT_END, "", message)
     message = getattr(exc, "msg", None) or message
     return MalformedConfigError(where, f"invalid TOML: {message}", line=line, column=column)
 

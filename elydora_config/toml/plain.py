@@ -18,7 +18,11 @@ caller then runs ``tomllib``, which decodes the rest of TOML and reports errors 
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _LINE = re.compile(
     r"[ \t]*(?:"

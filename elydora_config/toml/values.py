@@ -9,9 +9,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
 
 from ..records import record
+
+if TYPE_CHECKING:
+    from typing import Any
 
 Key = str | int
 Path = tuple[Key, ...]
@@ -19,10 +23,11 @@ Path = tuple[Key, ...]
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
-_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f"\\\x7f]')
+_BARE_KEY = r"[A-Za-z0-9_-]+\Z"
+_NEEDS_ESCAPE = r'[\x00-\x1f"\\\x7f]'
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
-_LITERAL_OK = re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]*\Z")
+_LITERAL_OK = r"[^'\x00-\x08\x0a-\x1f\x7f]*\Z"
+"""The patterns of rendering (an edit's): compiled on first use by :mod:`re`'s cache, not by a reader's import."""
 
 
 @record(frozen=True)
@@ -135,7 +140,7 @@ def is_table_array(value: object) -> bool:
 
 def render_key(key: str) -> str:
     """A key part as TOML: bare when possible, otherwise a basic string."""
-    return key if _BARE_KEY.match(key) else render_basic_string(key)
+    return key if re.match(_BARE_KEY, key) else render_basic_string(key)
 
 
 def render_dotted(keys: Path) -> str:
@@ -150,12 +155,12 @@ def _escape(match: re.Match[str]) -> str:
 
 def render_basic_string(text: str) -> str:
     """``text`` as a TOML basic (double-quoted) string."""
-    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+    return '"' + re.sub(_NEEDS_ESCAPE, _escape, text) + '"'
 
 
 def render_string(text: str, style: Style) -> str:
     """``text`` as a TOML string in the document's style (literal when it prefers and can)."""
-    if style.literal_strings and _LITERAL_OK.match(text):
+    if style.literal_strings and re.match(_LITERAL_OK, text):
         return "'" + text + "'"
     return render_basic_string(text)
 

@@ -26,3 +26,18 @@ def test_agent_create_on_a_pending_journal_names_the_recover_command(tmp_path: P
     recovered = _elydora(*shlex.split(expected.split("`")[1])[1:])  # the command as printed resolves it
     assert recovered.returncode == 0, recovered.stderr
     assert _elydora("agent", "create", "--provider", "claudecode", "--root", str(home)).returncode == 0
+
+
+def test_a_command_is_quoted_as_shlex_quotes_each_word() -> None:
+    """The command line is built without importing shlex, and reads back word for word as shlex quotes it."""
+    from types import SimpleNamespace
+
+    from elydora_cli.recovery_hint import elydora_command
+
+    for home in ("/home/ann", "/home/a b", "/tmp/it's", "/h/$x", "/h/é", "/h/a*", "/h/-x", "/h/~", "/h/a\tb"):
+        ctx = SimpleNamespace(rooted=True, home=Path(home), state_root=Path(home + "/state"))
+        words = ["elydora", "install", "codex", "--trust", "--root", home, "--state-root", home + "/state"]
+        assert elydora_command(ctx, "install", "codex", "--trust") == " ".join(shlex.quote(w) for w in words)
+    assert elydora_command(SimpleNamespace(rooted=True, home=Path("/h"), state_root=Path("/h")), "") == (
+        "elydora '' --root /h"
+    )

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import base64
 import sys
+from collections.abc import Callable
 
 import pytest
 
 from elydora_config.errors import InvalidKeyError
 from elydora_config.keys import (
+    b64url_decode,
+    b64url_decode_strict,
+    b64url_encode,
     decode_private_key,
     decode_public_key,
     encode_private_key,
@@ -80,3 +84,40 @@ def test_a_key_from_its_seed_signs_as_the_public_class_does(binding: str, monkey
     assert isinstance(key, Ed25519PrivateKey)
     assert key.sign(b"record") == reference.sign(b"record")  # Ed25519 signatures are deterministic
     assert encode_private_key(key) == base64.urlsafe_b64encode(seed).rstrip(b"=").decode()
+
+
+def test_base64url_agrees_with_the_base64_module() -> None:
+    """The encoding is done with binascii alone (no base64/struct import): it matches base64's for every length,
+    and decoding takes exactly what base64 decodes back, refusing the rest."""
+    import os
+
+    for length in range(70):
+        data = os.urandom(length)
+        text = base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+        assert b64url_encode(data) == text
+        assert b64url_decode_strict(text, length=length, what="it") == data
+    for text in ("", "A", "AB", "ABC", "AB-_", "A+/A", "AB==", "ABC=", "é" * 4, "AA AA", "AAAA\n"):
+        try:
+            expected = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)) if text.isascii() else None
+        except ValueError:
+            expected = None
+        try:
+            got: bytes | None = b64url_decode_strict(text, length=len(expected or b""), what="it")
+        except InvalidKeyError:
+            got = None
+        canonical = expected is not None and base64.urlsafe_b64encode(expected).rstrip(b"=").decode() == text
+        assert got == (expected if canonical and all(c.isalnum() or c in "-_" for c in text) else None), text
+
+
+@pytest.mark.parametrize(
+    "text", ["", "A", "AB", "ABC", "ABCD", "AB-_", "A+/A", "AB==", "A=B", "AAAAA", "!!!!", "QUJDRA", "é", "AA AA"]
+)
+def test_lenient_base64url_decoding_is_the_base64_modules(text: str) -> None:
+    """Same bytes, or the same error and message, as ``base64.urlsafe_b64decode`` (markers report its words)."""
+    def outcome(decode: Callable[[str], bytes]) -> tuple[str, object]:
+        try:
+            return "ok", decode(text)
+        except ValueError as exc:
+            return type(exc).__name__, str(exc)
+
+    assert outcome(b64url_decode) == outcome(lambda t: base64.urlsafe_b64decode(t + "=" * (-len(t) % 4)))

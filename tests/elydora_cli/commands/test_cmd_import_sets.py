@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import elydora_cli
 from elydora_cli import catalog
 from elydora_config import jsonc
 
@@ -32,6 +33,17 @@ except SystemExit as exc:
 with open(out, "w", encoding="utf-8") as fh:
     json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
 """
+
+BARE_WRAPPER = """
+import json, sys
+out = sys.argv.pop(1)
+sys.argv[0] = "elydora"
+from elydora_cli.main import main
+code = main()
+with open(out, "w", encoding="utf-8") as fh:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+"""
+"""The command called directly: runpy (``WRAPPER``) loads contextlib and importlib.util itself."""
 
 TRANSACTIONS = (
     "elydora_config.transaction",
@@ -63,13 +75,20 @@ def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
     return [name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
 
 
-def _run(tmp_path: Path, *args: str, path: str | None = None) -> tuple[int, list[str]]:
+def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True) -> tuple[int, list[str]]:
+    """Run ``elydora <args>``; ``site=False``: without :mod:`site` (whose ``.pth`` hooks may import modules into
+    every interpreter), the project found through ``PYTHONPATH``, and without runpy (``BARE_WRAPPER``)."""
     out = tmp_path / "modules.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
     if path is not None:
         env["PATH"] = path
+    flags = [] if site else ["-S"]
+    if not site:
+        env["PYTHONPATH"] = str(Path(elydora_cli.__file__).resolve().parent.parent)
     subprocess.run(
-        [sys.executable, "-c", WRAPPER, str(out), *args], capture_output=True, check=False, env=env, cwd=tmp_path
+        [sys.executable, *flags, "-c", WRAPPER if site else BARE_WRAPPER, str(out), *args], capture_output=True,
+        check=False, env=env,
+        cwd=tmp_path,
     )
     result = json.loads(out.read_text(encoding="utf-8"))
     return int(result["code"] or 0), list(result["modules"])
@@ -118,6 +137,10 @@ START_UP = (
     "datetime",  # TOML values need it only for a date-time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
     "unicodedata",  # only for a renamed Qoder folder
+    "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
+    "base64",  # the private key is checked with binascii alone (base64 would load struct too)
+    "elydora_cli.runtime.templates.guard",  # its flat-object reader is copied in runtime/flatreader.py
+    "select",  # the guard template's
 )
 
 
@@ -136,6 +159,18 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
     )
     ours = sorted(set(modules) - set(json.loads(bare.stdout)))
     assert _loaded(ours, (*READ_ONLY, *START_UP)) == []
+
+
+def test_status_of_a_toml_agent_imports_no_typing(home: Path, tmp_path: Path) -> None:
+    """The modules a status runs use typing's names in annotations only (``elydora_config.typecheck``): Kimi
+    Code's status (TOML settings, so no JSON loader) loads no :mod:`typing`, whose import alone costs about a
+    quarter of the interpreter's start-up. Without site: a ``.pth`` hook of the machine may import it anyway."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    code, modules = _run(home, "status", "kimi", "--root", str(home), path=str(empty), site=False)
+    # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
+    assert code in (0, 1) and "elydora_config.toml.document" in modules and "elydora_cli.health" in modules
+    assert _loaded(modules, ("typing", "contextlib")) == []  # our context managers are classes (no contextlib)
 
 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:

@@ -108,3 +108,19 @@ def test_flat_reader_agrees_with_json(value: dict[str, object], ascii_only: bool
 def test_flat_reader_refuses_what_it_cannot_vouch_for(text: str) -> None:
     with pytest.raises(ValueError):
         parse_flat_object(text)
+
+
+def test_the_status_checks_read_flat_objects_with_the_guards_own_reader() -> None:
+    """``runtime/flatreader.py`` is the guard template's reader section, character for character (status reads
+    the guard's inputs exactly as the guard will, without importing the whole template)."""
+    from elydora_cli.runtime import flatreader
+    from elydora_cli.runtime.templates import guard
+
+    def section(module: object) -> str:
+        text = Path(str(getattr(module, "__file__", ""))).read_text(encoding="utf-8")
+        start = text.index("# -- a strict reader for flat JSON objects")
+        end = text.find("# -- files ---", start)
+        return text[start : None if end < 0 else end].rstrip("\n")
+
+    assert section(flatreader) == section(guard)
+    assert flatreader._WS == guard._WS
