@@ -11,8 +11,8 @@ load the editor.
 from __future__ import annotations
 
 from .. import _lazy_exports
+from ..typecheck import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing's own flag, without importing typing (type checkers take any TYPE_CHECKING as true)
 if TYPE_CHECKING:
     from .dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
     from .document import MISSING, JsoncDocument

@@ -13,9 +13,9 @@ Importing this module loads none of the editor's modules.
 
 from __future__ import annotations
 
+from ..typecheck import TYPE_CHECKING
 from .refusals import strict_decoder, unique_object
 
-TYPE_CHECKING = False  # typing's own flag, without importing typing (type checkers take any TYPE_CHECKING as true)
 if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them, nor imports typing
     from collections.abc import Callable, Sequence
     from typing import Any, Protocol

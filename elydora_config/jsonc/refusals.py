@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-TYPE_CHECKING = False  # typing's own flag, without importing typing (type checkers take any TYPE_CHECKING as true)
+from ..typecheck import TYPE_CHECKING
+
 if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them
     from collections.abc import Callable
     from typing import Any, NoReturn
