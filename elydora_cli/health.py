@@ -133,7 +133,7 @@ def _config_problems(agent_dir: str, config: dict[str, object]) -> list[str]:
 
 def read_input(agent_dir: str, name: str) -> dict[str, object] | None:
     """One enforcement input parsed as the guard parses it (``None``: absent); :class:`InputError` otherwise."""
-    from .runtime.flatreader import parse_flat_object
+    from .runtime.templates.flatreader import parse_flat_object
 
     path = os.path.join(agent_dir, name)
     try:

@@ -38,6 +38,9 @@ if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this p
 SCRIPT_MODE = 0o700
 MODULE_MODE = 0o600
 _PARAM_LINE = re.compile(r"^([A-Z_]+)(?:: [^=]+)? = .*  # @param$", re.MULTILINE)
+_INLINE_LINE = re.compile(r"^from \.(\w+) import [\w, ]+  # @inline$", re.MULTILINE)
+"""A template's import of another template module, which the generated script holds in its place."""
+_FUTURE = "from __future__ import annotations\n"
 
 
 def runtime_argv(python: str, script_path: PathLike) -> list[str]:
@@ -252,7 +255,7 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if known is None:
         from .. import packagedata
 
-        source = packagedata.read_template(template)
+        source = _INLINE_LINE.sub(_inlined, packagedata.read_template(template))
         texts, names, start = [], [], 0
         for match in _PARAM_LINE.finditer(source):
             texts.append(source[start : match.start()])
@@ -261,6 +264,14 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         texts.append(source[start:])
         known = _PARSED[template] = (tuple(texts), tuple(names))
     return known
+
+
+def _inlined(line: re.Match[str]) -> str:
+    """The code of the template module ``line`` imports: everything below its ``from __future__`` line."""
+    from .. import packagedata
+
+    source = packagedata.read_template(f"{line.group(1)}.py")
+    return source[source.index(_FUTURE) + len(_FUTURE) :].strip("\n")
 
 
 SHEBANG_LIMIT = 127

@@ -139,7 +139,7 @@ START_UP = (
     "unicodedata",  # only for a renamed Qoder folder
     "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
-    "elydora_cli.runtime.templates.guard",  # its flat-object reader is copied in runtime/flatreader.py
+    "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
     "typing",  # annotations only (elydora_config.typecheck): its import is a quarter of the interpreter's start
     "contextlib",  # our context managers are classes

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elydora_cli import catalog
+from elydora_cli import catalog, statefiles
 from elydora_cli.runtime import GUARD_NAME, HOOK_NAME, generate, runtime_argv
 from elydora_cli.runtime.templates.guard import parse_flat_object
 from elydora_config.errors import UnsafePathError
@@ -110,17 +110,20 @@ def test_flat_reader_refuses_what_it_cannot_vouch_for(text: str) -> None:
         parse_flat_object(text)
 
 
-def test_the_status_checks_read_flat_objects_with_the_guards_own_reader() -> None:
-    """``runtime/flatreader.py`` is the guard template's reader section, character for character (status reads
-    the guard's inputs exactly as the guard will, without importing the whole template)."""
-    from elydora_cli.runtime import flatreader
-    from elydora_cli.runtime.templates import guard
+def test_the_status_checks_read_flat_objects_with_the_guards_own_reader(tmp_path: Path) -> None:
+    """The guard template imports its reader from ``templates/flatreader.py`` (which status imports without the
+    rest of the guard), and the generated guard holds that module's code in place of the import: it stands
+    alone, and reads exactly what status read."""
+    from elydora_cli.runtime.templates import flatreader, guard
 
-    def section(module: object) -> str:
-        text = Path(str(getattr(module, "__file__", ""))).read_text(encoding="utf-8")
-        start = text.index("# -- a strict reader for flat JSON objects")
-        end = text.find("# -- files ---", start)
-        return text[start : None if end < 0 else end].rstrip("\n")
-
-    assert section(flatreader) == section(guard)
-    assert flatreader._WS == guard._WS
+    assert guard.parse_flat_object is flatreader.parse_flat_object and guard._WS is flatreader._WS
+    files = generate("claudecode", tmp_path / ".elydora" / "agents" / "claudecode-x", sys.executable)
+    script = files[f"{statefiles.GUARD_MODULE}.py"][0].decode("utf-8")
+    assert "from .flatreader import" not in script and "  # @inline\n" not in script  # no import left
+    assert script.count("from __future__ import") == 1
+    reader = Path(flatreader.__file__).read_text(encoding="utf-8")
+    body = reader.partition("from __future__ import annotations\n")[2].strip("\n")
+    assert body in script and "def parse_flat_object(" in body
+    namespace: dict[str, object] = {}
+    exec(compile(body, "flatreader", "exec"), namespace)  # the inlined code alone defines the reader
+    assert callable(namespace["parse_flat_object"])

@@ -1,8 +1,8 @@
-"""The guard's reader of flat JSON objects, for the commands that check what the guard will read (``status``).
+"""The guard's reader of flat JSON objects (string, number, true, false, null members), its one home.
 
-A copy of that section of ``templates/guard.py`` (a generated script stands alone, so the template keeps its
-own; a test pins the two equal): importing the whole guard template to reach its reader costs a ``status``
-the guard's other functions and modules.
+The generator writes everything below the ``from __future__`` line into the generated guard in place of the
+template's ``# @inline`` import of this module (a generated script stands alone), and ``status`` imports it
+to read the guard's inputs exactly as the guard will, without importing the whole guard template.
 """
 
 from __future__ import annotations
