@@ -24,17 +24,11 @@ def elydora_command(ctx: Any, *args: str) -> str:
     return _quoted(words)
 
 
-_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
-"""Characters a POSIX shell word may hold unquoted: :func:`shlex.quote` leaves a word of only these bare."""
-
-
 def _quoted(words: list[str]) -> str:
-    """``words`` as one shell command line, each as :func:`shlex.quote` gives it (bare when every character is
-    safe, else single-quoted), without importing :mod:`shlex` (Codex's untrusted-hooks advice shows one on
-    every ``status``)."""
-    from .plug.cmdforms import posix_quote
+    """``words`` as one shell command line, each word as :func:`shlex.quote` gives it."""
+    from .plug.cmdforms import shell_word
 
-    return " ".join(w if w and _SHELL_SAFE.issuperset(w) else posix_quote(w) for w in words)
+    return " ".join(map(shell_word, words))
 
 
 def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:

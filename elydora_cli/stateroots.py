@@ -64,9 +64,9 @@ def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:
 
 
 def flags_for(root: str) -> str:
-    import shlex
+    from .plug.cmdforms import shell_word
 
-    return f"--state-root {shlex.quote(root)}"
+    return f"--state-root {shell_word(root)}"
 
 
 class ElsewhereError(ConfigError):

@@ -24,6 +24,16 @@ def posix_quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\"'\"'") + "'"
 
 
+_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
+"""Characters a POSIX shell word may hold unquoted: :func:`shlex.quote` leaves a word of only these bare."""
+
+
+def shell_word(arg: str) -> str:
+    """``arg`` as :func:`shlex.quote` gives it (bare when every character is safe, else single-quoted), for
+    commands shown to a person, without importing :mod:`shlex` (``status`` shows some)."""
+    return arg if arg and _SHELL_SAFE.issuperset(arg) else posix_quote(arg)
+
+
 def posix_command(argv: Sequence[str]) -> str:
     """Every argument single-quoted: no word splitting, globbing or expansion can touch it."""
     return " ".join(posix_quote(a) for a in argv)

@@ -13,6 +13,7 @@ from elydora_cli.plug.cmdforms import (
     parse_encoded_powershell,
     parse_posix,
     posix_command,
+    shell_word,
 )
 
 WORDS = st.text(alphabet=st.sampled_from(list(" \t\r\nab/.-_=x'\"\\$#")), max_size=12)
@@ -59,3 +60,9 @@ def test_encoded_powershell_round_trip_and_plain_commands() -> None:
     assert parse_encoded_powershell("bash -c true") is None
     flags_and_payload = encoded_powershell(argv, {}).split(" ", 1)[1]
     assert parse_encoded_powershell('"C:\\x\\cmd.exe" ' + flags_and_payload) is None
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list(" \t'\"$*~é!-_@%+=:,./aZ09")), max_size=8) | st.text(max_size=8))
+def test_a_shown_word_is_quoted_as_shlex_quotes_it(word: str) -> None:
+    assert shell_word(word) == shlex.quote(word)
