@@ -27,7 +27,6 @@ from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT,
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
 
-
 if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this package on every start
     from typing import Any
 
