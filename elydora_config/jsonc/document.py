@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import MalformedConfigError, PathLike
-from .diagnostics import fail, line_and_column
+from .diagnostics import line_and_column
 from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
 from .edits import Edit, PathElement, Splice
 from .fast_scan import ValueScanner
+from .folded import FoldedView, Utf8Index
 from .lane_blanking import scan_text_of_bytes
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
 from .lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
-from .located import BULK_PROBE, Container, Member, Walker, shift
+from .located import Container, Member, Walker, locate_document, shift
 from .revalidate import check_value_text, rebuilt_container
 
 JsonPath = Sequence[PathElement]
-
-
-_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters: from here, containers of 64 small members are walked in full
-_SMALL_TEXT_PROBE = 8  # the top level of a small text
-_SMALL_TEXT_INNER_PROBE = 2  # the second level: two small members are enough to see that the rest is small too
 
 
 def _is_scalar(value: Any) -> bool:
@@ -87,11 +84,18 @@ class JsoncDocument:
             hint = "; for text use JsoncDocument.parse" if isinstance(data, str) else ""
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
-        # comments likely: the lane scan text is built from the bytes before they are decoded, so that the
-        # decoded text and the bytes' blanked copy never coexist with a third full copy
+        data = data if isinstance(data, bytes) else bytes(data)
+        # comments likely: the lane scan text is built from the bytes, and the document is parsed on it alone
+        # (see .folded); the text is decoded only if that parse cannot take it
         lane_text = None
         if dialect.comments and (b"//" in data or b"/*" in data):
-            lane_text = scan_text_of_bytes(bytes(data), dialect.trailing_commas)
+            ascii = data.isascii()
+            lane_text = scan_text_of_bytes(data, dialect.trailing_commas, ascii)
+            index = None if lane_text is None or data.startswith(codecs.BOM_UTF8) else Utf8Index.of(data, ascii)
+            if lane_text is not None and index is not None:
+                folded = cls._folded_parse(data, dialect, path, FoldedView(lane_text, index, dialect, path))
+                if folded is not None:
+                    return folded
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -102,43 +106,39 @@ class JsoncDocument:
             doc = cls._with_lane_text(text, dialect, path, lane_text)
         else:
             doc = cls(text, dialect, path=path)
-        doc._data = data if isinstance(data, bytes) else bytes(data)
+        doc._data = data
+        return doc
+
+    @classmethod
+    def _folded_parse(
+        cls, data: bytes, dialect: Dialect, path: PathLike | None, view: FoldedView
+    ) -> JsoncDocument | None:
+        """The document of ``data`` parsed on its lane scan text alone; ``None`` when that text is refused
+        anywhere (an error, or what only the exact blanking can read): the decoded text then decides."""
+        doc = cls.__new__(cls)
+        doc._dialect, doc._path, doc._edits = dialect, path, []
+        try:
+            doc._locate(view.lane_text, view.scanner, view.walker)
+        except MalformedConfigError:
+            return None
+        if view.scanner.lane_text is None or view.scanner.prepared:
+            return None  # the C scanner refused the lane text somewhere: its remedies read the scan text
+        doc._loaded, doc._folded, doc._data = None, view, data
         return doc
 
     # -- loading ----------------------------------------------------------------------------------
 
     def _load(self, text: str, lane_text: str | None = None) -> None:
-        dialect, path = self._dialect, self._path
-        scanner = ValueScanner(text, dialect, path, lane_text)
-        walker = Walker(text, dialect, scanner, path)
-        pos = 0
-        if text.startswith("\ufeff"):
-            if not dialect.bom:
-                scanner.reference.document(build=False)
-            pos = 1
-        start = skip_gap(text, pos, dialect.comments)
-        root: Container | None = None
-        if start < len(text) and text[start] in "{[":
-            # locate the second level while validating it (an edit usually goes there, and locating it
-            # later would scan it again); in a small text, a second-level container of more than a few
-            # small members is validated in one C call after its first ones
-            big = len(text) > _WALK_SECOND_LEVEL_FROM
-            probes = (BULK_PROBE, BULK_PROBE) if big else (_SMALL_TEXT_PROBE, _SMALL_TEXT_INNER_PROBE)
-            root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probes[0], inner_probe=probes[1])
-            end = root.end
-        elif start < len(text) and text[start] != "/":
-            end = scanner.end(start, True)
-        else:
-            scanner.reference.document(build=False)
-            fail(text, start, "expected a JSON value", path)
-        if skip_gap(text, end, dialect.comments) < len(text):
-            scanner.reference.document(build=False)
-            fail(text, end, "unexpected text after the top-level value", path)
+        scanner = ValueScanner(text, self._dialect, self._path, lane_text)
+        walker = Walker(text, self._dialect, scanner, self._path)
+        self._locate(text, scanner, walker)
         self._loaded: tuple[str, ValueScanner, Walker] | None = (text, scanner, walker)
+        self._folded: FoldedView | None = None  # parsed from bytes not decoded yet (see _folded_parse)
         self._data: bytes | None = None  # the UTF-8 of the text, when it is known (see _apply)
-        self._root = root
-        self._root_start = start
-        self._root_end = end
+
+    def _locate(self, text: str, scanner: ValueScanner, walker: Walker) -> None:
+        """Validate ``text`` and locate its top levels (see :func:`.located.locate_document`)."""
+        self._root, self._root_start, self._root_end = locate_document(text, scanner, walker)
         self._multiline: bool | None = None
         self._ascii: bool | None = None
 
@@ -154,16 +154,21 @@ class JsoncDocument:
 
     @property
     def _walker(self) -> Walker:
-        return self._current()[2]
+        """The walker locating members: that of the scan text while the text is not decoded (it reads only
+        structure and keys), so that an edit of one value never decodes it."""
+        folded = self._folded
+        return folded.walker if folded is not None else self._current()[2]
 
     def _current(self) -> tuple[str, ValueScanner, Walker]:
-        """The text with its scanner and walker; after an edit of a document read from bytes, decoded from the
-        spliced bytes only when something asks for it (an edit keeps the bytes alone: see _apply)."""
+        """The text with its scanner and walker; for a document read from bytes, decoded only when something
+        asks for it (the parse, and an edit, keep the bytes alone: see _folded_parse and _apply)."""
         loaded = self._loaded
         if loaded is None:
             assert self._data is not None
             text = self._data.decode("utf-8")
-            scanner = ValueScanner(text, self._dialect, self._path)
+            folded, self._folded = self._folded, None
+            lane_text = folded.lane_text if folded is not None else None  # unedited: still the text's
+            scanner = ValueScanner(text, self._dialect, self._path, lane_text)
             loaded = self._loaded = (text, scanner, Walker(text, self._dialect, scanner, self._path))
         return loaded
 
@@ -248,7 +253,7 @@ class JsoncDocument:
             holder = self._member(node, element, path[: depth + 1])
             child = holder.node
             if child is None:
-                if self._text[holder.value_start] not in "{[":
+                if self._walker.text[holder.value_start] not in "{[":
                     raise KeyError(path[: depth + 1])
                 further = path[depth + 1] if depth + 1 < len(path) else until
                 child = holder.node = self._walker.walk(holder.value_start, validate=False, until=further)
@@ -306,7 +311,8 @@ class JsoncDocument:
 
     def _prefers_ascii(self) -> bool:
         if self._ascii is None:
-            self._ascii = prefers_ascii(self._text)
+            folded = self._folded
+            self._ascii = folded.prefers_ascii() if folded is not None else prefers_ascii(self._text)
         return self._ascii
 
     # -- editing ----------------------------------------------------------------------------------
@@ -413,16 +419,27 @@ class JsoncDocument:
         replaced: Member | None = None,
     ) -> Edit:
         """Make the splices of ``plan`` inside ``container``; ``replaced``: the plan is exactly that member's
-        value replaced by one new value (``set`` of an existing path)."""
-        old_text, old_scanner, _ = self._current()
-        old_scanner.release()  # not carried over: the new text and the old lane text would coexist
-        edit = Edit(op, path, tuple([Splice(s, e, new, old_text[s:e]) for s, e, new in plan]))
+        value replaced by one new value (``set`` of an existing path, the one edit made before the text of a
+        document read from bytes is decoded)."""
+        folded = self._folded
+        if folded is not None:
+            assert replaced is not None
+            old = [folded.index.decode(s, e) for s, e, _ in plan]
+            old_text, old_scanner = folded.lane_text, folded.scanner  # (the new value alone is scanned)
+        else:
+            old_text, old_scanner, _ = self._current()
+            old_scanner.release()  # not carried over: the new text and the old lane text would coexist
+            old = [old_text[s:e] for s, e, _ in plan]
+        edit = Edit(op, path, tuple([Splice(s, e, new, before) for (s, e, new), before in zip(plan, old, strict=True)]))
         if replaced is not None:
             delta = check_value_text(old_scanner, plan[0][2], self._path) - (replaced.value_end - replaced.value_start)
             rebuilt = container
         else:
             rebuilt, delta = rebuilt_container(old_text, plan, container, self._dialect, self._path)
-        if self._data is not None:
+        if folded is not None:
+            self._data = folded.index.spliced(plan)
+            self._folded = self._loaded = None
+        elif self._data is not None:
             # bytes in, bytes out: splice the UTF-8 and drop the old text; the new one is decoded when asked for
             self._data = splice_utf8(self._data, old_text, plan)
             self._loaded = None

@@ -5,7 +5,7 @@ the same offsets as the original.  This module builds such a *scan text* with no
 one *lane* (an ASCII byte) per character:
 
 * the UTF-8 bytes are folded to one ASCII byte per code point (continuation bytes deleted, every other
-  non-ASCII byte made ``x``);
+  non-ASCII byte made ``FOLD_MARK``);
 * each chunk (ending before a line that starts with a key or a value, so that nothing runs across its end)
   is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
   comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length (one
@@ -32,8 +32,13 @@ import re
 import sys
 from itertools import repeat
 
-# UTF-8 -> one ASCII byte per code point: lead bytes become "x", continuation bytes are deleted
-_FOLD = bytes(byte if byte < 0x80 else 0x78 for byte in range(256))
+from .lexical import NON_ASCII_ESCAPE
+
+FOLD_MARK = "\x7f"
+"""What every non-ASCII character becomes: DEL, valid inside a JSON string like any character it stands for,
+and rare in keys, so that a key holding it is the one key a walker of the scan text reads from the original."""
+# UTF-8 -> one ASCII byte per code point: lead bytes become FOLD_MARK, continuation bytes are deleted
+_FOLD = bytes(byte if byte < 0x80 else ord(FOLD_MARK) for byte in range(256))
 _CONTINUATION = bytes(range(0x80, 0xC0))
 
 # A comment as the lexer sees it when it ignores strings: ``//`` to the line break (not right after ``:`` or
@@ -64,6 +69,8 @@ _SPLIT_LF_RE = _split_re(rb"\n")  # for a text without CR
 _CHUNK_END_RE = re.compile(
     rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
 )
+_ESCAPE_RE = re.compile(NON_ASCII_ESCAPE)
+_ESCAPE_BYTES_RE = re.compile(NON_ASCII_ESCAPE.encode("ascii"))
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
@@ -132,23 +139,39 @@ def _scan_text(folded: bytes, commas: bool) -> str:
         del blanked
         pos = end
     view.release()
+    del folded  # a folded copy made for this call is freed before the scan text is: one copy less at the peak
     return out.decode("ascii")
 
 
-def scan_text_of_bytes(data: bytes, commas: bool) -> str:
-    """The scan text of UTF-8 ``data`` (see the module docstring)."""
-    if data.isascii():  # already one byte per code point: the fold would copy it unchanged
+def _keys_fold_faithfully(text: bytes | str) -> bool:
+    """Whether keys that are equal stay equal in the scan text of a non-ASCII ``text``: not when it also holds
+    an escaped non-ASCII character. The C scanner decodes ``"\\u00e9"`` to ``é`` but reads a raw ``é``
+    folded, so it would take those two spellings of one key for two keys (keys that fold alike, the other
+    way round, only make the duplicate check fail, and the caller falls back)."""
+    if isinstance(text, bytes):
+        return b"\\u" not in text or _ESCAPE_BYTES_RE.search(text) is None
+    return "\\u" not in text or _ESCAPE_RE.search(text) is None
+
+
+def scan_text_of_bytes(data: bytes, commas: bool, ascii: bool | None = None) -> str | None:
+    """The scan text of UTF-8 ``data`` (see the module docstring); ``ascii``: ``data.isascii()``, if known.
+    ``None`` when its keys would not compare as the text's (see :func:`_keys_fold_faithfully`)."""
+    if data.isascii() if ascii is None else ascii:  # already one byte per code point: the fold would copy it
         return _scan_text(data, commas)
+    if not _keys_fold_faithfully(data):
+        return None
     return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
 
 
 _ENCODE_CHUNK = 1 << 16
 
 
-def scan_text_of_str(text: str, commas: bool) -> str:
-    """The scan text of ``text`` (see the module docstring)."""
+def scan_text_of_str(text: str, commas: bool) -> str | None:
+    """The scan text of ``text`` (see the module docstring); ``None`` as for :func:`scan_text_of_bytes`."""
     if text.isascii():
         return _scan_text(text.encode("ascii"), commas)
+    if not _keys_fold_faithfully(text):
+        return None
     pieces = (
         text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass").translate(_FOLD, _CONTINUATION)
         for start in range(0, len(text), _ENCODE_CHUNK)

@@ -9,13 +9,15 @@ that follow the edited span.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NoReturn
 
 from ..errors import PathLike
 from .diagnostics import fail
 from .dialect import Dialect
 from .fast_scan import ValueScanner
-from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring
+from .lane_blanking import FOLD_MARK
+from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring, skip_gap
 
 NO_COMMA = -1
 NO_END = -1  # the end of a container whose walk stopped at the member it was looking for
@@ -23,6 +25,9 @@ NO_END = -1  # the end of a container whose walk stopped at the member it was lo
 BULK_PROBE = 64  # members walked one by one before deciding whether to validate the rest in one C call
 _BULK_MEMBER_SIZE = 1024  # below this average size (characters) per member, the rest goes to the C scanner
 _SMALL_CONTAINER = 2048  # characters: a container that closes within this is not worth locating in advance
+_WALK_SECOND_LEVEL_FROM = 1 << 16  # characters: from here, containers of 64 small members are walked in full
+_SMALL_TEXT_PROBE = 8  # the top level of a small text
+_SMALL_TEXT_INNER_PROBE = 2  # the second level: two small members are enough to see that the rest is small too
 
 
 class Member:
@@ -89,11 +94,21 @@ class Container:
 class Walker:
     """Walks containers of one text version, member by member, validating or merely locating."""
 
-    def __init__(self, text: str, dialect: Dialect, scanner: ValueScanner, path: PathLike | None) -> None:
+    def __init__(
+        self,
+        text: str,
+        dialect: Dialect,
+        scanner: ValueScanner,
+        path: PathLike | None,
+        real_key: Callable[[int, int], str] | None = None,
+    ) -> None:
         self.text = text
         self.dialect = dialect
         self.scanner = scanner
         self.path = path
+        # a walker of a folded scan text (see .folded): the key whose token spans these offsets, when the key
+        # read from the text holds a folded character
+        self.real_key = real_key
 
     def syntax_error(self, container_start: int, pos: int) -> NoReturn:
         """Something at ``pos`` breaks the container that opens at ``container_start``: report it precisely."""
@@ -135,7 +150,7 @@ class Walker:
         goes on.  ``prefix``: an incomplete container opening at ``start``; its members are kept (and added to,
         in place) and the walk goes on after its last one.
         """
-        text = self.text
+        text, real_key = self.text, self.real_key
         gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
         gap_chars = GAP_START_CHARS
         scanner = self.scanner
@@ -170,6 +185,8 @@ class Walker:
                     key, pos = scanstring(text, pos + 1, True)
                 except ValueError:
                     self.syntax_error(start, pos)
+                if real_key is not None and FOLD_MARK in key:
+                    key = real_key(member_start, pos)
                 if key in keys and refuse_duplicates:
                     self.syntax_error(start, member_start)
                 keys[key] = len(members)
@@ -223,6 +240,36 @@ class Walker:
             if bulk and len(members) == probe and pos - start < probe * _BULK_MEMBER_SIZE:
                 # validate the whole container in one C call (the members walked so far again, no copy)
                 return Container(start, end_of(start, validate), is_object, members, complete=False, keys=keys)
+
+
+def locate_document(text: str, scanner: ValueScanner, walker: Walker) -> tuple[Container | None, int, int]:
+    """Validate the whole ``text`` and locate its top levels: the top-level container (``None`` for a scalar)
+    and the span of the top-level value."""
+    dialect, path = walker.dialect, walker.path
+    pos = 0
+    if text.startswith("\ufeff"):
+        if not dialect.bom:
+            scanner.reference.document(build=False)
+        pos = 1
+    start = skip_gap(text, pos, dialect.comments)
+    root: Container | None = None
+    if start < len(text) and text[start] in "{[":
+        # locate the second level while validating it (an edit usually goes there, and locating it later
+        # would scan it again); in a small text, a second-level container of more than a few small members is
+        # validated in one C call after its first ones
+        big = len(text) > _WALK_SECOND_LEVEL_FROM
+        probes = (BULK_PROBE, BULK_PROBE) if big else (_SMALL_TEXT_PROBE, _SMALL_TEXT_INNER_PROBE)
+        root = walker.walk(start, validate=True, descend=1, bulk=True, probe=probes[0], inner_probe=probes[1])
+        end = root.end
+    elif start < len(text) and text[start] != "/":
+        end = scanner.end(start, True)
+    else:
+        scanner.reference.document(build=False)
+        fail(text, start, "expected a JSON value", path)
+    if skip_gap(text, end, dialect.comments) < len(text):
+        scanner.reference.document(build=False)
+        fail(text, end, "unexpected text after the top-level value", path)
+    return root, start, end
 
 
 def shift(container: Container, threshold: int, delta: int, skip: Container | None = None) -> None:
