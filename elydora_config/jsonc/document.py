@@ -7,19 +7,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import MalformedConfigError, PathLike
+from .compressed import CompressedView, Utf8Index
 from .diagnostics import line_and_column
 from .dialect import JSONC, Dialect
 from .edit_plan import Plan, plan_insert, plan_remove
 from .edits import Edit, PathElement, Splice
 from .fast_scan import ValueScanner
-from .folded import FoldedView, Utf8Index
-from .lane_blanking import scan_text_of_bytes
+from .lane_blanking import keys_compare_faithfully, scan_text_of_bytes
 from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
 from .lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
 from .located import Container, Member, Walker, locate_document, shift
 from .revalidate import check_value_text, rebuilt_container
 
 JsonPath = Sequence[PathElement]
+
+_COMPRESS_FROM = 1 << 16  # bytes: from here a text with comments is parsed on its compressed text (see .compressed)
 
 
 def _is_scalar(value: Any) -> bool:
@@ -62,13 +64,6 @@ class JsoncDocument:
         self._load(text)
 
     @classmethod
-    def _with_lane_text(cls, text: str, dialect: Dialect, path: PathLike | None, lane_text: str) -> JsoncDocument:
-        doc = cls.__new__(cls)
-        doc._dialect, doc._path, doc._edits = dialect, path, []
-        doc._load(text, lane_text)
-        return doc
-
-    @classmethod
     def parse(cls, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
         """Parse and validate ``text``; ``path`` only names the file in error messages."""
         if not isinstance(text, str):
@@ -85,55 +80,57 @@ class JsoncDocument:
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
         data = data if isinstance(data, bytes) else bytes(data)
-        # comments likely: the lane scan text is built from the bytes, and the document is parsed on it alone
-        # (see .folded); the text is decoded only if that parse cannot take it
-        lane_text = None
-        if dialect.comments and (b"//" in data or b"/*" in data):
-            ascii = data.isascii()
-            lane_text = scan_text_of_bytes(data, dialect.trailing_commas, ascii)
-            index = None if lane_text is None or data.startswith(codecs.BOM_UTF8) else Utf8Index.of(data, ascii)
-            if lane_text is not None and index is not None:
-                folded = cls._folded_parse(data, dialect, path, FoldedView(lane_text, index, dialect, path))
-                if folded is not None:
-                    return folded
+        lane_text, lanes = None, True
+        if dialect.comments and (b"//" in data or b"/*" in data):  # comments likely
+            if len(data) >= _COMPRESS_FROM and not data.startswith(codecs.BOM_UTF8):
+                doc = cls._compressed_parse(data, dialect, path)  # see .compressed
+                if doc is not None:
+                    return doc
+                lanes = False  # refused, or keys that only compare in the text: the lanes would not do either
+            else:  # the lane text, built from the bytes before they are decoded (no third full copy)
+                lane_text = scan_text_of_bytes(data, dialect.trailing_commas)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             head = data[: exc.start].decode("utf-8", "replace")
             line, column = line_and_column(head, len(head))
             raise MalformedConfigError(path, f"invalid UTF-8 at byte {exc.start}", line=line, column=column) from None
-        if lane_text is not None and len(lane_text) == len(text):
-            doc = cls._with_lane_text(text, dialect, path, lane_text)
-        else:
-            doc = cls(text, dialect, path=path)
+        doc = cls.__new__(cls)
+        doc._dialect, doc._path, doc._edits = dialect, path, []
+        doc._load(text, lane_text if lane_text is not None and len(lane_text) == len(text) else None, lanes=lanes)
         doc._data = data
         return doc
 
     @classmethod
-    def _folded_parse(
-        cls, data: bytes, dialect: Dialect, path: PathLike | None, view: FoldedView
-    ) -> JsoncDocument | None:
-        """The document of ``data`` parsed on its lane scan text alone; ``None`` when that text is refused
-        anywhere (an error, or what only the exact blanking can read): the decoded text then decides."""
+    def _compressed_parse(cls, data: bytes, dialect: Dialect, path: PathLike | None) -> JsoncDocument | None:
+        """The document of ``data`` parsed on its compressed scan text alone; ``None`` when that text cannot
+        be used or is refused anywhere (an error, or what only the exact blanking reads): the decoded text
+        then decides, and reports."""
+        ascii = data.isascii()
+        index = Utf8Index.of(data, ascii) if ascii or keys_compare_faithfully(data) else None
+        if index is None:
+            return None
+        view = CompressedView(data, index, dialect, path)
         doc = cls.__new__(cls)
         doc._dialect, doc._path, doc._edits = dialect, path, []
-        try:
-            doc._locate(view.lane_text, view.scanner, view.walker)
+        try:  # (where the C scanner refuses the compressed text, a trailing comma say, its remedies read it)
+            doc._locate(view.text, view.scanner, view.walker)
         except MalformedConfigError:
             return None
-        if view.scanner.lane_text is None or view.scanner.prepared:
-            return None  # the C scanner refused the lane text somewhere: its remedies read the scan text
-        doc._loaded, doc._folded, doc._data = None, view, data
+        doc._loaded, doc._compressed, doc._data = None, view, data
         return doc
 
     # -- loading ----------------------------------------------------------------------------------
 
-    def _load(self, text: str, lane_text: str | None = None) -> None:
+    def _load(self, text: str, lane_text: str | None = None, *, lanes: bool = True) -> None:
         scanner = ValueScanner(text, self._dialect, self._path, lane_text)
+        scanner.lanes_tried |= not lanes  # (``lanes``: whether a lane text may be built when a comment shows)
         walker = Walker(text, self._dialect, scanner, self._path)
         self._locate(text, scanner, walker)
         self._loaded: tuple[str, ValueScanner, Walker] | None = (text, scanner, walker)
-        self._folded: FoldedView | None = None  # parsed from bytes not decoded yet (see _folded_parse)
+        # parsed from bytes on the compressed scan text, the text not decoded yet (see _compressed_parse): the
+        # located offsets are the compressed text's
+        self._compressed: CompressedView | None = None
         self._data: bytes | None = None  # the UTF-8 of the text, when it is known (see _apply)
 
     def _locate(self, text: str, scanner: ValueScanner, walker: Walker) -> None:
@@ -154,23 +151,33 @@ class JsoncDocument:
 
     @property
     def _walker(self) -> Walker:
-        """The walker locating members: that of the scan text while the text is not decoded (it reads only
-        structure and keys), so that an edit of one value never decodes it."""
-        folded = self._folded
-        return folded.walker if folded is not None else self._current()[2]
+        """The walker locating members: that of the compressed text while the text is not decoded (it reads
+        structure and keys), so that reading or setting one value never decodes it."""
+        compressed = self._compressed
+        return compressed.walker if compressed is not None else self._current()[2]
 
     def _current(self) -> tuple[str, ValueScanner, Walker]:
         """The text with its scanner and walker; for a document read from bytes, decoded only when something
-        asks for it (the parse, and an edit, keep the bytes alone: see _folded_parse and _apply)."""
+        asks for it (see _compressed_parse and _apply). A document located on its compressed text is parsed
+        again from the decoded one."""
         loaded = self._loaded
         if loaded is None:
-            assert self._data is not None
-            text = self._data.decode("utf-8")
-            folded, self._folded = self._folded, None
-            lane_text = folded.lane_text if folded is not None else None  # unedited: still the text's
-            scanner = ValueScanner(text, self._dialect, self._path, lane_text)
+            data = self._data
+            assert data is not None
+            text = data.decode("utf-8")
+            if self._compressed is not None:
+                self._load(text)
+                self._data = data
+                return self._current()
+            scanner = ValueScanner(text, self._dialect, self._path)
             loaded = self._loaded = (text, scanner, Walker(text, self._dialect, scanner, self._path))
         return loaded
+
+    def _decoded(self) -> None:
+        """Decode the text (and locate it again) before an edit that reads it: offsets located on the
+        compressed text would not fit it."""
+        if self._compressed is not None:
+            self._current()
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -196,43 +203,50 @@ class JsoncDocument:
     @property
     def value(self) -> Any:
         """The whole document as plain Python data (a new object at each access)."""
-        return self._scanner.value(self._root_start)[0]
+        return self._value(self._root_start, self._root_end)
 
     def get(self, path: JsonPath, default: Any = MISSING) -> Any:
         """The value at ``path``; ``default`` if it does not exist, or ``KeyError`` when no default is given."""
         try:
-            start = self.span(path)[0]
+            start, end = self._span(path)
         except KeyError:
             if default is MISSING:
                 raise
             return default
-        return self._scanner.value(start)[0]
+        return self._value(start, end)
 
     def has(self, path: JsonPath) -> bool:
         """Whether a value exists at ``path``."""
         try:
-            self.span(path)
+            self._span(path)
         except KeyError:
             return False
         return True
 
     def span(self, path: JsonPath) -> tuple[int, int]:
         """``(start, end)`` offsets of the value at ``path`` in :attr:`text` (``KeyError`` if absent)."""
-        path = tuple(path)
-        if not path:
-            return self._root_start, self._root_end
-        _, parent, _ = self._container(path[:-1], path[-1])
-        member = self._member(parent, path[-1], path)
-        return member.value_start, member.value_end
+        return self._text_span(*self._span(path))
 
     def entry_span(self, path: JsonPath) -> tuple[int, int]:
         """Like :meth:`span`, but starting at the key for an object member."""
+        return self._text_span(*self._span(path, entry=True))
+
+    def _span(self, path: JsonPath, entry: bool = False) -> tuple[int, int]:
+        """The located span of the value at ``path`` (of its entry: from the key), in located offsets."""
         path = tuple(path)
         if not path:
             return self._root_start, self._root_end
         _, parent, _ = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
-        return member.start, member.value_end
+        return member.start if entry else member.value_start, member.value_end
+
+    def _text_span(self, start: int, end: int) -> tuple[int, int]:
+        compressed = self._compressed
+        return compressed.char_span(start, end) if compressed is not None else (start, end)
+
+    def _value(self, start: int, end: int) -> Any:
+        compressed = self._compressed
+        return compressed.value(start, end) if compressed is not None else self._scanner.value(start)[0]
 
     # -- locating ---------------------------------------------------------------------------------
 
@@ -311,8 +325,8 @@ class JsoncDocument:
 
     def _prefers_ascii(self) -> bool:
         if self._ascii is None:
-            folded = self._folded
-            self._ascii = folded.prefers_ascii() if folded is not None else prefers_ascii(self._text)
+            compressed = self._compressed
+            self._ascii = compressed.prefers_ascii() if compressed is not None else prefers_ascii(self._text)
         return self._ascii
 
     # -- editing ----------------------------------------------------------------------------------
@@ -324,8 +338,13 @@ class JsoncDocument:
         if not path:
             return self._replace_root(value)
         element = path[-1]
+        if not _is_scalar(value):
+            self._decoded()  # a layout to infer: the text is read
         chain, parent, holder = self._container(path[:-1], element)
         member = self._find(parent, element, path)
+        if member is None and self._compressed is not None:
+            self._decoded()  # a new key: the text is read around it
+            return self.set(path, value)
         if member is None:  # a new key of an object
             assert isinstance(element, str)
             style = self._style([*chain, parent], parent.start)
@@ -360,6 +379,7 @@ class JsoncDocument:
         """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""
         path = tuple(path)
         check_value(value)
+        self._decoded()
         chain, array, holder = self._container(path)
         self._walk_on(array)
         if array.is_object:
@@ -382,6 +402,7 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             raise ValueError("the top-level value cannot be removed")
+        self._decoded()
         _, parent, holder = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         self._walk_on(parent)
@@ -419,27 +440,20 @@ class JsoncDocument:
         replaced: Member | None = None,
     ) -> Edit:
         """Make the splices of ``plan`` inside ``container``; ``replaced``: the plan is exactly that member's
-        value replaced by one new value (``set`` of an existing path, the one edit made before the text of a
-        document read from bytes is decoded)."""
-        folded = self._folded
-        if folded is not None:
+        value replaced by one new value (``set`` of an existing path, the one edit made on the compressed text
+        of a document read from bytes: see _replace_compressed)."""
+        if self._compressed is not None:
             assert replaced is not None
-            old = [folded.index.decode(s, e) for s, e, _ in plan]
-            old_text, old_scanner = folded.lane_text, folded.scanner  # (the new value alone is scanned)
-        else:
-            old_text, old_scanner, _ = self._current()
-            old_scanner.release()  # not carried over: the new text and the old lane text would coexist
-            old = [old_text[s:e] for s, e, _ in plan]
-        edit = Edit(op, path, tuple([Splice(s, e, new, before) for (s, e, new), before in zip(plan, old, strict=True)]))
+            return self._replace_compressed(op, path, plan[0], replaced)
+        old_text, old_scanner, _ = self._current()
+        old_scanner.release()  # not carried over: the new text and the old lane text would coexist
+        edit = Edit(op, path, tuple([Splice(s, e, new, old_text[s:e]) for s, e, new in plan]))
         if replaced is not None:
             delta = check_value_text(old_scanner, plan[0][2], self._path) - (replaced.value_end - replaced.value_start)
             rebuilt = container
         else:
             rebuilt, delta = rebuilt_container(old_text, plan, container, self._dialect, self._path)
-        if folded is not None:
-            self._data = folded.index.spliced(plan)
-            self._folded = self._loaded = None
-        elif self._data is not None:
+        if self._data is not None:
             # bytes in, bytes out: splice the UTF-8 and drop the old text; the new one is decoded when asked for
             self._data = splice_utf8(self._data, old_text, plan)
             self._loaded = None
@@ -463,5 +477,23 @@ class JsoncDocument:
         self._root_end += delta
         self._multiline = None
         self._ascii = None
+        self._edits.append(edit)
+        return edit
+
+    def _replace_compressed(
+        self, op: str, path: tuple[PathElement, ...], splice: tuple[int, int, str], replaced: Member
+    ) -> Edit:
+        """``_apply`` of one value replaced, on the compressed text: the bytes and that text are spliced alike
+        and the offsets after the value move by the new value's length in bytes."""
+        compressed = self._compressed
+        assert compressed is not None and self._root is not None
+        start, end, new = splice
+        check_value_text(compressed.scanner, new, self._path)
+        at, old, delta = compressed.replace(start, end, new)
+        edit = Edit(op, path, (Splice(at, at + len(old), new, old),))
+        replaced.node = None
+        shift(self._root, end, delta)
+        self._root_end += delta
+        self._data = compressed.data
         self._edits.append(edit)
         return edit

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable, Iterator
 from itertools import repeat
+from typing import TypeVar
 
 from .lexical import NON_ASCII_ESCAPE
 
 FOLD_MARK = "\x7f"
-"""What every non-ASCII character becomes: DEL, valid inside a JSON string like any character it stands for,
-and rare in keys, so that a key holding it is the one key a walker of the scan text reads from the original."""
+"""What every non-ASCII character becomes: DEL, valid inside a JSON string like any character it stands for."""
 # UTF-8 -> one ASCII byte per code point: lead bytes become FOLD_MARK, continuation bytes are deleted
 _FOLD = bytes(byte if byte < 0x80 else ord(FOLD_MARK) for byte in range(256))
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -53,6 +54,8 @@ _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 # A trailing comma in a blanked chunk (comments are TABs there):
 _TRAILING_RE = re.compile(rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]")
 _WHITESPACE = b" \t\r\n"
+_WHITESPACE_TEXT = " \t\r\n"
+_TRAILING_TEXT_RE = re.compile(_TRAILING_RE.pattern.decode("ascii"))
 
 
 def _split_re(line_breaks: bytes) -> re.Pattern[bytes]:
@@ -69,38 +72,87 @@ _SPLIT_LF_RE = _split_re(rb"\n")  # for a text without CR
 _CHUNK_END_RE = re.compile(
     rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
 )
+T = TypeVar("T")
 _ESCAPE_RE = re.compile(NON_ASCII_ESCAPE)
 _ESCAPE_BYTES_RE = re.compile(NON_ASCII_ESCAPE.encode("ascii"))
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
+_ONE_TAB = [b"\t"]
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
 _CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
-def _blank_chunk(
-    chunk: memoryview, split: re.Pattern[bytes], commas: bool
-) -> tuple[bytes | memoryview, bool, bool]:
-    """The chunk with every comment run made TABs, whether it ends inside a block comment, and (with
-    ``commas``) whether it may hold a trailing comma: searched in its text without the comments (every
-    trailing comma shows there, right before its bracket but for whitespace), where the whitespace after a
-    comma is far shorter than in the blanked chunk, whose comments are TABs."""
-    pieces = split.split(chunk)
+def split_pattern(data: bytes) -> re.Pattern[bytes]:
+    """The comment pattern for ``data``: line comments end at LF alone unless the text holds a CR."""
+    return _SPLIT_RE if b"\r" in data else _SPLIT_LF_RE
+
+
+def split_chunks(data: bytes, transform: Callable[[list[bytes], int, int], T]) -> Iterator[tuple[int, int, T]]:
+    """``data`` (one byte per character, or UTF-8) cut into chunks, each split by :func:`split_pattern` into
+    "text, comment run, text, ..." pieces and handed to ``transform(pieces, start, end)``: ``(start, end,
+    result)`` in order (the pieces of one chunk are all that exist at once: they are dropped before the result
+    is handed on). A chunk ends before a line whose first token (after block comments) is a key or a value, so
+    that no comment and no trailing comma runs across its end; it is extended past a block comment that runs
+    on."""
+    split = split_pattern(data)
+    view = memoryview(data)  # chunks split without a copy
+    try:
+        pos, total = 0, len(data)
+        while pos < total:
+            found = _CHUNK_END_RE.search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
+            end = found.end() if found is not None else total
+            while True:
+                pieces = split.split(view[pos:end])
+                if end == total or not _ends_in_comment(pieces):
+                    break
+                close = data.find(b"*/", end)  # a block comment runs on: take it whole
+                found = _CHUNK_END_RE.search(data, close) if close >= 0 else None
+                end = found.end() if found is not None else total
+            result = transform(pieces, pos, end)
+            del pieces
+            yield pos, end, result
+            del result
+            pos = end
+    finally:
+        view.release()
+
+
+def _ends_in_comment(pieces: list[bytes]) -> bool:
+    """Whether the chunk's last run reaches its end and is no terminated block comment: an unterminated one (a
+    chunk that does not end the text ends with a line break, which a line comment does not take, and the
+    whitespace after a comment is only taken before a second one)."""
+    return len(pieces) > 1 and pieces[-1] == b"" and not pieces[-2].endswith(b"*/")
+
+
+def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, bool]:
+    """The chunk of ``pieces`` (``size`` bytes) with every comment run made TABs, and (with ``commas``) whether
+    it may hold a trailing comma: searched in its text without the comments (every trailing comma shows there,
+    right before its bracket but for whitespace), where the whitespace after a comma is far shorter than in
+    the blanked chunk, whose comments are TABs."""
     if len(pieces) == 1:
-        return chunk, False, commas and _TRAILING_RE.search(chunk) is not None
+        return pieces[0], commas and _TRAILING_RE.search(pieces[0]) is not None
     runs = pieces[1::2]
     # a short chunk is searched at once (the test would cost about as much as the search)
-    may_trail = commas and (len(chunk) < _SEARCH_AT_ONCE or _TRAILING_RE.search(b"".join(pieces[::2])) is not None)
+    may_trail = commas and (size < _SEARCH_AT_ONCE or _TRAILING_RE.search(b"".join(pieces[::2])) is not None)
     try:
         pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
     except IndexError:  # a run longer than the table
         pieces[1::2] = map(bytes.translate, runs, repeat(_ALL_TABS))
-    # the last run reaches the end of the chunk and is no terminated block comment: an unterminated one (a
-    # chunk that does not end the text ends with a line break, which a line comment does not take, and the
-    # whitespace after a comment is only taken before a second one)
-    open_comment = pieces[-1] == b"" and not runs[-1].endswith(b"*/")
     del runs
-    return b"".join(pieces), open_comment, may_trail
+    return b"".join(pieces), may_trail
+
+
+def compressed_chunk(pieces: list[bytes]) -> bytes:
+    """The chunk of ``pieces`` with every comment run one TAB: what the compressed scan text is made of (see
+    :mod:`.compressed`). A TAB inside a string is refused by the strict C scanner as a TAB run is, so a naive
+    comment there is caught the same way. Trailing commas stay: the scanner refuses them, and its remedies
+    then turn them into TABs (a text that has none, most, is not searched for them)."""
+    runs = len(pieces) // 2
+    if not runs:
+        return pieces[0]
+    pieces[1::2] = _ONE_TAB * runs
+    return b"".join(pieces)
 
 
 def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview) -> None:
@@ -116,49 +168,60 @@ def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview)
             out[comma] = 9  # a TAB
 
 
+def tab_trailing_commas(text: str) -> str:
+    """``text`` (a scan text) with its trailing commas made TABs (see :func:`_tab_trailing_commas`)."""
+    pieces, prev = [], 0
+    for found in _TRAILING_TEXT_RE.finditer(text):
+        comma = at = found.start()
+        while at > 0 and text[at - 1] in _WHITESPACE_TEXT:
+            at -= 1
+        if at > 0 and text[at - 1] not in "{[,:":  # it ends a member
+            pieces.append(text[prev:comma])
+            prev = comma + 1
+    if not pieces:
+        return text
+    pieces.append(text[prev:])
+    return "\t".join(pieces)
+
+
 def _scan_text(folded: bytes, commas: bool) -> str:
-    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see ``_CHUNK_END_RE``;
-    a chunk is extended past a block comment that runs on)."""
-    split = _SPLIT_RE if b"\r" in folded else _SPLIT_LF_RE
-    view = memoryview(folded)  # chunks split without a copy
+    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see :func:`split_chunks`)."""
+
+    def blanked(pieces: list[bytes], start: int, end: int) -> tuple[bytes, bool]:
+        return _blank_pieces(pieces, commas, end - start)
+
     out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
-    pos, total = 0, len(folded)
-    while pos < total:
-        found = _CHUNK_END_RE.search(folded, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
-        end = found.end() if found is not None else total
-        while True:
-            blanked, open_comment, may_trail = _blank_chunk(view[pos:end], split, commas)
-            if not open_comment or end == total:
-                break
-            close = folded.find(b"*/", end)  # a block comment runs on: take it whole
-            found = _CHUNK_END_RE.search(folded, close) if close >= 0 else None
-            end = found.end() if found is not None else total
-        out[pos:end] = blanked
+    for start, end, (chunk, may_trail) in split_chunks(folded, blanked):
+        out[start:end] = chunk
         if may_trail:
-            _tab_trailing_commas(out, pos, blanked)
-        del blanked
-        pos = end
-    view.release()
+            _tab_trailing_commas(out, start, chunk)
+        del chunk
     del folded  # a folded copy made for this call is freed before the scan text is: one copy less at the peak
     return out.decode("ascii")
 
 
-def _keys_fold_faithfully(text: bytes | str) -> bool:
-    """Whether keys that are equal stay equal in the scan text of a non-ASCII ``text``: not when it also holds
-    an escaped non-ASCII character. The C scanner decodes ``"\\u00e9"`` to ``é`` but reads a raw ``é``
-    folded, so it would take those two spellings of one key for two keys (keys that fold alike, the other
-    way round, only make the duplicate check fail, and the caller falls back)."""
+def keys_compare_faithfully(text: bytes | str) -> bool:
+    """Whether keys that are equal stay equal in a scan text of ``text`` (the lane text, whose
+    non-ASCII characters are folded, or the compressed text, which holds them as their UTF-8 bytes): not when
+    it also holds an escaped non-ASCII character. The C scanner decodes ``"\\u00e9"`` to ``é`` but reads a
+    raw ``é`` folded (or as two bytes), so it would take those two spellings of one key for two keys (keys
+    that fold alike, the other way round, only make the duplicate check fail, and the caller falls back)."""
+    # (a search for the two characters "\\u" is slow when "u" is frequent: the regex is searched for from the
+    # first backslash, and not at all in a text without one, the common case found by a one-byte search)
+    if text.isascii():
+        return True  # nothing is folded
     if isinstance(text, bytes):
-        return b"\\u" not in text or _ESCAPE_BYTES_RE.search(text) is None
-    return "\\u" not in text or _ESCAPE_RE.search(text) is None
+        first = text.find(b"\\")
+        return first < 0 or _ESCAPE_BYTES_RE.search(text, first) is None
+    first = text.find("\\")
+    return first < 0 or _ESCAPE_RE.search(text, first) is None
 
 
-def scan_text_of_bytes(data: bytes, commas: bool, ascii: bool | None = None) -> str | None:
-    """The scan text of UTF-8 ``data`` (see the module docstring); ``ascii``: ``data.isascii()``, if known.
-    ``None`` when its keys would not compare as the text's (see :func:`_keys_fold_faithfully`)."""
-    if data.isascii() if ascii is None else ascii:  # already one byte per code point: the fold would copy it
+def scan_text_of_bytes(data: bytes, commas: bool) -> str | None:
+    """The scan text of UTF-8 ``data`` (see the module docstring); ``None`` as for :func:`scan_text_of_str`."""
+    if data.isascii():  # already one byte per code point: the fold would copy it unchanged
         return _scan_text(data, commas)
-    if not _keys_fold_faithfully(data):
+    if not keys_compare_faithfully(data):
         return None
     return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
 
@@ -167,10 +230,11 @@ _ENCODE_CHUNK = 1 << 16
 
 
 def scan_text_of_str(text: str, commas: bool) -> str | None:
-    """The scan text of ``text`` (see the module docstring); ``None`` as for :func:`scan_text_of_bytes`."""
+    """The scan text of ``text`` (see the module docstring); ``None`` when its keys would not compare as the
+    text's (see :func:`keys_compare_faithfully`)."""
     if text.isascii():
         return _scan_text(text.encode("ascii"), commas)
-    if not _keys_fold_faithfully(text):
+    if not keys_compare_faithfully(text):
         return None
     pieces = (
         text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass").translate(_FOLD, _CONTINUATION)

@@ -16,7 +16,6 @@ from ..errors import PathLike
 from .diagnostics import fail
 from .dialect import Dialect
 from .fast_scan import ValueScanner
-from .lane_blanking import FOLD_MARK
 from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring, skip_gap
 
 NO_COMMA = -1
@@ -106,8 +105,8 @@ class Walker:
         self.dialect = dialect
         self.scanner = scanner
         self.path = path
-        # a walker of a folded scan text (see .folded): the key whose token spans these offsets, when the key
-        # read from the text holds a folded character
+        # a walker of a compressed scan text (see .compressed): the key whose token spans these offsets, when
+        # the key read from the text is not ASCII (the text holds the key's UTF-8 read as Latin-1)
         self.real_key = real_key
 
     def syntax_error(self, container_start: int, pos: int) -> NoReturn:
@@ -185,7 +184,7 @@ class Walker:
                     key, pos = scanstring(text, pos + 1, True)
                 except ValueError:
                     self.syntax_error(start, pos)
-                if real_key is not None and FOLD_MARK in key:
+                if real_key is not None and not key.isascii():
                     key = real_key(member_start, pos)
                 if key in keys and refuse_duplicates:
                     self.syntax_error(start, member_start)

@@ -31,35 +31,41 @@ def _lanes(text: str, commas: bool = True) -> str:
     return lane_blanking._scan_text(folded, commas)
 
 
-def test_both_entry_points_fold_alike_and_take_the_lanes_whatever_the_density() -> None:
+def test_the_lanes_are_taken_whatever_the_density() -> None:
     dense = "[\n" + "".join(f"  /* {i} */ {i}, // c\n" for i in range(50)) + "  0\n]"
     lines = [f"  {i}, // caf\u00e9 {i}\n" if i % 100 == 0 else f"  {i},\n" for i in range(500)]
     sparse = "[\n" + "".join(lines) + "  0\n]"
     for text in (dense, sparse):
         from_str = lane_blanking.scan_text_of_str(text, True)
-        assert lane_blanking.scan_text_of_bytes(text.encode(), True) == from_str
-        assert len(from_str) == len(text) and from_str.isascii()
+        assert from_str is not None and len(from_str) == len(text) and from_str.isascii()
         assert from_str == _lanes(text) == _expected_lanes(text)  # TABs: the lanes, for few comments too
     assert ValueScanner(sparse, JSONC).end(0) == len(sparse)
 
 
-def _expected_lanes(text: str) -> str:
-    """What the lanes must give, from the exact blanking: comments, the whitespace between the two comments of
-    a pair (a run is one comment or two) and trailing commas TABs, non-ASCII the fold mark."""
-    out = [FOLD_MARK if not char.isascii() else char for char in text]
+def expected_runs(text: str) -> tuple[list[tuple[int, int]], list[int]]:
+    """The comment runs the lanes must find, from the exact blanking (a run is one comment, or two with only
+    whitespace between them), and the trailing commas."""
     spans = comment_spans(text)
-    at = 0
+    runs, at = [], 0
     while at < len(spans):
         start, end = spans[at]
         if at + 1 < len(spans) and not text[end : spans[at + 1][0]].strip(_WHITESPACE):
             at += 1
             end = spans[at][1]  # the second comment of a pair
-        out[start:end] = "\t" * (end - start)
+        runs.append((start, end))
         at += 1
     blanked = blank(text, spans, [])
-    for comma in trailing_comma_candidates(blanked, []):
-        if follows_value(blanked, comma):
-            out[comma] = "\t"
+    return runs, [comma for comma in trailing_comma_candidates(blanked, []) if follows_value(blanked, comma)]
+
+
+def _expected_lanes(text: str) -> str:
+    """What the lanes must give: comment runs and trailing commas TABs, non-ASCII the fold mark."""
+    out = [FOLD_MARK if not char.isascii() else char for char in text]
+    runs, commas = expected_runs(text)
+    for start, end in runs:
+        out[start:end] = "\t" * (end - start)
+    for comma in commas:
+        out[comma] = "\t"
     return "".join(out)
 
 
@@ -199,10 +205,11 @@ def test_keys_that_fold_alike_are_not_taken_for_duplicates() -> None:
     ],
 )
 def test_one_key_spelt_escaped_and_raw_is_a_duplicate_whatever_the_comments(text: str) -> None:
-    """The scan text folds a raw non-ASCII character but the C scanner decodes an escaped one: in a text that
-    holds both, the lanes would take the two spellings of one key for two keys, so such a text takes none."""
+    """The scan texts fold a raw non-ASCII character (or read its bytes) but the C scanner decodes an escaped
+    one: in a text that holds both, they would take the two spellings of one key for two keys, so such a text
+    takes neither."""
     assert lane_blanking.scan_text_of_str(text, True) is None
-    assert lane_blanking.scan_text_of_bytes(text.encode(), True) is None
+    assert not lane_blanking.keys_compare_faithfully(text.encode()) and not lane_blanking.keys_compare_faithfully(text)
     for parse in (lambda: JsoncDocument.parse(text, JSONC), lambda: JsoncDocument.parse_bytes(text.encode(), JSONC)):
         with pytest.raises(MalformedConfigError, match="duplicate key"):
             parse()
@@ -215,7 +222,7 @@ def test_one_key_spelt_escaped_and_raw_is_a_duplicate_whatever_the_comments(text
 )
 def test_a_text_with_one_spelling_of_non_ascii_keeps_the_lanes(text: str) -> None:
     assert lane_blanking.scan_text_of_str(text, True) is not None
-    assert lane_blanking.scan_text_of_bytes(text.encode(), True) is not None
+    assert lane_blanking.keys_compare_faithfully(text.encode()) and lane_blanking.keys_compare_faithfully(text)
 
 
 def test_a_comma_after_no_member_is_never_taken_for_a_trailing_one() -> None:
@@ -299,3 +306,13 @@ def test_short_chunks_with_line_breaks_non_ascii_and_an_opener_in_a_string(
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)  # a "/*" in the last string, next to a comment:
     assert doc._scanner.lane_text is None  # white box: ... the C scanner refused the lanes, exact blanking
     assert doc.value == oracle_loads(text)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_trailing_commas_of_a_scan_text_are_tabbed_as_in_a_lane_buffer(seed: int) -> None:
+    rnd = random.Random(seed)
+    text = "".join(rnd.choice(["[1,", "]", "{", '"a":2', ",}", " ", "\n", ",", "\t", "\u00e9", '"x,]"', ":"]) for _ in range(60))
+    encoded = text.encode("utf-8").decode("latin-1")  # a scan text: one byte a character
+    out = bytearray(encoded.encode("latin-1"))
+    lane_blanking._tab_trailing_commas(out, 0, bytes(out))
+    assert lane_blanking.tab_trailing_commas(encoded) == out.decode("latin-1")
