@@ -311,7 +311,8 @@ def test_short_chunks_with_line_breaks_non_ascii_and_an_opener_in_a_string(
 @pytest.mark.parametrize("seed", range(40))
 def test_trailing_commas_of_a_scan_text_are_tabbed_as_in_a_lane_buffer(seed: int) -> None:
     rnd = random.Random(seed)
-    text = "".join(rnd.choice(["[1,", "]", "{", '"a":2', ",}", " ", "\n", ",", "\t", "\u00e9", '"x,]"', ":"]) for _ in range(60))
+    parts = ["[1,", "]", "{", '"a":2', ",}", " ", "\n", ",", "\t", "\u00e9", '"x,]"', ":"]
+    text = "".join(rnd.choice(parts) for _ in range(60))
     encoded = text.encode("utf-8").decode("latin-1")  # a scan text: one byte a character
     out = bytearray(encoded.encode("latin-1"))
     lane_blanking._tab_trailing_commas(out, 0, bytes(out))
