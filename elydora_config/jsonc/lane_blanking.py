@@ -79,7 +79,7 @@ _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every sho
 _ONE_TAB = [b"\t"]
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
-_CHUNK = 1 << 18  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
+_CHUNK = 1 << 16  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
