@@ -80,11 +80,12 @@ class Utf8Index:
             index = Utf8Index.of(data, False)  # a non-ASCII value in an ASCII text: index it
             assert index is not None
             return index
-        delta, end = new_bytes - old_bytes, at + old_bytes
-        kept = [(offset, chars) for offset, chars in zip(self._bytes_at, self._chars_at, strict=True)
-                if not at < offset < end]  # (an indexed chunk that started inside the old bytes no longer does)
-        bytes_at = [offset + delta if offset >= end and offset > at else offset for offset, _ in kept]
-        chars_at = [chars + char_delta if offset >= end and offset > at else chars for offset, chars in kept]
+        delta, end = new_bytes - old_bytes, at + old_bytes  # (a token: at least one byte)
+        # an indexed chunk that started inside the old bytes no longer does; those after them move
+        pairs = zip(self._bytes_at, self._chars_at, strict=True)
+        kept = [(offset, chars) for offset, chars in pairs if not at < offset < end]
+        bytes_at = [offset + delta if offset >= end else offset for offset, _ in kept]
+        chars_at = [chars + char_delta if offset >= end else chars for offset, chars in kept]
         return Utf8Index(data, bytes_at, chars_at, False)
 
     def char_offset(self, byte: int) -> int:
@@ -159,6 +160,9 @@ class CompressedText:
         for later in range(chunk + 1, len(self._free_at)):
             self._free_at[later] += delta
             self._orig_at[later] += delta
+            moved = self._edited.get(later)
+            if moved is not None:  # offsets kept for an edit there are absolute: they move too
+                self._edited[later] = ([offset + delta for offset in moved[0]], [offset + delta for offset in moved[1]])
         view = memoryview(self.data)
         self.data = b"".join((view[:at], new, view[at + old_length :]))
         view.release()

@@ -263,3 +263,20 @@ def test_a_refused_compressed_text_is_not_followed_by_a_lane_text() -> None:
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
     assert doc._compressed is None and doc.value == JsoncDocument.parse(text, JSONC).value
     assert doc._loaded is not None and doc._loaded[1].lane_text is None and doc._loaded[1].prepared  # exact
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_edits_in_many_chunks_in_any_order_keep_every_offset(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lane_blanking, "_CHUNK", 200)  # a chunk every few members
+    rnd = random.Random(seed)
+    text = _lines(rnd, 120)
+    doc = JsoncDocument.parse_bytes(text.encode("utf-8"), JSONC)
+    expected = JsoncDocument.parse(text, JSONC)
+    assert doc._compressed is not None
+    keys = [f"k{i}" for i in range(120) if not isinstance(expected.get((f"k{i}",)), (dict, list))]
+    for key in rnd.sample(keys, 12):
+        new = rnd.choice(["x" * rnd.randrange(0, 40), -1, None, "\u65e5\U0001f600 // not /* a comment"])
+        assert doc.set((key,), new) == expected.set((key,), new)
+        probe = rnd.choice(keys)
+        assert doc.get((probe,)) == expected.get((probe,)) and doc.span((probe,)) == expected.span((probe,))
+    assert doc._compressed is not None and doc.to_bytes() == expected.text.encode("utf-8")
