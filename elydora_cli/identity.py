@@ -13,7 +13,6 @@ import json
 import os
 import stat
 import time
-from urllib.parse import urlsplit
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
@@ -67,6 +66,8 @@ def validate_base_url(url: str) -> str:
     """An absolute http(s) URL without credentials, query, fragment, whitespace or backslash."""
     if any(c.isspace() for c in url) or "\\" in url:
         raise IdentityError(None, "base URL must not contain whitespace or backslashes")
+    from urllib.parse import urlsplit  # only a server-bound identity has a URL: status of local ones skips it
+
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise IdentityError(None, "base URL must be an absolute http:// or https:// URL")

@@ -143,6 +143,8 @@ START_UP = (
     "select",  # the guard template's
     "typing",  # annotations only (elydora_config.typecheck): its import is a quarter of the interpreter's start
     "contextlib",  # our context managers are classes
+    "urllib.parse",  # pathlib is imported without it (elydora_cli/pathlibstart.py); identity imports it for a URL
+    "ipaddress",  # urllib.parse's
 )
 
 
@@ -173,6 +175,7 @@ def test_status_imports_no_typing_even_without_site(home: Path, tmp_path: Path) 
     # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
     assert code in (0, 1) and "elydora_config.toml.plain" in modules and "elydora_config.jsonc.readonly" in modules
     assert _loaded(modules, ("typing", "contextlib")) == []  # our context managers are classes (no contextlib)
+    assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
 
 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:
