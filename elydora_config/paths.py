@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Callable
 
@@ -32,7 +31,8 @@ _WINDOWS_DEVICES = frozenset(
     + [f"COM{i}" for i in "123456789¹²³"]
     + [f"LPT{i}" for i in "123456789¹²³"]
 )
-_FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*/\\]')
+_FORBIDDEN = frozenset(chr(code) for code in range(0x20)) | frozenset('\x7f<>:"|?*/\\')
+"""Characters no safe name holds: control characters, path separators and what Windows reserves."""
 _DIR_FLAGS = os.O_RDONLY | _sysio.O_DIRECTORY | _sysio.O_CLOEXEC
 
 
@@ -50,9 +50,8 @@ def unsafe_name_reason(name: str) -> str | None:
         return "it is empty"
     if name in (".", ".."):
         return "it is a relative directory reference"
-    bad = _FORBIDDEN.search(name)
-    if bad:
-        char = bad.group()
+    if not _FORBIDDEN.isdisjoint(name):
+        char = next(c for c in name if c in _FORBIDDEN)
         if char in "/\\":
             return "it contains a path separator"
         if ord(char) < 0x20 or char == "\x7f":

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elydora_config import _sysio
 from elydora_config.errors import MissingDirectoryError, SymlinkRefusedError, UnsafePathError
@@ -34,6 +37,21 @@ def test_unsafe_names_refused(name):
 @pytest.mark.parametrize("name", ["claudecode", "agent-1", "a.b", "console", "com10", "lpt", ".hidden", "ünï"])
 def test_safe_names_accepted(name):
     assert check_safe_name(name) == name
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=st.sampled_from(list('ab.: /\\\x00\x1f\x7f<>"|?*\x80é\t')), max_size=6))
+def test_the_reason_names_the_first_forbidden_character_as_the_pattern_found_it(name):
+    """The character class, pinned against the pattern it replaced (no pattern compiled at import)."""
+    bad = re.search(r'[\x00-\x1f\x7f<>:"|?*/\\]', name)
+    reason = unsafe_name_reason(name)
+    if name and name not in (".", "..") and bad:
+        char = bad.group()
+        control = ord(char) < 0x20 or char == "\x7f"
+        kind = "a path separator" if char in "/\\" else "a control character" if control else None
+        assert reason == (f"it contains {kind}" if kind else f"it contains the reserved character {char!r}")
+    elif name and name not in (".", ".."):
+        assert reason is None or "contains" not in reason
 
 
 def test_ensure_directory_creates_private_chain(tmp_path):
