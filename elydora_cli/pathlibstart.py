@@ -7,7 +7,8 @@ pathlib while a stand-in module holds the name ``urllib.parse``: pathlib binds a
 ``quote_from_bytes`` on its first call, and the stand-in is gone from :data:`sys.modules` before anything else
 is imported, so a later ``import urllib.parse`` loads the real module. Any other name asked of the stand-in
 (a pathlib of another version) is read from the real module, loaded then: the result is the same, only not
-cheaper. The package's ``__init__`` calls it before any of its modules imports pathlib.
+cheaper. The command line calls it before it imports a command's module (:func:`elydora_cli.main.build_parser`);
+the runtime's own processes (the flusher) import neither.
 """
 
 from __future__ import annotations

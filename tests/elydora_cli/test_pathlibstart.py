@@ -21,17 +21,26 @@ def _fresh(code: str) -> dict[str, object]:
     return result
 
 
-def test_the_package_loads_pathlib_without_urllib_parse_or_ipaddress() -> None:
+def test_the_command_line_loads_pathlib_without_urllib_parse_or_ipaddress() -> None:
     out = _fresh(
-        "import elydora_cli\n"
+        "from elydora_cli.main import build_parser\n"
+        "build_parser(['status'])\n"
         "out = {name: name in sys.modules for name in ('pathlib', 'urllib.parse', 'ipaddress')}"
     )
     assert out == {"pathlib": True, "urllib.parse": False, "ipaddress": False}
 
 
+def test_the_package_alone_imports_no_pathlib() -> None:
+    """The detached flusher imports the package on every start: pathlib is the command line's cost only."""
+    out = _fresh("import elydora_cli.runtime.flush\nout = {'pathlib': 'pathlib' in sys.modules}")
+    assert out == {"pathlib": False}
+
+
 def test_as_uri_still_quotes_and_urllib_parse_is_the_real_module_afterwards() -> None:
     out = _fresh(
-        "import elydora_cli, pathlib\n"
+        "from elydora_cli.pathlibstart import import_pathlib\n"
+        "import_pathlib()\n"
+        "import pathlib\n"
         "uri = pathlib.PurePosixPath('/a b/%c').as_uri()\n"
         "import urllib.parse\n"
         "out = {'uri': uri, 'real': sys.modules['urllib.parse'].__spec__ is not None,\n"
@@ -43,7 +52,9 @@ def test_as_uri_still_quotes_and_urllib_parse_is_the_real_module_afterwards() ->
 def test_an_earlier_urllib_parse_is_used_as_it_is() -> None:
     out = _fresh(
         "import urllib.parse\n"
-        "import elydora_cli, pathlib\n"
+        "from elydora_cli.pathlibstart import import_pathlib\n"
+        "import_pathlib()\n"
+        "import pathlib\n"
         "out = {'bound': pathlib.urlquote_from_bytes is urllib.parse.quote_from_bytes}"
     )
     assert out == {"bound": True}
