@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 
 from elydora_config.typecheck import TYPE_CHECKING
 
@@ -28,6 +27,7 @@ GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
 
 if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this package on every start
+    from collections.abc import Callable
     from typing import Any
 
     from elydora_config.errors import PathLike
@@ -36,9 +36,9 @@ if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this p
 
 SCRIPT_MODE = 0o700
 MODULE_MODE = 0o600
-_PARAM_LINE = re.compile(r"^([A-Z_]+)(?:: [^=]+)? = .*  # @param$", re.MULTILINE)
-_INLINE_LINE = re.compile(r"^from \.(\w+) import [\w, ]+  # @inline$", re.MULTILINE)
-"""A template's import of another template module, which the generated script holds in its place."""
+INLINE_TRAIL = "  # @inline"
+"""What ends a template's import of another template module (``from .name import a, b``), which the generated
+script holds in its place."""
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -238,10 +238,10 @@ def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, 
         raise ValueError(f"{template}: unexpected parameter {next(n for n in names if names.count(n) > 1)}")
     if set(names) != set(params):
         raise ValueError(f"{template}: parameters not found: {sorted(set(params) - set(names))}")
-    parts = [_header(facts, agent_id, python), texts[0]]
-    for name, text in zip(names, texts[1:], strict=True):
-        parts += (f"{name} = {params[name]!r}", text)
-    return "".join(parts).encode("utf-8")
+    from .templateparams import joined
+
+    lines = [f"{name} = {params[name]!r}" for name in names]
+    return (_header(facts, agent_id, python) + joined(texts, lines)).encode("utf-8")
 
 
 _PARSED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -253,23 +253,34 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     known = _PARSED.get(template)
     if known is None:
         from .. import packagedata
+        from .templateparams import cut_python
 
-        source = _INLINE_LINE.sub(_inlined, packagedata.read_template(template))
-        texts, names, start = [], [], 0
-        for match in _PARAM_LINE.finditer(source):
-            texts.append(source[start : match.start()])
-            names.append(match.group(1))
-            start = match.end()
-        texts.append(source[start:])
-        known = _PARSED[template] = (tuple(texts), tuple(names))
+        known = _PARSED[template] = cut_python(with_inlined_imports(packagedata.read_template(template), _inlined))
     return known
 
 
-def _inlined(line: re.Match[str]) -> str:
-    """The code of the template module ``line`` imports: everything below its ``from __future__`` line."""
+def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
+    """``source`` with each line ``from .<module> import <names>  # @inline`` (``<names>``: word characters,
+    commas and spaces) replaced by ``code_of(<module>)``."""
+    lines = source.split("\n")
+    for index, line in enumerate(lines):
+        if line.startswith("from .") and line.endswith(INLINE_TRAIL):
+            module, sep, names = line[len("from .") : -len(INLINE_TRAIL)].partition(" import ")
+            if sep and module and _word(module) and names and _word(names.replace(",", "").replace(" ", "")):
+                lines[index] = code_of(module)
+    return "\n".join(lines)
+
+
+def _word(text: str) -> bool:
+    """Whether ``text`` is only word characters (``\\w`` of a pattern: letters, digits, underscores), at all."""
+    return all(c.isalnum() or c == "_" for c in text)
+
+
+def _inlined(module: str) -> str:
+    """The code of the template module ``module``: everything below its ``from __future__`` line."""
     from .. import packagedata
 
-    source = packagedata.read_template(f"{line.group(1)}.py")
+    source = packagedata.read_template(f"{module}.py")
     return source[source.index(_FUTURE) + len(_FUTURE) :].strip("\n")
 
 
