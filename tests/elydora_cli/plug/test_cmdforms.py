@@ -18,6 +18,7 @@ from elydora_cli.plug.cmdforms import (
     parse_powershell_call,
     posix_command,
     powershell_call,
+    shell_plain,
     shell_word,
     system_root,
 )
@@ -217,3 +218,13 @@ def test_system_root_takes_what_the_pattern_took(value: str) -> None:
     absolute = bool(re.match(r"^[A-Za-z]:\\", value)) or value.startswith("\\\\")
     expected = value.rstrip("\\") if absolute and not any(c in value for c in '"%\r\n') else "C:\\Windows"
     assert system_root({"SystemRoot": value}) == expected
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=st.sampled_from(list("aZ09_./+,:@%=- '\"$\\é\x7f\x80\t")), max_size=8) | st.text(max_size=6))
+def test_a_plain_word_is_what_the_pattern_took(word: str) -> None:
+    """Pinned against the pattern Claude Code's launcher check compiled at import."""
+    expected = re.fullmatch(r"(?:[A-Za-z0-9_./+,:@%=-]|[^\x00-\x7f])+", word) is not None
+    assert shell_plain(word) == expected
+    if word.isascii():  # the ASCII rule is shlex.quote's: such a word is shown bare
+        assert shell_plain(word) == (bool(word) and shell_word(word) == word)
