@@ -142,9 +142,16 @@ class opened_directory:  # lower case: used as the function it was, ``with opene
     __slots__ = ("_fd", "_owned")
 
     def __init__(self, path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> None:
-        kept = None if _kept is None or allow_links else _kept_walk(os.fspath(path))
+        if _kept is None or allow_links:
+            self._owned, self._fd = True, open_directory(path, allow_links=allow_links, one_call=one_call)
+            return
+        text = os.fspath(path)
+        missing = _memo.get(("missing directory", text))
+        if missing is not None:  # a walk of this block found it missing: it stays so for the block
+            raise MissingDirectoryError(*missing)
+        kept = _kept_walk(text)
         self._owned = kept is None
-        self._fd = open_directory(path, allow_links=allow_links, one_call=one_call) if kept is None else kept
+        self._fd = kept if kept is not None else _walk_reporting(text, one_call)
 
     def __enter__(self) -> int:
         return self._fd
@@ -152,6 +159,16 @@ class opened_directory:  # lower case: used as the function it was, ``with opene
     def __exit__(self, *exc: object) -> None:
         if self._owned:
             _sysio.close(self._fd)
+
+
+def _walk_reporting(path: str, one_call: bool) -> int:
+    """:func:`open_directory` after a kept walk failed: it reports the failure precisely; a missing directory is
+    remembered for the block (status looks in the config folders of every agent, most of them absent)."""
+    try:
+        return open_directory(path, one_call=one_call)
+    except MissingDirectoryError as exc:
+        _memo["missing directory", path] = (exc.path, exc.reason)
+        raise
 
 
 _kept: dict[str, int] | None = None
@@ -164,7 +181,8 @@ class kept_directories:  # lower case: used as the function it was, ``with kept_
     the deepest one already open, so each directory is opened once (with ``O_NOFOLLOW``, relative to its
     checked parent) instead of once per file read in it. A descriptor is the physical directory that was
     checked when first opened: a link swapped in later is never followed. A walk that fails falls back to
-    :func:`open_directory`, which reports the failure precisely. Writers never run inside such a block."""
+    :func:`open_directory`, which reports the failure precisely; a directory it finds missing is missing for
+    the rest of the block. Writers never run inside such a block."""
 
     __slots__ = ("_nested",)
 
@@ -201,6 +219,9 @@ def kept_value(key: object, compute: Callable[[], T]) -> T:
 def _kept_walk(path: str) -> int | None:
     """The kept descriptor of ``path``, walking (and keeping) what is not open yet; ``None`` on any error."""
     assert _kept is not None
+    fd = _kept.get(path)  # most callers pass a normalised absolute path, as the walk keeps them
+    if fd is not None:
+        return fd
     absolute = os.path.abspath(path)
     fd = _kept.get(absolute)
     if fd is not None:

@@ -134,6 +134,33 @@ def test_kept_directories_report_failures_as_a_plain_walk_does(tmp_path):
             pass
 
 
+def test_kept_directories_remember_a_missing_directory(tmp_path, monkeypatch):
+    (tmp_path / "d").mkdir()
+    opened: list[str] = []
+    real_open = _sysio.open_file
+
+    def counting(name, flags, *args, **kwargs):
+        opened.append(name)
+        return real_open(name, flags, *args, **kwargs)
+
+    with pytest.raises(MissingDirectoryError) as plain, opened_directory(tmp_path / "d" / "absent"):
+        pass
+    monkeypatch.setattr(_sysio, "open_file", counting)
+    with kept_directories():
+        with pytest.raises(MissingDirectoryError) as kept, opened_directory(tmp_path / "d" / "absent"):
+            pass
+        walked = len(opened)
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) is None
+        assert read_physical(tmp_path / "d" / "absent" / "g", max_bytes=10) is None
+        assert len(opened) == walked  # known to be missing: not walked again
+        (tmp_path / "d" / "absent").mkdir()
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) is None  # missing for the block
+    assert str(kept.value) == str(plain.value)
+    (tmp_path / "d" / "absent" / "f").write_bytes(b"f")
+    with kept_directories():
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) == b"f"  # a new block looks again
+
+
 def test_kept_value_lives_as_long_as_the_block(tmp_path):
     calls: list[int] = []
 
