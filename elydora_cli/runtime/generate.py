@@ -261,14 +261,31 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
     """``source`` with each line ``from .<module> import <names>  # @inline`` (``<names>``: word characters,
-    commas and spaces) replaced by ``code_of(<module>)``."""
-    lines = source.split("\n")
-    for index, line in enumerate(lines):
-        if line.startswith("from .") and line.endswith(INLINE_TRAIL):
-            module, sep, names = line[len("from .") : -len(INLINE_TRAIL)].partition(" import ")
-            if sep and module and _word(module) and names and _word(names.replace(",", "").replace(" ", "")):
-                lines[index] = code_of(module)
-    return "\n".join(lines)
+    commas and spaces) replaced by ``code_of(<module>)``; only the lines ending so are looked at."""
+    pieces: list[str] = []
+    done = 0
+    at = source.find(INLINE_TRAIL)
+    while at >= 0:
+        end = at + len(INLINE_TRAIL)
+        start = source.rfind("\n", 0, at) + 1
+        if end == len(source) or source[end] == "\n":
+            module = _inlined_module(source[start:at])
+            if module is not None:
+                pieces += (source[done:start], code_of(module))
+                done = end
+        at = source.find(INLINE_TRAIL, end)
+    pieces.append(source[done:])
+    return "".join(pieces)
+
+
+def _inlined_module(line: str) -> str | None:
+    """The module of ``from .<module> import <names>`` (the line without its trail), else ``None``."""
+    if not line.startswith("from ."):
+        return None
+    module, sep, names = line[len("from .") :].partition(" import ")
+    if sep and module and _word(module) and names and _word(names.replace(",", "").replace(" ", "")):
+        return module
+    return None
 
 
 def _word(text: str) -> bool:

@@ -37,21 +37,45 @@ def joined(texts: tuple[str, ...], lines: list[str]) -> str:
 def cut(source: str, *, lead: str, trail: str, annotated: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(texts, names)``: ``source`` cut at its parameter lines (see the module), ``len(texts) == len(names) +
     1``; ``lead`` starts a parameter line and ``trail`` ends it, ``annotated``: a ``: <annotation>`` (free of
-    ``=``, possibly running over lines) may follow the name."""
+    ``=``, possibly running over lines) may follow the name.
+
+    Only the lines ending in ``trail`` are looked at: a parameter ends on one, and starts on it or, after an
+    annotation running over lines, on one of the lines free of ``=`` just before it (the first that fits)."""
     texts: list[str] = []
     names: list[str] = []
-    done = start = 0
-    while start >= 0:  # start: where a line starts
-        found = _parameter(source, start, lead, trail, annotated)
-        if found is not None:
-            name, end = found
-            texts.append(source[done:start])
-            names.append(name)
-            done = start = end
-        newline = source.find("\n", start)
-        start = newline + 1 if newline >= 0 else -1
-    texts.append(source[done:])
+    cut_at = first = 0  # the text before cut_at is taken; a parameter starts on a line at or after first
+    at = source.find(trail)
+    while at >= 0:
+        end = at + len(trail)
+        if end == len(source) or source[end] == "\n":
+            found = _ending_at(source, first, at, end, lead, trail, annotated)
+            if found is not None:
+                start, name = found
+                texts.append(source[cut_at:start])
+                names.append(name)
+                cut_at, first = end, end + 1
+        at = source.find(trail, at + 1)
+    texts.append(source[cut_at:])
     return tuple(texts), tuple(names)
+
+
+def _ending_at(
+    source: str, first: int, at: int, end: int, lead: str, trail: str, annotated: bool
+) -> tuple[int, str] | None:
+    """``(start, name)`` of the parameter whose ``trail`` is at ``at`` (its line ending at ``end``), starting
+    on a line at or after ``first``: the line of ``at``, or one of the lines free of ``=`` before it."""
+    last = source.rfind("\n", 0, at) + 1  # the start of the line of ``at``
+    if last < first:
+        return None
+    equals = source.rfind("=", first, last)
+    start = source.find("\n", equals) + 1 if equals >= 0 else first
+    while True:
+        found = _parameter(source, start, lead, trail, annotated)
+        if found is not None and found[1] == end:
+            return start, found[0]
+        if start >= last:
+            return None
+        start = source.find("\n", start) + 1
 
 
 def _parameter(source: str, start: int, lead: str, trail: str, annotated: bool) -> tuple[str, int] | None:

@@ -69,6 +69,7 @@ INLINE_PIECES = st.sampled_from(
 
 @settings(max_examples=2000)
 @example("from .x import a  # @inline\nfrom . import a  # @inline\nfrom .y import ,  # @inline")
+@example("fromflat import a  # @inline\nfrom .x import a  # @inline  # @inline")
 @given(st.lists(INLINE_PIECES, max_size=10).map("".join))
 def test_inline_imports_are_found_as_the_pattern_found_them(source: str) -> None:
     expected = OLD_INLINE.sub(lambda m: f"<code of {m.group(1)}>", source)
