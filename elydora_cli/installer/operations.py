@@ -392,9 +392,11 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
 
 def _live_guard(path: Path) -> bool:
     """A guard script that is not an uninstall's inert stub."""
+    if not path.exists():  # most agents are not installed: no stub module to load for them
+        return False
     from ..runtime.stubs import stub_time
 
-    return path.exists() and stub_time(path) is None
+    return stub_time(path) is None
 
 
 def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:

@@ -75,8 +75,10 @@ def powershell_exe(env: Mapping[str, str]) -> str:
 
 def encode_powershell(script: str) -> str:
     import binascii  # base64.b64encode without the base64 module (which loads struct too)
+    import codecs  # the codec function itself: a codec lookup would import its module on every status
 
-    return binascii.b2a_base64(script.encode("utf-16-le"), newline=False).decode("ascii")
+    encoded: bytes = codecs.utf_16_le_encode(script, "strict")[0]
+    return binascii.b2a_base64(encoded, newline=False).decode("ascii")
 
 
 def encoded_powershell(argv: Sequence[str], env: Mapping[str, str], *, call_operator: bool = False) -> str:
@@ -292,9 +294,18 @@ def parse_encoded_powershell(command: str) -> list[str] | None:
         raw = binascii.a2b_base64(payload)
         if binascii.b2a_base64(raw, newline=False).decode("ascii") != payload:
             return None  # not the one canonical spelling (which is also the only strictly valid one)
-        return parse_powershell_call(raw.decode("utf-16-le"))
+        return parse_powershell_call(_utf_16_le(raw))
     except (binascii.Error, UnicodeDecodeError):
         return None
+
+
+def _utf_16_le(raw: bytes) -> str:
+    """``raw.decode("utf-16-le")`` by the codec function itself: the codec lookup would import its module
+    (:mod:`encodings.utf_16_le`) on every status that meets an encoded command."""
+    import codecs  # loaded by the interpreter's own start-up (as for encode_powershell)
+
+    text: str = codecs.utf_16_le_decode(raw, "strict", True)[0]
+    return text
 
 
 def parse_msvc(command: str) -> list[str] | None:

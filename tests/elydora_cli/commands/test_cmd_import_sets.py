@@ -145,6 +145,9 @@ START_UP = (
     "contextlib",  # our context managers are classes
     "urllib.parse",  # pathlib is imported without it (elydora_cli/pathlibstart.py); identity imports it for a URL
     "ipaddress",  # urllib.parse's
+    "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
+    "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
+    "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
 )
 
 

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from elydora_cli.plug.cmdforms import (
     _split_quoted,
+    _utf_16_le,
+    encode_powershell,
     encoded_powershell,
     looks_like_python,
     parse_encoded_powershell,
@@ -228,3 +230,29 @@ def test_a_plain_word_is_what_the_pattern_took(word: str) -> None:
     assert shell_plain(word) == expected
     if word.isascii():  # the ASCII rule is shlex.quote's: such a word is shown bare
         assert shell_plain(word) == (bool(word) and shell_word(word) == word)
+
+
+@given(st.binary(max_size=12))
+def test_utf_16_le_decodes_as_the_codec_does(raw: bytes) -> None:
+    try:
+        expected: str | None = raw.decode("utf-16-le")
+    except UnicodeDecodeError:
+        expected = None
+    try:
+        found: str | None = _utf_16_le(raw)
+    except UnicodeDecodeError:
+        found = None
+    assert found == expected
+
+
+@given(st.text(max_size=8))
+def test_a_command_is_encoded_as_the_codec_encodes_it(script: str) -> None:
+    try:
+        expected: str | None = binascii.b2a_base64(script.encode("utf-16-le"), newline=False).decode("ascii")
+    except UnicodeEncodeError:  # a lone surrogate
+        expected = None
+    try:
+        found: str | None = encode_powershell(script)
+    except UnicodeEncodeError:
+        found = None
+    assert found == expected
