@@ -5,7 +5,8 @@ No transaction machinery (transaction, commit, undo, journal, snapshot, recovery
 no TOML editor (tomlkit and the span editor's scanner; reading TOML needs only ``tomllib`` and the document
 wrapper) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
 key, which is derived from the private key by cryptography. A status over our own files reads them without the
-JSONC editor or ``tomllib`` (plain JSON and the plain TOML subset are decoded directly).
+JSONC editor, the TOML document module or ``tomllib`` (plain JSON and the plain TOML subset are decoded by the
+read-only documents).
 """
 
 from __future__ import annotations
@@ -109,8 +110,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("args", "used", "forbidden"),
     [
-        (("status",), "elydora_config.toml.document", READ_ONLY),  # codex's config.toml was read
-        (("verify", "--all"), "elydora_config.toml.document", READ_ONLY),
+        (("status",), "elydora_config.toml.plain", READ_ONLY),  # codex's config.toml was read
+        (("verify", "--all"), "elydora_config.toml.plain", READ_ONLY),
         (("audit", "tail", "--provider", "claudecode"), "elydora_cli.runtime.ledger", READ_ONLY),
         (("agent", "show", "--provider", "claudecode"), "elydora_cli.identity", (*TRANSACTIONS, *TOML_EDITOR)),
     ],
@@ -148,6 +149,9 @@ START_UP = (
     "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
     "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
     "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
+    "elydora_config.toml.document",  # our TOML is read by the read-only document (elydora_config.toml.readonly)
+    "elydora_config.toml.values",
+    "math",  # (the TOML editor's) a finite JSON number is checked with float()
 )
 
 
