@@ -32,10 +32,11 @@ def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
     """State roots other than ``ctx.state_root`` that the provider's config files name, with agent ids."""
     from elydora_config.files import read_physical
 
+    from .installer.operations import sources_of
     from .providers import load
 
     found: dict[Path, set[str]] = {}
-    for target in load(provider_id).sources(ctx).targets:
+    for target in sources_of(load(provider_id), ctx).targets:
         try:
             data = read_physical(target.path, max_bytes=TEXT_LIMIT)
         except (ConfigError, OSError):

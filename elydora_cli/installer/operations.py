@@ -22,7 +22,7 @@ from elydora_config.typecheck import TYPE_CHECKING
 from .. import identity
 from ..exitcodes import UsageError
 from ..plug.context import Context
-from ..plug.contract import Finding, Format, Provider
+from ..plug.contract import Finding, Format, Provider, Sources
 from ..plug.documents import Documents, parse
 from ..plug.ownership import command_words
 from ..providers import load
@@ -79,9 +79,17 @@ def _transaction(ctx: Context) -> Transaction:
     )
 
 
+def sources_of(provider: Provider, ctx: Context) -> Sources:
+    """``provider.sources(ctx)``; inside a read-only pass (:func:`~elydora_config.paths.kept_directories`) once
+    per provider and context: status asks for them for the agent's documents and again for the state roots
+    the documents name. The result is shared: read it, never change it."""
+    pair: tuple[Context, Sources] = kept_value(("sources", id(provider), id(ctx)), lambda: (ctx, provider.sources(ctx)))
+    return pair[1]  # the pair holds ``ctx``, so that its id is not reused while the block lasts
+
+
 def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> Documents:
     """Read and parse every target and read-only source (all parsed before anything is written)."""
-    src = provider.sources(ctx)
+    src = sources_of(provider, ctx)
     targets = {t.path: t for t in src.targets}
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
