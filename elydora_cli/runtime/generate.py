@@ -231,17 +231,22 @@ def _deny(facts: catalog.Provider, status: catalog.BlockStatus) -> tuple[bytes, 
 
 def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, params: dict[str, Any]) -> bytes:
     texts, names = _parsed(template)
+    if len(names) != len(params) or params.keys() != set(names):  # else each name once, and all of them
+        _refuse_parameters(template, names, params)
+    from .templateparams import joined
+
+    lines = [f"{name} = {params[name]!r}" for name in names]
+    return (_header(facts, agent_id, python) + joined(texts, lines)).encode("utf-8")
+
+
+def _refuse_parameters(template: str, names: tuple[str, ...], params: dict[str, Any]) -> None:
+    """Raise for the first way ``params`` and the template's parameter ``names`` disagree."""
     for name in names:
         if name not in params:
             raise ValueError(f"{template}: unexpected parameter {name}")
     if len(set(names)) != len(names):
         raise ValueError(f"{template}: unexpected parameter {next(n for n in names if names.count(n) > 1)}")
-    if set(names) != set(params):
-        raise ValueError(f"{template}: parameters not found: {sorted(set(params) - set(names))}")
-    from .templateparams import joined
-
-    lines = [f"{name} = {params[name]!r}" for name in names]
-    return (_header(facts, agent_id, python) + joined(texts, lines)).encode("utf-8")
+    raise ValueError(f"{template}: parameters not found: {sorted(set(params) - set(names))}")
 
 
 _PARSED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -305,6 +310,7 @@ SHEBANG_LIMIT = 127
 """Bytes of a ``#!`` line (newline included) every Linux kernel reads whole (older ones stop at 128)."""
 
 
+@functools.cache
 def shebang(python: str) -> str:
     """``#!<python> -IS`` (one flag word: a shebang passes one argument), or ``""`` when the interpreter path
     holds whitespace or the line would be too long: then the launchers run only through the interpreter."""
