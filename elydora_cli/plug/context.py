@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
 from elydora_config.records import field, record, replace
@@ -57,13 +57,13 @@ class Context:
 
     @property
     def elydora_dir(self) -> Path:
-        return _state_dir(self.state_root)
+        return self._derived("state dir", "", lambda: _state_dir(self.state_root))
 
     def agent_id_for(self, provider_id: str) -> str:
         return self.agent_id or provider_id
 
     def agent_dir(self, agent_id: str) -> Path:
-        return self.elydora_dir / agent_id
+        return self._derived("agent dir", agent_id, lambda: self.elydora_dir / agent_id)
 
     @property
     def runtime_root(self) -> Path:
@@ -76,7 +76,18 @@ class Context:
         return self.elydora_dir
 
     def runtime_dir(self, agent_id: str) -> Path:
-        return self.runtime_root / agent_id
+        return self._derived("runtime dir", agent_id, lambda: self.runtime_root / agent_id)
+
+    def _derived(self, what: str, name: str, make: Callable[[], Path]) -> Path:
+        """``make()``, once per context: the context is immutable (its copies start afresh), and a status asks
+        for the same directories hundreds of times."""
+        derived: dict[tuple[str, str], Path] | None = self.__dict__.get("_derived_paths")
+        if derived is None:
+            derived = self.__dict__["_derived_paths"] = {}
+        found = derived.get((what, name))
+        if found is None:
+            found = derived[what, name] = make()
+        return found
 
     def env_value(self, name: str) -> str | None:
         """The variable's value; ``None`` when unset (an empty string is a value)."""
