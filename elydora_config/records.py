@@ -91,13 +91,14 @@ _NONE: Any = object()
 class _Layout:
     """What the generated methods of one class need: field names, defaults, and the options."""
 
-    __slots__ = ("cls", "defaults", "frozen", "made", "names", "post_init")
+    __slots__ = ("cls", "defaults", "frozen", "made", "names", "post_init", "slots")
 
-    def __init__(self, cls: type, spec: dict[str, object], frozen: bool) -> None:
+    def __init__(self, cls: type, spec: dict[str, object], frozen: bool, slots: bool = False) -> None:
         self.cls = cls
         self.names = tuple(spec)
         self.defaults = spec
         self.frozen = frozen
+        self.slots = slots
         self.post_init = hasattr(cls, "__post_init__")
         self.made = 0
 
@@ -147,10 +148,15 @@ class _Layout:
 
 def _make_init(layout: _Layout) -> Callable[..., None]:
     set_field = object.__setattr__
+    names, slots = layout.names, layout.slots
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        for name, value in zip(layout.names, layout.bind(args, kwargs), strict=True):
-            set_field(self, name, value)
+        values = args if not kwargs and len(args) == len(names) else layout.bind(args, kwargs)
+        if slots:
+            for name, value in zip(names, values, strict=True):
+                set_field(self, name, value)
+        else:  # the instance's dict, as ``object.__setattr__`` would fill it, in one step
+            self.__dict__.update(zip(names, values, strict=True))
         if layout.post_init:
             self.__post_init__()
         layout.made += 1
@@ -226,7 +232,7 @@ def _build(cls: C, frozen: bool, eq: bool, slots: bool) -> C:
             delattr(cls, name)  # the factory lives in the layout, not as a class attribute
     if slots:
         cls = _slotted(cls, tuple(spec))  # type: ignore[assignment]
-    layout = _Layout(cls, spec, frozen)
+    layout = _Layout(cls, spec, frozen, slots)
     for name, value in _make_methods(layout, eq).items():
         if name in ("__repr__", "__eq__") and name in cls.__dict__:
             continue  # the class's own method wins, as with dataclasses

@@ -44,6 +44,7 @@ class Slim:
 def test_init_binds_positional_keyword_and_defaults() -> None:
     p = Point(1, tags=["a"])
     assert (p.x, p.y, p.tags) == (1, 0, ["a"])
+    assert list(vars(Point(tags=[], y=2, x=1))) == ["x", "y", "tags"] == list(vars(Point(1, 2, [])))  # field order
     assert Point(1).tags == [] and Point(1).tags is not Point(1).tags  # a fresh default per instance
     assert Point.UNIT == "px" and records.fields(Point) == ("x", "y", "tags")
 
