@@ -456,7 +456,7 @@ def _check_runtime(
     from elydora_config.files import read_physical
 
     for name, (data, mode) in expected.items():
-        path = runtime_dir / name
+        path = ctx.runtime_file(agent_id, name)
         actual = read_physical(path, max_bytes=4 << 20)
         if actual is None:
             findings.append(Finding("runtime file is missing", path))

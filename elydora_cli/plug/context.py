@@ -78,6 +78,10 @@ class Context:
     def runtime_dir(self, agent_id: str) -> Path:
         return self._derived("runtime dir", agent_id, lambda: self.runtime_root / agent_id)
 
+    def runtime_file(self, agent_id: str, name: str) -> Path:
+        """The runtime file ``name`` of the agent (our entries name them: a status checks each entry)."""
+        return self._derived("runtime file", f"{agent_id}/{name}", lambda: self.runtime_dir(agent_id) / name)
+
     def _derived(self, what: str, name: str, make: Callable[[], Path]) -> Path:
         """``make()``, once per context: the context is immutable (its copies start afresh), and a status asks
         for the same directories hundreds of times."""

@@ -47,7 +47,7 @@ class Ref:
 
 def script_path(ctx: Context, agent_id: str, role: str, scripts: Mapping[str, str] = DEFAULT_SCRIPTS) -> Path:
     name = next(n for n, r in scripts.items() if r == role)
-    return ctx.runtime_dir(agent_id) / name
+    return ctx.runtime_file(agent_id, name)
 
 
 def runtime_argv(ref: Ref, ctx: Context) -> list[str]:

@@ -11,6 +11,8 @@ def test_directories_are_derived_once_per_context_and_afresh_for_a_copy() -> Non
     ctx = Context(home=Path("/h"), state_root=Path("/h"), repo_root=Path("/w"))
     assert ctx.agent_dir("a") == Path("/h/.elydora/a") and ctx.agent_dir("a") is ctx.agent_dir("a")
     assert ctx.runtime_dir("a") is ctx.runtime_dir("a") and ctx.elydora_dir is ctx.elydora_dir
+    assert ctx.runtime_file("a", "guard.py") == Path("/h/.elydora/a/guard.py")
+    assert ctx.runtime_file("a", "guard.py") is ctx.runtime_file("a", "guard.py") != ctx.runtime_file("a", "hook.py")
     moved = ctx.with_options(state_root=Path("/s"))
     assert moved.agent_dir("a") == Path("/s/.elydora/a") and moved.runtime_dir("b") == Path("/s/.elydora/b")
     assert ctx.agent_dir("a") == Path("/h/.elydora/a")  # the original keeps its own
