@@ -111,7 +111,14 @@ class Context:
         return self.place(value) if value else None
 
     def with_options(self, **changes: object) -> Context:
-        return replace(self, **changes)
+        made = replace(self, **changes)
+        if _PLACES.isdisjoint(changes):  # the same directories: derived once for both
+            made.__dict__["_derived_paths"] = self.__dict__.setdefault("_derived_paths", {})
+        return made
+
+
+_PLACES = frozenset({"home", "state_root", "repo_root", "rooted", "system", "env"})
+"""The fields the derived directories depend on (``env`` and ``repo_root`` through :meth:`Context.place`)."""
 
 
 @functools.lru_cache(maxsize=32)
