@@ -36,6 +36,7 @@ def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
     from .providers import load
 
     found: dict[Path, set[str]] = {}
+    ours = str(ctx.state_root)  # most entries name it as it stands: no Path to build for them
     for target in sources_of(load(provider_id), ctx).targets:
         try:
             data = read_physical(target.path, max_bytes=TEXT_LIMIT)
@@ -43,8 +44,8 @@ def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
             continue
         text = (data or b"").decode("utf-8", "replace")
         for named, agent_id in scripts_named(text):
-            root = Path(named)
-            if root != ctx.state_root:
+            root = None if named == ours else Path(named)
+            if root is not None and root != ctx.state_root:
                 found.setdefault(root, set()).add(agent_id)
     return found
 
