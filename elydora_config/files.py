@@ -26,7 +26,7 @@ from .errors import (
     SymlinkRefusedError,
     UnsafePathError,
 )
-from .paths import kept_value, opened_directory, split_target
+from .paths import kept_value, opened_directory, split_target, target_parts
 from .records import record
 
 if TYPE_CHECKING:
@@ -70,8 +70,7 @@ def read_physical_stat(
 
     Inside :func:`~elydora_config.paths.kept_directories` (a read-only pass) a file is read once: a later
     read of the same file gets the same bytes, held to its own limit as a read of them would be."""
-    parent, name = split_target(path)
-    full = os.path.join(parent, name)
+    parent, name, full = target_parts(path)
     found = kept_value(
         ("read", full, allow_links), lambda: _read_physical_stat(parent, name, full, max_bytes, allow_links)
     )

@@ -232,7 +232,7 @@ def _kept_walk(path: str) -> int | None:
         if fd is None:
             fd = _kept[walked] = _sysio.open_file(walked, _DIR_FLAGS)
         for part in (p for p in absolute.split(os.sep) if p):
-            walked = os.path.join(walked, part)
+            walked = walked + part if walked == os.sep else walked + os.sep + part  # os.path.join of a name
             child = _kept.get(walked)
             if child is None:
                 child = _kept[walked] = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
@@ -276,11 +276,18 @@ def ensure_directory(path: PathLike, *, mode: int = 0o700, allow_links: bool = F
 
 def split_target(path: PathLike) -> tuple[str, str]:
     """Split an absolute-ised file path into (parent directory, safe final name)."""
+    parent, name, _ = target_parts(path)
+    return parent, name
+
+
+def target_parts(path: PathLike) -> tuple[str, str, str]:
+    """``(parent directory, final name, the whole normalised absolute path)`` of a file path (the last is what
+    joining the first two gives)."""
     text = os.path.abspath(os.fspath(path))
     parent, name = os.path.split(text)
     if not name:
         raise UnsafePathError(text, "is a directory path, not a file")
-    return parent, name
+    return parent, name, text
 
 
 def pending_journals(txdir: str) -> list[str]:

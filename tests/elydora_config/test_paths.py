@@ -19,6 +19,8 @@ from elydora_config.paths import (
     kept_directories,
     kept_value,
     opened_directory,
+    split_target,
+    target_parts,
     unsafe_name_reason,
 )
 
@@ -176,3 +178,11 @@ def test_kept_value_lives_as_long_as_the_block(tmp_path):
             assert kept_value("k", compute) == 3
     with kept_directories():
         assert kept_value("k", compute) == 4  # a new block computes again
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(["a", "..", ".", "", "b c", "é"]), max_size=5).map("/".join), st.booleans())
+def test_target_parts_are_split_target_and_their_join(path, absolute):
+    path = ("/" if absolute else "") + path + "/f"
+    parent, name, full = target_parts(path)
+    assert (parent, name) == split_target(path) and full == os.path.join(parent, name) == os.path.abspath(path)
