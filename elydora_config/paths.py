@@ -97,7 +97,7 @@ def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool 
     walked = root
     try:
         for part in parts:
-            walked = os.path.join(walked, part)
+            walked = _child(walked, part)
             try:
                 child = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
             except FileNotFoundError:
@@ -111,6 +111,11 @@ def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool 
         _sysio.close(fd)
         raise
     return fd
+
+
+def _child(directory: str, name: str) -> str:
+    """``os.path.join(directory, name)`` for a normalised directory and a plain name (a walk's next step)."""
+    return directory + name if directory == os.sep else directory + os.sep + name
 
 
 def _missing(requested: str, first_missing: str) -> MissingDirectoryError:
@@ -232,7 +237,7 @@ def _kept_walk(path: str) -> int | None:
         if fd is None:
             fd = _kept[walked] = _sysio.open_file(walked, _DIR_FLAGS)
         for part in (p for p in absolute.split(os.sep) if p):
-            walked = walked + part if walked == os.sep else walked + os.sep + part  # os.path.join of a name
+            walked = _child(walked, part)
             child = _kept.get(walked)
             if child is None:
                 child = _kept[walked] = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
