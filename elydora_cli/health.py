@@ -16,7 +16,6 @@ Every read is bounded and refuses FIFOs, devices and links without blocking. Not
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
 import time
@@ -256,6 +255,8 @@ def _proc_locks_hold(info: os.stat_result) -> bool | None:
 
 
 def _probe_lock(path: str) -> bool:
+    import fcntl  # the fallback where /proc/locks cannot be read: status loads no fcntl otherwise
+
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:

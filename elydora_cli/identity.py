@@ -13,10 +13,10 @@ import json
 import os
 import stat
 import time
-from urllib.parse import urlsplit
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
+from elydora_config.paths import kept_value
 from elydora_config.records import record
 from elydora_config.typecheck import TYPE_CHECKING
 
@@ -67,6 +67,8 @@ def validate_base_url(url: str) -> str:
     """An absolute http(s) URL without credentials, query, fragment, whitespace or backslash."""
     if any(c.isspace() for c in url) or "\\" in url:
         raise IdentityError(None, "base URL must not contain whitespace or backslashes")
+    from urllib.parse import urlsplit  # only a server-bound identity has a URL: status of local ones skips it
+
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise IdentityError(None, "base URL must be an absolute http:// or https:// URL")
@@ -154,7 +156,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def read_config(directory: PathLike) -> AgentConfig:
+    """The agent's ``config.json``; inside a read-only pass (:func:`~elydora_config.paths.kept_directories`)
+    read and parsed once: status checks it for the identity and again for the server binding."""
     path = os.path.join(os.fspath(directory), CONFIG)
+    return kept_value(("agent config", path), lambda: _read_config(directory, path))
+
+
+def _read_config(directory: PathLike, path: str) -> AgentConfig:
     data = files.read_physical(path, max_bytes=CONFIG_LIMIT)
     if data is None:
         raise IdentityError(path, "is missing (create the agent with `elydora agent create`)")

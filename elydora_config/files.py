@@ -26,7 +26,7 @@ from .errors import (
     SymlinkRefusedError,
     UnsafePathError,
 )
-from .paths import kept_value, opened_directory, split_target
+from .paths import kept_value, opened_directory, split_target, target_parts
 from .records import record
 
 if TYPE_CHECKING:
@@ -69,12 +69,16 @@ def read_physical_stat(
     """Read ``path`` physically; ``None`` when it does not exist. See the module docstring.
 
     Inside :func:`~elydora_config.paths.kept_directories` (a read-only pass) a file is read once: a later
-    read of the same file with the same limits gets the same bytes."""
-    parent, name = split_target(path)
-    full = os.path.join(parent, name)
-    return kept_value(
-        ("read", full, max_bytes, allow_links), lambda: _read_physical_stat(parent, name, full, max_bytes, allow_links)
+    read of the same file gets the same bytes, held to its own limit as a read of them would be."""
+    parent, name, full = target_parts(path)
+    found = kept_value(
+        ("read", full, allow_links), lambda: _read_physical_stat(parent, name, full, max_bytes, allow_links)
     )
+    if found is not None:  # read by an earlier call of the block, maybe with a larger limit
+        _check_size(full, found.stat.st_size, max_bytes)
+        if len(found.data) > max_bytes:
+            raise _grew(full, max_bytes)
+    return found
 
 
 def _read_physical_stat(parent: str, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
@@ -127,8 +131,7 @@ def _read_once(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             _refuse_non_regular(full, info.st_mode)
-        if info.st_size > max_bytes:
-            raise FileTooLargeError(full, f"is {info.st_size} bytes, larger than the {max_bytes}-byte limit")
+        _check_size(full, info.st_size, max_bytes)
         data = _read_fd(fd, full, max_bytes, info.st_size, same_entry)
         if not same_entry:
             return PhysicalRead(data, info)
@@ -143,6 +146,15 @@ def _read_once(
         _sysio.close(fd)
 
 
+def _check_size(full: str, size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise FileTooLargeError(full, f"is {size} bytes, larger than the {max_bytes}-byte limit")
+
+
+def _grew(full: str, max_bytes: int) -> FileTooLargeError:
+    return FileTooLargeError(full, f"grew beyond the {max_bytes}-byte limit while being read")
+
+
 def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int, to_the_end: bool = True) -> bytes:
     """Read to the end: the size ``fstat`` gave plus one byte first (a file that did not grow needs no bigger
     buffer), then 64 KiB at a time; more than ``max_bytes`` raises. Not ``to_the_end``: a first read of
@@ -155,7 +167,7 @@ def _read_fd(fd: int, full: str, max_bytes: int, size_hint: int, to_the_end: boo
     want = 1 if total == size_hint else 1 << 16  # the expected size: one byte more only tells the end
     while True:
         if total > max_bytes:
-            raise FileTooLargeError(full, f"grew beyond the {max_bytes}-byte limit while being read")
+            raise _grew(full, max_bytes)
         chunk = os.read(fd, min(want, max_bytes + 1 - total))
         if not chunk:
             break

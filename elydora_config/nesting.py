@@ -16,16 +16,19 @@ from .errors import MalformedConfigError, PathLike
 MAX_NESTING = 100
 """The deepest nesting of arrays and objects or inline tables that a parsed config file may have."""
 
-_JSON_STOPS = re.compile(r'[\[\]{}"/]')
-_TOML_STOPS = re.compile(r"[\[\]{}\"'#]")
-_BASIC_STOPS = re.compile(r'["\\\n]')
+_JSON_STOPS = r'[\[\]{}"/]'
+_TOML_STOPS = r"[\[\]{}\"'#]"
+_BASIC_STOPS = r'["\\\n]'
 _MULTILINE_STOPS = r'"""|\\'
-"""Compiled on first use (:mod:`re`'s cache): only a TOML text with a multi-line basic string needs it."""
+"""The patterns are compiled on first use (:mod:`re`'s cache): only a text with more brackets than the limit
+is scanned, and only a TOML text with a multi-line basic string needs the last one."""
 
 
 def check_nesting(text: str, path: PathLike | None, *, toml: bool = False, limit: int = MAX_NESTING) -> None:
     """Raise :class:`MalformedConfigError` when ``text`` (JSON/JSONC, or TOML) nests deeper than ``limit``."""
-    stops = _TOML_STOPS if toml else _JSON_STOPS
+    if text.count("[") + text.count("{") <= limit:  # each level opens with one: it cannot be deeper
+        return
+    stops = _compiled(_TOML_STOPS if toml else _JSON_STOPS)
     depth, pos = 0, 0
     while pos >= 0:
         found = stops.search(text, pos)
@@ -58,8 +61,13 @@ def _skip(text: str, char: str, pos: int, toml: bool) -> int:
         end = text.find(quote, pos + len(quote) - 1)
         return -1 if end < 0 else end + len(quote)
     if toml and text.startswith('""', pos):
-        return _close(text, pos + 2, re.compile(_MULTILINE_STOPS), '"""')
-    return _close(text, pos, _BASIC_STOPS, '"')
+        return _close(text, pos + 2, _compiled(_MULTILINE_STOPS), '"""')
+    return _close(text, pos, _compiled(_BASIC_STOPS), '"')
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled (once per process: :mod:`re` keeps it)."""
+    return re.compile(pattern)
 
 
 def _close(text: str, pos: int, stops: re.Pattern[str], quote: str) -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Callable
 
@@ -32,7 +31,8 @@ _WINDOWS_DEVICES = frozenset(
     + [f"COM{i}" for i in "123456789¹²³"]
     + [f"LPT{i}" for i in "123456789¹²³"]
 )
-_FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*/\\]')
+_FORBIDDEN = frozenset(chr(code) for code in range(0x20)) | frozenset('\x7f<>:"|?*/\\')
+"""Characters no safe name holds: control characters, path separators and what Windows reserves."""
 _DIR_FLAGS = os.O_RDONLY | _sysio.O_DIRECTORY | _sysio.O_CLOEXEC
 
 
@@ -50,9 +50,8 @@ def unsafe_name_reason(name: str) -> str | None:
         return "it is empty"
     if name in (".", ".."):
         return "it is a relative directory reference"
-    bad = _FORBIDDEN.search(name)
-    if bad:
-        char = bad.group()
+    if not _FORBIDDEN.isdisjoint(name):
+        char = next(c for c in name if c in _FORBIDDEN)
         if char in "/\\":
             return "it contains a path separator"
         if ord(char) < 0x20 or char == "\x7f":
@@ -98,7 +97,7 @@ def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool 
     walked = root
     try:
         for part in parts:
-            walked = os.path.join(walked, part)
+            walked = _child(walked, part)
             try:
                 child = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
             except FileNotFoundError:
@@ -112,6 +111,11 @@ def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool 
         _sysio.close(fd)
         raise
     return fd
+
+
+def _child(directory: str, name: str) -> str:
+    """``os.path.join(directory, name)`` for a normalised directory and a plain name (a walk's next step)."""
+    return directory + name if directory == os.sep else directory + os.sep + name
 
 
 def _missing(requested: str, first_missing: str) -> MissingDirectoryError:
@@ -143,9 +147,16 @@ class opened_directory:  # lower case: used as the function it was, ``with opene
     __slots__ = ("_fd", "_owned")
 
     def __init__(self, path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> None:
-        kept = None if _kept is None or allow_links else _kept_walk(os.fspath(path))
+        if _kept is None or allow_links:
+            self._owned, self._fd = True, open_directory(path, allow_links=allow_links, one_call=one_call)
+            return
+        text = os.fspath(path)
+        missing = _memo.get(("missing directory", text))
+        if missing is not None:  # a walk of this block found it missing: it stays so for the block
+            raise MissingDirectoryError(*missing)
+        kept = _kept_walk(text)
         self._owned = kept is None
-        self._fd = open_directory(path, allow_links=allow_links, one_call=one_call) if kept is None else kept
+        self._fd = kept if kept is not None else _walk_reporting(text, one_call)
 
     def __enter__(self) -> int:
         return self._fd
@@ -153,6 +164,16 @@ class opened_directory:  # lower case: used as the function it was, ``with opene
     def __exit__(self, *exc: object) -> None:
         if self._owned:
             _sysio.close(self._fd)
+
+
+def _walk_reporting(path: str, one_call: bool) -> int:
+    """:func:`open_directory` after a kept walk failed: it reports the failure precisely; a missing directory is
+    remembered for the block (status looks in the config folders of every agent, most of them absent)."""
+    try:
+        return open_directory(path, one_call=one_call)
+    except MissingDirectoryError as exc:
+        _memo["missing directory", path] = (exc.path, exc.reason)
+        raise
 
 
 _kept: dict[str, int] | None = None
@@ -165,7 +186,8 @@ class kept_directories:  # lower case: used as the function it was, ``with kept_
     the deepest one already open, so each directory is opened once (with ``O_NOFOLLOW``, relative to its
     checked parent) instead of once per file read in it. A descriptor is the physical directory that was
     checked when first opened: a link swapped in later is never followed. A walk that fails falls back to
-    :func:`open_directory`, which reports the failure precisely. Writers never run inside such a block."""
+    :func:`open_directory`, which reports the failure precisely; a directory it finds missing is missing for
+    the rest of the block. Writers never run inside such a block."""
 
     __slots__ = ("_nested",)
 
@@ -202,6 +224,9 @@ def kept_value(key: object, compute: Callable[[], T]) -> T:
 def _kept_walk(path: str) -> int | None:
     """The kept descriptor of ``path``, walking (and keeping) what is not open yet; ``None`` on any error."""
     assert _kept is not None
+    fd = _kept.get(path)  # most callers pass a normalised absolute path, as the walk keeps them
+    if fd is not None:
+        return fd
     absolute = os.path.abspath(path)
     fd = _kept.get(absolute)
     if fd is not None:
@@ -212,7 +237,7 @@ def _kept_walk(path: str) -> int | None:
         if fd is None:
             fd = _kept[walked] = _sysio.open_file(walked, _DIR_FLAGS)
         for part in (p for p in absolute.split(os.sep) if p):
-            walked = os.path.join(walked, part)
+            walked = _child(walked, part)
             child = _kept.get(walked)
             if child is None:
                 child = _kept[walked] = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
@@ -256,11 +281,18 @@ def ensure_directory(path: PathLike, *, mode: int = 0o700, allow_links: bool = F
 
 def split_target(path: PathLike) -> tuple[str, str]:
     """Split an absolute-ised file path into (parent directory, safe final name)."""
+    parent, name, _ = target_parts(path)
+    return parent, name
+
+
+def target_parts(path: PathLike) -> tuple[str, str, str]:
+    """``(parent directory, final name, the whole normalised absolute path)`` of a file path (the last is what
+    joining the first two gives)."""
     text = os.path.abspath(os.fspath(path))
     parent, name = os.path.split(text)
     if not name:
         raise UnsafePathError(text, "is a directory path, not a file")
-    return parent, name
+    return parent, name, text
 
 
 def pending_journals(txdir: str) -> list[str]:

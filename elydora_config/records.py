@@ -37,10 +37,13 @@ else:
 
 __all__ = ["PROMOTE_AFTER", "FrozenRecordError", "asdict", "field", "fields", "record", "replace"]
 
-PROMOTE_AFTER = 64
-"""Instances a class makes through the generic ``__init__`` before a generated one replaces it."""
+PROMOTE_AFTER = 256
+"""Instances a class makes through the generic ``__init__`` before a generated one replaces it. A status
+makes at most about two hundred of one class (the reads of twenty agents): at 64, compiling three
+``__init__`` cost it more than they saved; an install's or an editor's thousands still get theirs."""
 
 _FIELDS = "__record_fields__"
+_LAYOUT = "__record_layout__"
 
 
 class FrozenRecordError(AttributeError):
@@ -88,13 +91,14 @@ _NONE: Any = object()
 class _Layout:
     """What the generated methods of one class need: field names, defaults, and the options."""
 
-    __slots__ = ("cls", "defaults", "frozen", "made", "names", "post_init")
+    __slots__ = ("cls", "defaults", "frozen", "made", "names", "post_init", "slots")
 
-    def __init__(self, cls: type, spec: dict[str, object], frozen: bool) -> None:
+    def __init__(self, cls: type, spec: dict[str, object], frozen: bool, slots: bool = False) -> None:
         self.cls = cls
         self.names = tuple(spec)
         self.defaults = spec
         self.frozen = frozen
+        self.slots = slots
         self.post_init = hasattr(cls, "__post_init__")
         self.made = 0
 
@@ -144,10 +148,15 @@ class _Layout:
 
 def _make_init(layout: _Layout) -> Callable[..., None]:
     set_field = object.__setattr__
+    names, slots = layout.names, layout.slots
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        for name, value in zip(layout.names, layout.bind(args, kwargs), strict=True):
-            set_field(self, name, value)
+        values = args if not kwargs and len(args) == len(names) else layout.bind(args, kwargs)
+        if slots:
+            for name, value in zip(names, values, strict=True):
+                set_field(self, name, value)
+        else:  # the instance's dict, as ``object.__setattr__`` would fill it, in one step
+            self.__dict__.update(zip(names, values, strict=True))
         if layout.post_init:
             self.__post_init__()
         layout.made += 1
@@ -223,12 +232,13 @@ def _build(cls: C, frozen: bool, eq: bool, slots: bool) -> C:
             delattr(cls, name)  # the factory lives in the layout, not as a class attribute
     if slots:
         cls = _slotted(cls, tuple(spec))  # type: ignore[assignment]
-    layout = _Layout(cls, spec, frozen)
+    layout = _Layout(cls, spec, frozen, slots)
     for name, value in _make_methods(layout, eq).items():
         if name in ("__repr__", "__eq__") and name in cls.__dict__:
             continue  # the class's own method wins, as with dataclasses
         setattr(cls, name, value)
     setattr(cls, _FIELDS, spec)
+    setattr(cls, _LAYOUT, layout)
     cls.__dataclass_fields__ = _DataclassFields()  # type: ignore[attr-defined]
     return cls
 
@@ -255,11 +265,24 @@ def fields(obj: object) -> tuple[str, ...]:
 
 
 def replace(obj: T, /, **changes: Any) -> T:
-    """A copy of the record ``obj`` with ``changes`` applied (``__post_init__`` runs again)."""
-    for name in getattr(obj, _FIELDS):
-        if name not in changes:
-            changes[name] = getattr(obj, name)
-    return type(obj)(**changes)
+    """A copy of the record ``obj`` with ``changes`` applied (``__post_init__`` runs again).
+
+    A record with neither ``__post_init__`` nor slots is copied field by field without its ``__init__``
+    (a context is copied a few times per agent and operation); the others are made by their ``__init__``."""
+    layout: _Layout | None = getattr(type(obj), _LAYOUT, None)
+    if layout is None or layout.cls is not type(obj) or layout.post_init or not hasattr(obj, "__dict__"):
+        for name in getattr(obj, _FIELDS):
+            if name not in changes:
+                changes[name] = getattr(obj, name)
+        return type(obj)(**changes)
+    unexpected = next((name for name in changes if name not in layout.defaults), None)
+    if unexpected is not None:
+        raise TypeError(f"{layout.cls.__name__}() got an unexpected keyword argument {unexpected!r}")
+    made: T = object.__new__(layout.cls)
+    values, kept = made.__dict__, obj.__dict__
+    for name in layout.names:
+        values[name] = changes[name] if name in changes else kept[name] if name in kept else getattr(obj, name)
+    return made
 
 
 def asdict(obj: object) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from elydora_config.typecheck import TYPE_CHECKING
 from .. import identity
 from ..exitcodes import UsageError
 from ..plug.context import Context
-from ..plug.contract import Finding, Format, Provider
+from ..plug.contract import Finding, Format, Provider, Sources
 from ..plug.documents import Documents, parse
 from ..plug.ownership import command_words
 from ..providers import load
@@ -79,9 +79,17 @@ def _transaction(ctx: Context) -> Transaction:
     )
 
 
+def sources_of(provider: Provider, ctx: Context) -> Sources:
+    """``provider.sources(ctx)``; inside a read-only pass (:func:`~elydora_config.paths.kept_directories`) once
+    per provider and context: status asks for them for the agent's documents and again for the state roots
+    the documents name. The result is shared: read it, never change it."""
+    pair: tuple[Context, Sources] = kept_value(("sources", id(provider), id(ctx)), lambda: (ctx, provider.sources(ctx)))
+    return pair[1]  # the pair holds ``ctx``, so that its id is not reused while the block lasts
+
+
 def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> Documents:
     """Read and parse every target and read-only source (all parsed before anything is written)."""
-    src = provider.sources(ctx)
+    src = sources_of(provider, ctx)
     targets = {t.path: t for t in src.targets}
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
@@ -392,9 +400,11 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
 
 def _live_guard(path: Path) -> bool:
     """A guard script that is not an uninstall's inert stub."""
+    if not path.exists():  # most agents are not installed: no stub module to load for them
+        return False
     from ..runtime.stubs import stub_time
 
-    return path.exists() and stub_time(path) is None
+    return stub_time(path) is None
 
 
 def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
@@ -446,7 +456,7 @@ def _check_runtime(
     from elydora_config.files import read_physical
 
     for name, (data, mode) in expected.items():
-        path = runtime_dir / name
+        path = ctx.runtime_file(agent_id, name)
         actual = read_physical(path, max_bytes=4 << 20)
         if actual is None:
             findings.append(Finding("runtime file is missing", path))

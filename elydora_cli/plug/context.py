@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
 from elydora_config.records import field, record, replace
@@ -57,13 +57,13 @@ class Context:
 
     @property
     def elydora_dir(self) -> Path:
-        return _state_dir(self.state_root)
+        return self._derived("state dir", "", lambda: _state_dir(self.state_root))
 
     def agent_id_for(self, provider_id: str) -> str:
         return self.agent_id or provider_id
 
     def agent_dir(self, agent_id: str) -> Path:
-        return self.elydora_dir / agent_id
+        return self._derived("agent dir", agent_id, lambda: self.elydora_dir / agent_id)
 
     @property
     def runtime_root(self) -> Path:
@@ -76,7 +76,22 @@ class Context:
         return self.elydora_dir
 
     def runtime_dir(self, agent_id: str) -> Path:
-        return self.runtime_root / agent_id
+        return self._derived("runtime dir", agent_id, lambda: self.runtime_root / agent_id)
+
+    def runtime_file(self, agent_id: str, name: str) -> Path:
+        """The runtime file ``name`` of the agent (our entries name them: a status checks each entry)."""
+        return self._derived("runtime file", f"{agent_id}/{name}", lambda: self.runtime_dir(agent_id) / name)
+
+    def _derived(self, what: str, name: str, make: Callable[[], Path]) -> Path:
+        """``make()``, once per context: the context is immutable (its copies start afresh), and a status asks
+        for the same directories hundreds of times."""
+        derived: dict[tuple[str, str], Path] | None = self.__dict__.get("_derived_paths")
+        if derived is None:
+            derived = self.__dict__["_derived_paths"] = {}
+        found = derived.get((what, name))
+        if found is None:
+            found = derived[what, name] = make()
+        return found
 
     def env_value(self, name: str) -> str | None:
         """The variable's value; ``None`` when unset (an empty string is a value)."""
@@ -96,7 +111,14 @@ class Context:
         return self.place(value) if value else None
 
     def with_options(self, **changes: object) -> Context:
-        return replace(self, **changes)
+        made = replace(self, **changes)
+        if _PLACES.isdisjoint(changes):  # the same directories: derived once for both
+            made.__dict__["_derived_paths"] = self.__dict__.setdefault("_derived_paths", {})
+        return made
+
+
+_PLACES = frozenset({"home", "state_root", "repo_root", "rooted", "system", "env"})
+"""The fields the derived directories depend on (``env`` and ``repo_root`` through :meth:`Context.place`)."""
 
 
 @functools.lru_cache(maxsize=32)

@@ -87,9 +87,14 @@ def parse(text: str, fmt: Format, path: Path, *, read_only: bool = False) -> Tra
     """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column).
 
     ``read_only`` (a pass that edits nothing, such as ``status``): a JSON or JSONC text that is plain JSON is
-    decoded by :func:`json.loads` with the editor's own checks, and the editor is loaded only if something
-    asks for more than its data (see :class:`ReadOnlyJson`)."""
+    decoded by :func:`json.loads` with the editor's own checks, a TOML text in the plain subset by
+    :func:`~elydora_config.toml.plain.plain_loads`, and the editor is loaded only if something asks for more
+    than its data (see :class:`ReadOnlyJson` and :class:`~elydora_config.toml.readonly.ReadOnlyToml`)."""
     parsed = _read_only(text, fmt, path) if read_only and fmt in _DIALECTS else None
+    if read_only and fmt is Format.TOML:  # the plain subset is decoded without the editor (see ReadOnlyToml)
+        from elydora_config.toml.readonly import ReadOnlyToml
+
+        parsed = ReadOnlyToml.parse(text, path)
     doc = Tracked(parsed if parsed is not None else _parse(text, fmt, path))
     if fmt is not Format.TOML and not isinstance(doc.value, dict):  # this decode is the one validation reuses
         raise MalformedConfigError(path, "the top level must be a JSON object")

@@ -47,7 +47,7 @@ class Ref:
 
 def script_path(ctx: Context, agent_id: str, role: str, scripts: Mapping[str, str] = DEFAULT_SCRIPTS) -> Path:
     name = next(n for n, r in scripts.items() if r == role)
-    return ctx.runtime_dir(agent_id) / name
+    return ctx.runtime_file(agent_id, name)
 
 
 def runtime_argv(ref: Ref, ctx: Context) -> list[str]:
@@ -166,7 +166,7 @@ def split_script(path: str, ctx: Context, scripts: Mapping[str, str] = DEFAULT_S
     prefix = str(ctx.runtime_root).rstrip("/\\")
     if not path.startswith(prefix):
         return None
-    rest = re.split(r"[\\/]", path[len(prefix) :].lstrip("/\\"))
+    rest = path[len(prefix) :].lstrip("/\\").replace("\\", "/").split("/")  # split at either separator
     if len(rest) != 2 or rest[1] not in scripts:
         return None
     return rest[0], scripts[rest[1]]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from elydora_config.records import record
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, identity, packagedata
+from ..runtime.templateparams import JAVASCRIPT_TRAIL, cut_javascript, joined
 from . import defaults, markerline
 from .common import RefusedError, catalog_events, refuse_if
 from .context import RUNTIME_FLAGS, Context
@@ -55,8 +55,6 @@ GUARD_TIMEOUT_MS = 5000
 HOST_PIDS = {"opencode": "OPENCODE_PID", "kilo": "KILO_PID"}
 """The variable each agent of the family sets to its own PID at start (read from their binaries)."""
 HOOK_COMMAND_REFUSED = "loads the plugin module Elydora generates, not a command from its settings"
-_PARAM_LINE = r"(?m)^const ([A-Z_]+) = .*; // @param$"
-"""Compiled on first use (:mod:`re`'s cache): only an installed plugin is rendered."""
 _PARAMS = ["DENY_EXIT", "FAIL_CLOSED", "FLAGS", "GUARD", "GUARD_TIMEOUT_MS", "HOOK", "HOST", "HOST_PIDS", "PYTHON"]
 
 
@@ -95,12 +93,12 @@ def marker_of(text: str, path: Path) -> Marker | None:
 
 
 @functools.cache
-def _template() -> str:
-    source = packagedata.read_template(TEMPLATE)
-    names = re.findall(_PARAM_LINE, source)
+def _template() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The template cut at its parameter lines (texts, names)."""
+    texts, names = cut_javascript(packagedata.read_template(TEMPLATE))
     if sorted(names) != _PARAMS:
-        raise ValueError(f"{TEMPLATE}: unexpected parameters {names}")
-    return source
+        raise ValueError(f"{TEMPLATE}: unexpected parameters {list(names)}")
+    return texts, names
 
 
 def parameters(facts: catalog.Provider, marker: Marker, ctx: Context) -> dict[str, Any]:
@@ -122,10 +120,8 @@ def render(facts: catalog.Provider, marker: Marker, ctx: Context) -> str:
     """The whole plugin file of ``facts``' agent for ``marker``."""
     params = parameters(facts, marker, ctx)
 
-    def line(match: re.Match[str]) -> str:
-        return f"const {match.group(1)} = {json.dumps(params[match.group(1)])}; // @param"
-
-    body = re.sub(_PARAM_LINE, line, _template())
+    texts, names = _template()
+    body = joined(texts, [f"const {name} = {json.dumps(params[name])}{JAVASCRIPT_TRAIL}" for name in names])
     lines = body.split("\n", 2)
     lines[0] = lines[0].replace("for HOST,", f"for {facts.display_name},", 1)
     lines[1] = marker.line()

@@ -7,7 +7,6 @@ of the first problem (``hooks.PreToolUse[0].hooks[1].timeout must be a positive 
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
@@ -27,7 +26,12 @@ class Check:
 
 
 def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    """A finite JSON number (``math.isfinite`` without importing :mod:`math`: ``float(v)`` is what it
+    checks, an integer too large for one raising ``OverflowError`` as it does)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    number = float(v)
+    return number - number == 0.0  # false for an infinity (inf - inf is nan) and for nan
 
 
 STR = Check(lambda v: isinstance(v, str), "a string")

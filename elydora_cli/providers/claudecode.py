@@ -13,13 +13,13 @@ interpreter form stays.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, managed
 from ..plug import defaults, lockdown
+from ..plug.cmdforms import shell_plain
 from ..plug.common import (
     add_hooks,
     catalog_events,
@@ -119,16 +119,10 @@ SCHEMA = MapSchema(
 )
 
 
-_SHELL_SAFE = re.compile(r"(?:[A-Za-z0-9_./+,:@%=-]|[^\x00-\x7f])+")
-"""A path a POSIX shell runs as it stands (non-ASCII letters included): no quoting, expansion or word
-splitting applies. (Non-ASCII as a negated class: the range ``\u0080-\U0010ffff`` takes milliseconds to
-compile, on every start.)"""
-
-
 def standalone(ref: Ref, ctx: Context) -> bool:
     """Whether the launcher alone can be the command (see the module docstring)."""
     launcher = runtime_argv(ref, ctx)[-1]
-    return not ctx.windows and bool(shebang(ref.python)) and bool(_SHELL_SAFE.fullmatch(launcher))
+    return not ctx.windows and bool(shebang(ref.python)) and shell_plain(launcher)
 
 
 make_handler = exec_handler(status_messages=True, standalone=standalone)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from pathlib import Path
 
 from elydora_config.errors import ConfigError, MalformedConfigError
@@ -30,6 +29,7 @@ from ..plug.context import RUNTIME_FLAGS, Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.ownership import Ref, script_path
+from ..runtime.templateparams import cut_javascript, joined
 
 if TYPE_CHECKING:
     from typing import Any
@@ -49,7 +49,6 @@ settings, and Cline has none (its hook files run the Elydora runtime)."""
 TEMPLATE = "cline_hook.mjs"
 """The hook program, a standalone file in ``runtime/templates/``: :func:`render` replaces its marker line, the
 word ``KIND`` of its heading and each ``// @param`` line with the agent's values (JSON literals)."""
-_PARAM_LINE = re.compile(r"^const ([A-Z_]+) = .*; // @param$", re.MULTILINE)
 
 
 @record(frozen=True)
@@ -112,7 +111,8 @@ def render(marker: Marker) -> str:
         "FLAGS": list(RUNTIME_FLAGS),
         "DENY_EXIT": FACTS.guard_runtime.deny_exit_code,
     }
-    body = _PARAM_LINE.sub(lambda m: f"const {m.group(1)} = {json.dumps(params[m.group(1)])};", _template())
+    texts, names = _template()
+    body = joined(texts, [f"const {name} = {json.dumps(params[name])};" for name in names])
     lines = body.split("\n", 3)
     lines[1] = marker.line()
     lines[2] = lines[2].replace("Elydora KIND hook", f"Elydora {marker.kind} hook", 1)
@@ -120,12 +120,12 @@ def render(marker: Marker) -> str:
 
 
 @functools.cache
-def _template() -> str:
-    source = packagedata.read_template(TEMPLATE)
-    names = _PARAM_LINE.findall(source)
+def _template() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The template cut at its parameter lines (texts, names)."""
+    texts, names = cut_javascript(packagedata.read_template(TEMPLATE))
     if sorted(names) != ["DENY_EXIT", "FLAGS", "KIND", "PYTHON", "RUNTIME"]:
-        raise ValueError(f"{TEMPLATE}: unexpected parameters {names}")
-    return source
+        raise ValueError(f"{TEMPLATE}: unexpected parameters {list(names)}")
+    return texts, names
 
 
 def ours(ctx: Context, agent_id: str, role: str) -> Marker:

@@ -15,7 +15,6 @@ so our hooks do not run in that project and ``status`` is unhealthy there (seen 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from elydora_config.errors import MalformedConfigError
@@ -40,7 +39,7 @@ PASCAL_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart"
 
 def snake(name: str) -> str:
     """OpenHands' own spelling rule: an underscore before every capital but the first, then lower case."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    return "".join(f"_{c}" if i and "A" <= c <= "Z" else c for i, c in enumerate(name)).lower()
 
 
 SCHEMA = MapSchema(

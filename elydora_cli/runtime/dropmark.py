@@ -9,7 +9,6 @@ The prefix is restated in the hook template (a test pins the copies equal).
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -66,6 +65,8 @@ def spool_gap(agent_dir: str, spool_path: str) -> int:
     found = markers(agent_dir)
     if not found:
         return 0
+    import fcntl  # only here: status reads the markers without it
+
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(spool_path, flags, 0o600)

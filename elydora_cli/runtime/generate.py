@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 
 from elydora_config.typecheck import TYPE_CHECKING
 
@@ -28,6 +27,7 @@ GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
 
 if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this package on every start
+    from collections.abc import Callable
     from typing import Any
 
     from elydora_config.errors import PathLike
@@ -36,9 +36,9 @@ if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this p
 
 SCRIPT_MODE = 0o700
 MODULE_MODE = 0o600
-_PARAM_LINE = re.compile(r"^([A-Z_]+)(?:: [^=]+)? = .*  # @param$", re.MULTILINE)
-_INLINE_LINE = re.compile(r"^from \.(\w+) import [\w, ]+  # @inline$", re.MULTILINE)
-"""A template's import of another template module, which the generated script holds in its place."""
+INLINE_TRAIL = "  # @inline"
+"""What ends a template's import of another template module (``from .name import a, b``), which the generated
+script holds in its place."""
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -231,17 +231,22 @@ def _deny(facts: catalog.Provider, status: catalog.BlockStatus) -> tuple[bytes, 
 
 def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, params: dict[str, Any]) -> bytes:
     texts, names = _parsed(template)
+    if len(names) != len(params) or params.keys() != set(names):  # else each name once, and all of them
+        _refuse_parameters(template, names, params)
+    from .templateparams import joined
+
+    lines = [f"{name} = {params[name]!r}" for name in names]
+    return (_header(facts, agent_id, python) + joined(texts, lines)).encode("utf-8")
+
+
+def _refuse_parameters(template: str, names: tuple[str, ...], params: dict[str, Any]) -> None:
+    """Raise for the first way ``params`` and the template's parameter ``names`` disagree."""
     for name in names:
         if name not in params:
             raise ValueError(f"{template}: unexpected parameter {name}")
     if len(set(names)) != len(names):
         raise ValueError(f"{template}: unexpected parameter {next(n for n in names if names.count(n) > 1)}")
-    if set(names) != set(params):
-        raise ValueError(f"{template}: parameters not found: {sorted(set(params) - set(names))}")
-    parts = [_header(facts, agent_id, python), texts[0]]
-    for name, text in zip(names, texts[1:], strict=True):
-        parts += (f"{name} = {params[name]!r}", text)
-    return "".join(parts).encode("utf-8")
+    raise ValueError(f"{template}: parameters not found: {sorted(set(params) - set(names))}")
 
 
 _PARSED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -253,23 +258,51 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     known = _PARSED.get(template)
     if known is None:
         from .. import packagedata
+        from .templateparams import cut_python
 
-        source = _INLINE_LINE.sub(_inlined, packagedata.read_template(template))
-        texts, names, start = [], [], 0
-        for match in _PARAM_LINE.finditer(source):
-            texts.append(source[start : match.start()])
-            names.append(match.group(1))
-            start = match.end()
-        texts.append(source[start:])
-        known = _PARSED[template] = (tuple(texts), tuple(names))
+        known = _PARSED[template] = cut_python(with_inlined_imports(packagedata.read_template(template), _inlined))
     return known
 
 
-def _inlined(line: re.Match[str]) -> str:
-    """The code of the template module ``line`` imports: everything below its ``from __future__`` line."""
+def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
+    """``source`` with each line ``from .<module> import <names>  # @inline`` (``<names>``: word characters,
+    commas and spaces) replaced by ``code_of(<module>)``; only the lines ending so are looked at."""
+    pieces: list[str] = []
+    done = 0
+    at = source.find(INLINE_TRAIL)
+    while at >= 0:
+        end = at + len(INLINE_TRAIL)
+        start = source.rfind("\n", 0, at) + 1
+        if end == len(source) or source[end] == "\n":
+            module = _inlined_module(source[start:at])
+            if module is not None:
+                pieces += (source[done:start], code_of(module))
+                done = end
+        at = source.find(INLINE_TRAIL, end)
+    pieces.append(source[done:])
+    return "".join(pieces)
+
+
+def _inlined_module(line: str) -> str | None:
+    """The module of ``from .<module> import <names>`` (the line without its trail), else ``None``."""
+    if not line.startswith("from ."):
+        return None
+    module, sep, names = line[len("from .") :].partition(" import ")
+    if sep and module and _word(module) and names and _word(names.replace(",", "").replace(" ", "")):
+        return module
+    return None
+
+
+def _word(text: str) -> bool:
+    """Whether ``text`` is only word characters (``\\w`` of a pattern: letters, digits, underscores), at all."""
+    return all(c.isalnum() or c == "_" for c in text)
+
+
+def _inlined(module: str) -> str:
+    """The code of the template module ``module``: everything below its ``from __future__`` line."""
     from .. import packagedata
 
-    source = packagedata.read_template(f"{line.group(1)}.py")
+    source = packagedata.read_template(f"{module}.py")
     return source[source.index(_FUTURE) + len(_FUTURE) :].strip("\n")
 
 
@@ -277,6 +310,7 @@ SHEBANG_LIMIT = 127
 """Bytes of a ``#!`` line (newline included) every Linux kernel reads whole (older ones stop at 128)."""
 
 
+@functools.cache
 def shebang(python: str) -> str:
     """``#!<python> -IS`` (one flag word: a shebang passes one argument), or ``""`` when the interpreter path
     holds whitespace or the line would be too long: then the launchers run only through the interpreter."""

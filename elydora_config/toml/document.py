@@ -15,8 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
+from elydora_config.toml.lookup import MISSING, MissingPathError, copy_data, get, has, lookup, missing, resolve
 from elydora_config.toml.plain import plain_loads
-from elydora_config.toml.values import Key, Path, copy_data, detect_newline, normalize, same
+from elydora_config.toml.readonly import BOM
+from elydora_config.toml.values import Key, Path, detect_newline, normalize, same
 from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
@@ -24,15 +26,10 @@ if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a documen
 
     from elydora_config.toml.spans import SpanEditor, Splice
 
-_BOM = "\ufeff"
 _AT_LINE = r"\s*\(at line (\d+), column (\d+)\)\s*$"
 _AT_END = r"\s*\(at end of document\)\s*$"
 """Where :mod:`tomllib` puts the place in its message; compiled on first use (:mod:`re`'s cache), by an error."""
-_MISSING: Any = object()
-
-
-class MissingPathError(KeyError, IndexError):
-    """A path names nothing: caught by ``except KeyError`` and by ``except IndexError`` alike."""
+__all__ = ["MissingPathError", "TomlDocument"]
 
 
 def _location(text: str, offset: int) -> tuple[int, int]:
@@ -98,7 +95,7 @@ class TomlDocument:
                 prefix = raw[: exc.start].decode("utf-8", "replace")
                 line, column = _location(prefix, len(prefix))
                 raise MalformedConfigError(where, "not valid UTF-8", line=line, column=column) from None
-        bom = _BOM if text.startswith(_BOM) else ""
+        bom = BOM if text.startswith(BOM) else ""
         body = text[len(bom) :]
         check_nesting(body, where, toml=True)
         value = plain_loads(body)
@@ -137,25 +134,13 @@ class TomlDocument:
         result: dict[str, Any] = copy_data(self._value)
         return result
 
-    def get(self, path: Sequence[Key], default: Any = _MISSING) -> Any:
+    def get(self, path: Sequence[Key], default: Any = MISSING) -> Any:
         """The value at ``path`` (a copy); ``default`` when absent, else ``KeyError`` / ``IndexError``."""
-        try:
-            norm, found = self._resolve(path)
-            if found < len(norm):
-                raise _missing(norm, found)
-        except MissingPathError:
-            if default is _MISSING:
-                raise
-            return default
-        return copy_data(self._lookup(norm))
+        return get(self._value, path, default)
 
     def has(self, path: Sequence[Key]) -> bool:
         """Whether ``path`` names an existing value."""
-        try:
-            norm, found = self._resolve(path)
-        except MissingPathError:
-            return False
-        return found == len(norm)
+        return has(self._value, path)
 
     # -- editing ----------------------------------------------------------------------------------
 
@@ -176,7 +161,7 @@ class TomlDocument:
                 return
             self._refuse_non_table_in_table_array(norm[:-1], new)
         elif not isinstance(norm[found], str) or not all(isinstance(k, str) for k in norm[found:]):
-            raise _missing(norm, found)
+            raise missing(norm, found)
         intended = _with_value(self._value, norm, found, new)
 
         def span(editor: SpanEditor) -> list[Splice] | str:
@@ -209,7 +194,7 @@ class TomlDocument:
         if not norm:
             raise ValueError("the path is empty")
         if found < len(norm):
-            raise _missing(norm, found)
+            raise missing(norm, found)
         editor = self._span_editor()
         implicit = editor.is_implicit if editor is not None else self._tomlkit_implicit
         intended, pruned = _without(self._value, norm, implicit)
@@ -227,7 +212,7 @@ class TomlDocument:
         """
         norm, found = self._resolve(path)
         if found < len(norm):
-            raise _missing(norm, found)
+            raise missing(norm, found)
         target = self._lookup(norm)
         if type(target) is not list:
             raise TypeError(f"{_show(norm)} is not an array")
@@ -381,49 +366,15 @@ class TomlDocument:
         self._last_engine = engine
 
     def _lookup(self, norm: Path) -> Any:
-        node: Any = self._value
-        for key in norm:
-            node = node[key]
-        return node
+        return lookup(self._value, norm)
 
     def _resolve(self, path: Sequence[Key]) -> tuple[Path, int]:
-        """Normalise ``path`` (negative indexes) and count how many of its steps exist.
-
-        A step of the wrong kind (an index into a table, a key into an array, anything under a
-        scalar) raises :class:`MissingPathError`: nothing can be there.
-        """
-        if isinstance(path, str | bytes):
-            raise TypeError("a path is a sequence of keys and indexes, not a string")
-        steps = tuple(path)
-        node: Any = self._value
-        norm: list[Key] = []
-        for position, step in enumerate(steps):
-            if type(node) is dict:
-                if not isinstance(step, str):
-                    raise MissingPathError(steps[: position + 1])
-                if step not in node:
-                    return (*norm, *steps[position:]), position
-                node = node[step]
-            elif type(node) is list:
-                if isinstance(step, bool) or not isinstance(step, int):
-                    raise MissingPathError(steps[: position + 1])
-                if step < 0:
-                    step += len(node)
-                if not 0 <= step < len(node):
-                    return (*norm, step, *steps[position + 1 :]), position
-                node = node[step]
-            else:
-                raise MissingPathError(steps[: position + 1])  # nothing lies under a scalar
-            norm.append(step)
-        return tuple(norm), len(norm)
+        """Normalise ``path`` and count how many of its steps exist (:func:`.lookup.resolve`)."""
+        return resolve(self._value, path)
 
 
 def _show(path: Path) -> str:
     return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).lstrip(".") or "<root>"
-
-
-def _missing(norm: Path, found: int) -> MissingPathError:
-    return MissingPathError(norm[: found + 1])
 
 
 def _decode_error(where: str | None, body: str, exc: Exception) -> MalformedConfigError:

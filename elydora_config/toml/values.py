@@ -123,16 +123,6 @@ def same(a: object, b: object) -> bool:
     return a == b
 
 
-def copy_data(value: Any) -> Any:
-    """A deep copy of plain data (containers copied, immutable scalars shared)."""
-    kind = type(value)
-    if kind is dict:
-        return {key: copy_data(item) for key, item in value.items()}
-    if kind is list:
-        return [copy_data(item) for item in value]
-    return value
-
-
 def is_table_array(value: object) -> bool:
     """A non-empty list holding only tables (what ``[[name]]`` headers can express)."""
     return type(value) is list and bool(value) and all(type(item) is dict for item in value)

@@ -51,11 +51,25 @@ class _Counting:
         return self.pattern.search(text, pos)
 
 
-def test_the_scan_reads_every_character_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_searches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     starts: list[int] = []
-    for name in ("_JSON_STOPS", "_BASIC_STOPS"):
-        monkeypatch.setattr(nesting, name, _Counting(getattr(nesting, name), starts))
+    monkeypatch.setattr(nesting, "_compiled", lambda pattern: _Counting(re.compile(pattern), starts))
+    return starts
+
+
+def test_the_scan_reads_every_character_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    starts = _count_searches(monkeypatch)
     text = '{"k": [' + ", ".join(['"a[b\\"c"'] * 2_000) + "]}"
     check_nesting(text, "f")
     assert starts == sorted(starts) and len(set(starts)) == len(starts)  # every search starts further on
     assert len(starts) <= text.count('"') + text.count("[") + text.count("\\") + 10
+
+
+def test_a_text_with_no_more_brackets_than_the_limit_is_not_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
+    starts = _count_searches(monkeypatch)
+    check_nesting('{"a": [[1], {"b": "]]]"}]}', "f", limit=4)  # four openers: four levels at most
+    assert starts == []
+    check_nesting('{"a": [[1], {"b": "]]]"}]}', "f", limit=3)  # scanned: three levels deep
+    with pytest.raises(MalformedConfigError, match="nesting deeper than 2 at line 1"):
+        check_nesting('{"a": [[1], {"b": "]]]"}]}', "f", limit=2)
+    assert starts

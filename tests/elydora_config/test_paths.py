@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elydora_config import _sysio
 from elydora_config.errors import MissingDirectoryError, SymlinkRefusedError, UnsafePathError
@@ -16,6 +19,8 @@ from elydora_config.paths import (
     kept_directories,
     kept_value,
     opened_directory,
+    split_target,
+    target_parts,
     unsafe_name_reason,
 )
 
@@ -34,6 +39,21 @@ def test_unsafe_names_refused(name):
 @pytest.mark.parametrize("name", ["claudecode", "agent-1", "a.b", "console", "com10", "lpt", ".hidden", "ünï"])
 def test_safe_names_accepted(name):
     assert check_safe_name(name) == name
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=st.sampled_from(list('ab.: /\\\x00\x1f\x7f<>"|?*\x80é\t')), max_size=6))
+def test_the_reason_names_the_first_forbidden_character_as_the_pattern_found_it(name):
+    """The character class, pinned against the pattern it replaced (no pattern compiled at import)."""
+    bad = re.search(r'[\x00-\x1f\x7f<>:"|?*/\\]', name)
+    reason = unsafe_name_reason(name)
+    if name and name not in (".", "..") and bad:
+        char = bad.group()
+        control = ord(char) < 0x20 or char == "\x7f"
+        kind = "a path separator" if char in "/\\" else "a control character" if control else None
+        assert reason == (f"it contains {kind}" if kind else f"it contains the reserved character {char!r}")
+    elif name and name not in (".", ".."):
+        assert reason is None or "contains" not in reason
 
 
 def test_ensure_directory_creates_private_chain(tmp_path):
@@ -116,6 +136,33 @@ def test_kept_directories_report_failures_as_a_plain_walk_does(tmp_path):
             pass
 
 
+def test_kept_directories_remember_a_missing_directory(tmp_path, monkeypatch):
+    (tmp_path / "d").mkdir()
+    opened: list[str] = []
+    real_open = _sysio.open_file
+
+    def counting(name, flags, *args, **kwargs):
+        opened.append(name)
+        return real_open(name, flags, *args, **kwargs)
+
+    with pytest.raises(MissingDirectoryError) as plain, opened_directory(tmp_path / "d" / "absent"):
+        pass
+    monkeypatch.setattr(_sysio, "open_file", counting)
+    with kept_directories():
+        with pytest.raises(MissingDirectoryError) as kept, opened_directory(tmp_path / "d" / "absent"):
+            pass
+        walked = len(opened)
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) is None
+        assert read_physical(tmp_path / "d" / "absent" / "g", max_bytes=10) is None
+        assert len(opened) == walked  # known to be missing: not walked again
+        (tmp_path / "d" / "absent").mkdir()
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) is None  # missing for the block
+    assert str(kept.value) == str(plain.value)
+    (tmp_path / "d" / "absent" / "f").write_bytes(b"f")
+    with kept_directories():
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) == b"f"  # a new block looks again
+
+
 def test_kept_value_lives_as_long_as_the_block(tmp_path):
     calls: list[int] = []
 
@@ -131,3 +178,11 @@ def test_kept_value_lives_as_long_as_the_block(tmp_path):
             assert kept_value("k", compute) == 3
     with kept_directories():
         assert kept_value("k", compute) == 4  # a new block computes again
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(["a", "..", ".", "", "b c", "é"]), max_size=5).map("/".join), st.booleans())
+def test_target_parts_are_split_target_and_their_join(path, absolute):
+    path = ("/" if absolute else "") + path + "/f"
+    parent, name, full = target_parts(path)
+    assert (parent, name) == split_target(path) and full == os.path.join(parent, name) == os.path.abspath(path)

@@ -44,6 +44,7 @@ class Slim:
 def test_init_binds_positional_keyword_and_defaults() -> None:
     p = Point(1, tags=["a"])
     assert (p.x, p.y, p.tags) == (1, 0, ["a"])
+    assert list(vars(Point(tags=[], y=2, x=1))) == ["x", "y", "tags"] == list(vars(Point(1, 2, [])))  # field order
     assert Point(1).tags == [] and Point(1).tags is not Point(1).tags  # a fresh default per instance
     assert Point.UNIT == "px" and records.fields(Point) == ("x", "y", "tags")
 
@@ -103,6 +104,26 @@ def test_replace_and_asdict_and_the_standard_library() -> None:
     assert dataclasses.is_dataclass(p)
     assert records.asdict(p) == {"x": 1, "y": 0, "tags": ["t"], "label": "a"}
     assert records.asdict(Counter("n", {"k": 1})) == {"name": "n", "seen": {"k": 1}}
+
+
+def test_replace_copies_the_fields_without_init_and_checks_the_names() -> None:
+    p = Labelled(1, tags=["t"], label="a")
+    made_before = getattr(Labelled, records._LAYOUT).made
+    q = records.replace(p, y=5)
+    assert getattr(Labelled, records._LAYOUT).made == made_before  # no __init__ ran
+    assert q == Labelled(1, 5, ["t"], "a") and q.tags is p.tags  # the values themselves, as dataclasses does
+    with pytest.raises(FrozenRecordError):
+        q.y = 6  # type: ignore[misc]
+    with pytest.raises(TypeError) as replaced:
+        records.replace(p, z=1)
+    with pytest.raises(TypeError) as made:
+        Labelled(1, z=1)  # type: ignore[call-arg]
+    assert str(replaced.value) == str(made.value) == "Labelled() got an unexpected keyword argument 'z'"
+    c = Counter("n")
+    c.extra = 1  # type: ignore[attr-defined]
+    assert not hasattr(records.replace(c, seen={"a": 1}), "extra")  # fields only
+    assert records.replace(c, name="  m ").name == "m"  # __post_init__ runs again
+    assert records.replace(Slim(1), b="c").b == "c"
 
 
 @pytest.mark.parametrize("cls", [Point, Counter, Slim])

@@ -5,7 +5,8 @@ No transaction machinery (transaction, commit, undo, journal, snapshot, recovery
 no TOML editor (tomlkit and the span editor's scanner; reading TOML needs only ``tomllib`` and the document
 wrapper) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
 key, which is derived from the private key by cryptography. A status over our own files reads them without the
-JSONC editor or ``tomllib`` (plain JSON and the plain TOML subset are decoded directly).
+JSONC editor, the TOML document module or ``tomllib`` (plain JSON and the plain TOML subset are decoded by the
+read-only documents).
 """
 
 from __future__ import annotations
@@ -109,8 +110,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("args", "used", "forbidden"),
     [
-        (("status",), "elydora_config.toml.document", READ_ONLY),  # codex's config.toml was read
-        (("verify", "--all"), "elydora_config.toml.document", READ_ONLY),
+        (("status",), "elydora_config.toml.plain", READ_ONLY),  # codex's config.toml was read
+        (("verify", "--all"), "elydora_config.toml.plain", READ_ONLY),
         (("audit", "tail", "--provider", "claudecode"), "elydora_cli.runtime.ledger", READ_ONLY),
         (("agent", "show", "--provider", "claudecode"), "elydora_cli.identity", (*TRANSACTIONS, *TOML_EDITOR)),
     ],
@@ -143,6 +144,14 @@ START_UP = (
     "select",  # the guard template's
     "typing",  # annotations only (elydora_config.typecheck): its import is a quarter of the interpreter's start
     "contextlib",  # our context managers are classes
+    "urllib.parse",  # pathlib is imported without it (elydora_cli/pathlibstart.py); identity imports it for a URL
+    "ipaddress",  # urllib.parse's
+    "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
+    "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
+    "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
+    "elydora_config.toml.document",  # our TOML is read by the read-only document (elydora_config.toml.readonly)
+    "elydora_config.toml.values",
+    "math",  # (the TOML editor's) a finite JSON number is checked with float()
 )
 
 
@@ -173,6 +182,7 @@ def test_status_imports_no_typing_even_without_site(home: Path, tmp_path: Path) 
     # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
     assert code in (0, 1) and "elydora_config.toml.plain" in modules and "elydora_config.jsonc.readonly" in modules
     assert _loaded(modules, ("typing", "contextlib")) == []  # our context managers are classes (no contextlib)
+    assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
 
 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:

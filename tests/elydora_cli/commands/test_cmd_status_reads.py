@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from elydora_cli.main import main
+from elydora_cli.plug.context import Context
+from elydora_cli.plug.contract import Sources
+from elydora_cli.providers import claudecode
 from elydora_config import paths
 
 
@@ -50,3 +53,23 @@ def test_status_sees_changes_between_runs_in_one_process(root: Path, capsys: pyt
     assert main(["uninstall", "claudecode", "--root", home]) == 0
     capsys.readouterr()
     assert _states(capsys, root) == {"claudecode": "not installed", "gemini": "unhealthy"}
+
+
+def test_status_asks_each_agent_for_its_sources_once_per_run(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's documents and the state roots they name come from the same sources, asked for once."""
+    assert main(["install", "claudecode", "--root", str(root / "home")]) == 0
+    capsys.readouterr()
+    asked: list[object] = []
+    real_sources = claudecode.sources
+
+    def counting(ctx: Context) -> Sources:
+        asked.append(ctx)
+        return real_sources(ctx)
+
+    monkeypatch.setattr(claudecode, "sources", counting)
+    assert _states(capsys, root)["claudecode"] == "healthy"
+    assert len(asked) == 1
+    assert _states(capsys, root)["claudecode"] == "healthy"
+    assert len(asked) == 2  # a new run asks again

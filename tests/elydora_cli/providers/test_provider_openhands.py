@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
 from elydora_testkit.provider_cases import change_before_commit, files_under, make_context
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elydora_cli.installer import operations
 from elydora_cli.main import main
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.ownership import Ref
 from elydora_cli.providers import openhands
+from elydora_cli.providers.openhands import snake
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
 
@@ -145,3 +149,12 @@ def test_the_cli_prints_one_error_line(tmp_path: Path, capsys: pytest.CaptureFix
     err = capsys.readouterr().err.splitlines()
     assert code == 1
     assert err == [f"Error: {_user(ctx)}: hooks has both Stop and stop; OpenHands rejects the file"]
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list("PreToolUsesZ_éÉ1")), max_size=10))
+def test_snake_spells_as_the_pattern_did(name: str) -> None:
+    """OpenHands' rule, pinned against the substitution it replaced (an underscore before every ASCII capital
+    but the first character)."""
+    assert snake(name) == re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    assert snake("PreToolUse") == "pre_tool_use"

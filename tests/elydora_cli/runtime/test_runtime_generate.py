@@ -127,3 +127,22 @@ def test_the_status_checks_read_flat_objects_with_the_guards_own_reader(tmp_path
     namespace: dict[str, object] = {}
     exec(compile(body, "flatreader", "exec"), namespace)  # the inlined code alone defines the reader
     assert callable(namespace["parse_flat_object"])
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (
+            {"AGENT_DIR": "/a", "MODULE": "m", "ERROR_PREFIX": "p", "FAILURE_EXIT": 0},
+            "unexpected parameter FAILURE_STDOUT",
+        ),
+        (
+            {"AGENT_DIR": "/a", "MODULE": "m", "ERROR_PREFIX": "p", "FAILURE_EXIT": 0, "FAILURE_STDOUT": b"", "X": 1},
+            r"parameters not found: \['X'\]",
+        ),
+    ],
+)
+def test_a_render_refuses_parameters_the_template_does_not_have(params: dict[str, object], message: str) -> None:
+    render = sys.modules["elydora_cli.runtime.generate"]._render
+    with pytest.raises(ValueError, match=f"launcher.py: {message}"):
+        render("launcher.py", catalog.provider("claudecode"), "claudecode", "/usr/bin/python3", params)

@@ -1,0 +1,38 @@
+"""An agent's ``config.json`` is read and parsed once inside a read-only pass, and afresh outside of one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from elydora_cli import identity
+from elydora_config.paths import kept_directories
+
+
+def _agent(tmp_path: Path, name: str) -> Path:
+    directory = tmp_path / "agent"
+    directory.mkdir(exist_ok=True)
+    config = identity.AgentConfig(identity.LOCAL_ORG, "agent", "kid", None, name)
+    (directory / identity.CONFIG).write_bytes(config.to_bytes())
+    return directory
+
+
+def test_a_read_only_pass_parses_the_config_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = _agent(tmp_path, "claudecode")
+    parsed: list[bytes] = []
+    real = identity.parse_config
+
+    def counting(data: bytes, path: object = None) -> identity.AgentConfig:
+        parsed.append(data)
+        return real(data, path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(identity, "parse_config", counting)
+    with kept_directories():
+        first = identity.read_config(directory)
+        assert identity.read_config(directory) is first and len(parsed) == 1
+    _agent(tmp_path, "codex")
+    assert identity.read_config(directory).agent_name == "codex" and len(parsed) == 2  # outside: read again
+    with kept_directories():
+        assert identity.read_config(directory).agent_name == "codex"
+    assert len(parsed) == 3  # a new pass reads again
