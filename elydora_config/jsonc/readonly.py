@@ -13,36 +13,18 @@ Importing this module loads none of the editor's modules.
 
 from __future__ import annotations
 
+from ..readonlydoc import ReadOnlyDocument
 from ..typecheck import TYPE_CHECKING
 from .refusals import strict_decoder, unique_object
 
 if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them, nor imports typing
-    from collections.abc import Callable, Sequence
-    from typing import Any, Protocol
+    from collections.abc import Sequence
+    from typing import Any
 
     from ..errors import PathLike
     from .dialect import Dialect
     from .document import JsoncDocument
 
-    class Editor(Protocol):
-        """What :class:`ReadOnlyJson` needs of the editor it hands over to (:class:`.JsoncDocument` fits)."""
-
-        @property
-        def text(self) -> str:
-            """The current text."""
-
-        @property
-        def value(self) -> Any:
-            """The whole document as plain Python data."""
-
-        def get(self, path: Sequence[str | int], default: Any = ..., /) -> Any:
-            """The value at ``path``; ``default`` if it does not exist, or ``KeyError`` when none is given."""
-
-        def has(self, path: Sequence[str | int], /) -> bool:
-            """Whether a value exists at ``path``."""
-
-
-_MISSING: Any = object()
 
 _DECODER = strict_decoder(unique_object)
 
@@ -113,26 +95,9 @@ def lookup(data: Any, path: Sequence[str | int]) -> Any:
     return node
 
 
-def _copy(value: Any) -> Any:
-    """A fresh copy of JSON data (the editor returns a new object at each read, so callers may keep it)."""
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
-
-
-class ReadOnlyJson:
-    """A JSON document's data, with the editor of its dialect built only when something needs it.
-
-    ``editor`` builds the editor of ``text``, a :class:`.JsoncDocument` (called at most once); from then on the
-    editor answers every read too, so reads after an edit see the edited text."""
-
-    def __init__(self, text: str, value: dict[str, Any], editor: Callable[[], Editor]) -> None:
-        self._text = text
-        self._data = value
-        self._make_editor = editor
-        self._editor: Editor | None = None
+class ReadOnlyJson(ReadOnlyDocument):
+    """A JSON document's data (see :class:`~elydora_config.readonlydoc.ReadOnlyDocument`), paths resolved by
+    :func:`lookup`, with the editor of its dialect, a :class:`.JsoncDocument`, built only when needed."""
 
     @classmethod
     def parse(cls, text: str, dialect: Dialect, path: PathLike | None = None) -> ReadOnlyJson:
@@ -153,41 +118,5 @@ class ReadOnlyJson:
         doc._editor = built
         return doc
 
-    @property
-    def text(self) -> str:
-        """The current text (the file as read until an edit)."""
-        return self._text if self._editor is None else self._editor.text
-
-    @property
-    def value(self) -> Any:
-        """The whole document as plain Python data (a new object at each access)."""
-        return _copy(self._data) if self._editor is None else self._editor.value
-
-    def get(self, path: Sequence[str | int], default: Any = _MISSING, /) -> Any:
-        """The value at ``path`` (a copy); ``default`` if it does not exist, or ``KeyError`` (see :func:`lookup`)."""
-        if self._editor is not None:
-            return self._editor.get(path) if default is _MISSING else self._editor.get(path, default)
-        try:
-            return _copy(lookup(self._data, path))
-        except KeyError:
-            if default is _MISSING:
-                raise
-            return default
-
-    def has(self, path: Sequence[str | int], /) -> bool:
-        """Whether a value exists at ``path``."""
-        if self._editor is not None:
-            return self._editor.has(path)
-        try:
-            lookup(self._data, path)
-        except KeyError:
-            return False
-        return True
-
-    def __getattr__(self, name: str) -> Any:
-        """Everything else (spans, edits): the editor's, which from then on answers every read too."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if self._editor is None:
-            self._editor = self._make_editor()
-        return getattr(self._editor, name)
+    def _found(self, path: Sequence[str | int]) -> Any:
+        return lookup(self._data, path)

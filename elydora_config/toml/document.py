@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
-from elydora_config.toml.lookup import MISSING, MissingPathError, copy_data, get, has, lookup, missing, resolve
+from elydora_config.readonlydoc import copy_data
+from elydora_config.toml.lookup import MISSING, MissingPathError, get, has, lookup, missing, resolve
 from elydora_config.toml.plain import plain_loads
 from elydora_config.toml.readonly import BOM
 from elydora_config.toml.values import Key, Path, detect_newline, normalize, same

@@ -6,6 +6,7 @@ Paths are tuples of keys (``str``) and array indexes (``int``, negative counts f
 
 from __future__ import annotations
 
+from elydora_config.readonlydoc import copy_data
 from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -20,16 +21,6 @@ MISSING: Any = object()
 
 class MissingPathError(KeyError, IndexError):
     """A path names nothing: caught by ``except KeyError`` and by ``except IndexError`` alike."""
-
-
-def copy_data(value: Any) -> Any:
-    """A deep copy of plain data (containers copied, immutable scalars shared)."""
-    kind = type(value)
-    if kind is dict:
-        return {key: copy_data(item) for key, item in value.items()}
-    if kind is list:
-        return [copy_data(item) for item in value]
-    return value
 
 
 def resolve(data: Any, path: Sequence[Key]) -> tuple[Path, int]:

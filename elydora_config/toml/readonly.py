@@ -12,12 +12,13 @@ Importing this module loads none of the editor's modules (nor :mod:`math`, :mod:
 
 from __future__ import annotations
 
+from ..readonlydoc import ReadOnlyDocument
 from ..typecheck import TYPE_CHECKING
-from .lookup import MISSING, copy_data, get, has
+from .lookup import lookup, missing, resolve
 from .plain import plain_loads
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from typing import Any
 
     from ..errors import PathLike
@@ -28,17 +29,9 @@ BOM = "\ufeff"
 """A byte order mark, which a TOML text may start with (kept, not part of the data)."""
 
 
-class ReadOnlyToml:
-    """A TOML document's data, with the editor built only when something needs it.
-
-    ``editor`` builds the editor of ``text`` (called at most once); from then on the editor answers every
-    read too, so reads after an edit see the edited text."""
-
-    def __init__(self, text: str, value: dict[str, Any], editor: Callable[[], TomlDocument]) -> None:
-        self._text = text
-        self._data = value
-        self._make_editor = editor
-        self._editor: TomlDocument | None = None
+class ReadOnlyToml(ReadOnlyDocument):
+    """A TOML document's data (see :class:`~elydora_config.readonlydoc.ReadOnlyDocument`), paths resolved by the
+    editor's rule (:mod:`.lookup`), with the editor, :class:`.document.TomlDocument`, built only when needed."""
 
     @classmethod
     def parse(cls, text: str, path: PathLike | None = None) -> ReadOnlyToml:
@@ -59,33 +52,8 @@ class ReadOnlyToml:
         doc._editor = editor()
         return doc
 
-    @property
-    def text(self) -> str:
-        """The current text (the file as read until an edit)."""
-        return self._text if self._editor is None else self._editor.text
-
-    @property
-    def value(self) -> dict[str, Any]:
-        """The whole document as plain Python data (a fresh copy)."""
-        if self._editor is not None:
-            return self._editor.value
-        result: dict[str, Any] = copy_data(self._data)
-        return result
-
-    def get(self, path: Sequence[Key], default: Any = MISSING, /) -> Any:
-        """The value at ``path`` (a copy); ``default`` when absent, else ``KeyError`` / ``IndexError``."""
-        if self._editor is not None:
-            return self._editor.get(path, default)
-        return get(self._data, path, default)
-
-    def has(self, path: Sequence[Key], /) -> bool:
-        """Whether ``path`` names an existing value."""
-        return has(self._data, path) if self._editor is None else self._editor.has(path)
-
-    def __getattr__(self, name: str) -> Any:
-        """Everything else (spans, edits): the editor's, which from then on answers every read too."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if self._editor is None:
-            self._editor = self._make_editor()
-        return getattr(self._editor, name)
+    def _found(self, path: Sequence[Key]) -> Any:
+        norm, found = resolve(self._data, path)
+        if found < len(norm):
+            raise missing(norm, found)
+        return lookup(self._data, norm)
