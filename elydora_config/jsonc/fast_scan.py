@@ -135,7 +135,7 @@ class ValueScanner:
             except RecursionError:
                 pass  # too deep for the C scanner: the remedies below hand it to the reference scanner
             except (StopIteration, ValueError) as exc:
-                if self._lane_commas(exc):
+                if self._tab_lane_commas(exc):
                     return self.end(pos, validate)
                 self.lane_text = None  # a naive "comment" inside a string, or an error: exact blanking from now on
         try:
@@ -149,7 +149,7 @@ class ValueScanner:
         """Drop the lane scan text (before an edit builds the new text: it is not carried over)."""
         self.lane_text = None
 
-    def _lane_commas(self, exc: BaseException) -> bool:
+    def _tab_lane_commas(self, exc: BaseException) -> bool:
         """Turn the lane text's trailing commas into TABs, once, when the C scanner stopped at a closing
         bracket (after a comma, or the scan fails again and the exact blanking takes over)."""
         lane_text = self.lane_text

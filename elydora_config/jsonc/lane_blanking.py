@@ -72,7 +72,7 @@ _SPLIT_LF_RE = _split_re(rb"\n")  # for a text without CR
 _CHUNK_END_RE = re.compile(
     rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
 )
-T = TypeVar("T")
+_Result = TypeVar("_Result")
 _ESCAPE_RE = re.compile(NON_ASCII_ESCAPE)
 _ESCAPE_BYTES_RE = re.compile(NON_ASCII_ESCAPE.encode("ascii"))
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
@@ -88,7 +88,9 @@ def split_pattern(data: bytes) -> re.Pattern[bytes]:
     return _SPLIT_RE if b"\r" in data else _SPLIT_LF_RE
 
 
-def split_chunks(data: bytes, transform: Callable[[list[bytes], int, int], T]) -> Iterator[tuple[int, int, T]]:
+def split_chunks(
+    data: bytes, transform: Callable[[list[bytes], int, int], _Result]
+) -> Iterator[tuple[int, int, _Result]]:
     """``data`` (one byte per character, or UTF-8) cut into chunks, each split by :func:`split_pattern` into
     "text, comment run, text, ..." pieces and handed to ``transform(pieces, start, end)``: ``(start, end,
     result)`` in order (the pieces of one chunk are all that exist at once: they are dropped before the result
