@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none
         def has(self, path: Sequence[Any], /) -> bool:
             """Whether a value exists at ``path``."""
 
+
 MISSING: Any = object()
 """The default of :meth:`ReadOnlyDocument.get` that means "none": a missing path raises."""
 
