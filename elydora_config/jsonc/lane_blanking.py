@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from itertools import repeat
 from typing import TypeVar
 
+from .blanking import follows_value
 from .lexical import NON_ASCII_ESCAPE
 
 FOLD_MARK = "\x7f"
@@ -54,7 +55,6 @@ _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 # A trailing comma in a blanked chunk (comments are TABs there):
 _TRAILING_RE = re.compile(rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]")
 _WHITESPACE = b" \t\r\n"
-_WHITESPACE_TEXT = " \t\r\n"
 _TRAILING_TEXT_RE = re.compile(_TRAILING_RE.pattern.decode("ascii"))
 
 
@@ -174,10 +174,8 @@ def tab_trailing_commas(text: str) -> str:
     """``text`` (a scan text) with its trailing commas made TABs (see :func:`_tab_trailing_commas`)."""
     pieces, prev = [], 0
     for found in _TRAILING_TEXT_RE.finditer(text):
-        comma = at = found.start()
-        while at > 0 and text[at - 1] in _WHITESPACE_TEXT:
-            at -= 1
-        if at > 0 and text[at - 1] not in "{[,:":  # it ends a member
+        comma = found.start()
+        if follows_value(text, comma):  # it ends a member
             pieces.append(text[prev:comma])
             prev = comma + 1
     if not pieces:
