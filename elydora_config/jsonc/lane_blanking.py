@@ -35,7 +35,7 @@ from itertools import repeat
 from typing import TypeVar
 
 from .blanking import follows_value
-from .lexical import NON_ASCII_ESCAPE
+from .lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
 
 FOLD_MARK = "\x7f"
 """What every non-ASCII character becomes: DEL, valid inside a JSON string like any character it stands for."""
@@ -73,8 +73,6 @@ _CHUNK_END_RE = re.compile(
     rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
 )
 _Result = TypeVar("_Result")
-_ESCAPE_RE = re.compile(NON_ASCII_ESCAPE)
-_ESCAPE_BYTES_RE = re.compile(NON_ASCII_ESCAPE.encode("ascii"))
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
 _ONE_TAB = [b"\t"]
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
@@ -212,9 +210,9 @@ def keys_compare_faithfully(text: bytes | str) -> bool:
         return True  # nothing is folded
     if isinstance(text, bytes):
         first = text.find(b"\\")
-        return first < 0 or _ESCAPE_BYTES_RE.search(text, first) is None
+        return first < 0 or NON_ASCII_ESCAPE_BYTES_RE.search(text, first) is None
     first = text.find("\\")
-    return first < 0 or _ESCAPE_RE.search(text, first) is None
+    return first < 0 or NON_ASCII_ESCAPE_RE.search(text, first) is None
 
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str | None:

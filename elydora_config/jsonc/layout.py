@@ -14,11 +14,17 @@ from itertools import pairwise
 from typing import Any
 
 from ..records import record
-from .lexical import NON_ASCII_ESCAPE, line_break_near, line_indent, scanstring, starts_line
+from .lexical import (
+    NON_ASCII_ESCAPE_BYTES_RE,
+    NON_ASCII_ESCAPE_RE,
+    line_break_near,
+    line_indent,
+    scanstring,
+    starts_line,
+)
 from .located import Container
 
 _INDENTED_LINE_RE = re.compile(r"(?:\r\n|\n|\r)([ \t]+)[^ \t\r\n]")
-_NON_ASCII_ESCAPE_RE = re.compile(NON_ASCII_ESCAPE)
 _SEPARATOR_RE = re.compile(r"[ \t]*,[ \t]*")
 _KEY_SEPARATOR_RE = re.compile(r"[ \t]*:[ \t]*")
 
@@ -118,12 +124,12 @@ def document_unit(text: str) -> str:
 
 def prefers_ascii(text: str) -> bool:
     """Escape non-ASCII only when the file is pure ASCII and already escapes non-ASCII characters."""
-    return text.isascii() and _NON_ASCII_ESCAPE_RE.search(text) is not None
+    return text.isascii() and NON_ASCII_ESCAPE_RE.search(text) is not None
 
 
 def prefers_ascii_utf8(data: bytes) -> bool:
     """:func:`prefers_ascii` of the text whose UTF-8 is ``data``, without decoding it."""
-    return data.isascii() and re.search(NON_ASCII_ESCAPE.encode("ascii"), data) is not None
+    return data.isascii() and NON_ASCII_ESCAPE_BYTES_RE.search(data) is not None
 
 
 def container_unit(text: str, container: Container) -> str | None:

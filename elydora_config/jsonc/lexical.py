@@ -14,8 +14,10 @@ from json import decoder as _json_decoder
 scanstring: Callable[[str, int, bool], tuple[str, int]] = _json_decoder.scanstring  # type: ignore[attr-defined]
 """The stdlib's string scanner (C when available): ``scanstring(text, after_quote, strict)`` -> (str, end)."""
 
-NON_ASCII_ESCAPE = r"\\u(?!00[0-7])[0-9a-fA-F]{4}"
-"""The escape of a character outside ASCII (``\\u00e9``): a pattern for str and, encoded, for bytes."""
+NON_ASCII_ESCAPE_RE = re.compile(r"\\u(?!00[0-7])[0-9a-fA-F]{4}")
+"""The escape of a character outside ASCII (``\\u00e9``), in a text; :data:`NON_ASCII_ESCAPE_BYTES_RE` in
+UTF-8."""
+NON_ASCII_ESCAPE_BYTES_RE = re.compile(NON_ASCII_ESCAPE_RE.pattern.encode("ascii"))
 
 GAP_START_CHARS = " \t\n\r/"
 HSPACE = " \t"
