@@ -30,7 +30,7 @@ import contextlib
 import hashlib
 import os
 
-from . import _sysio
+from . import _platform, _sysio
 from ._apply import DirCache, KeptAside, apply_one, changed, fsync_dirs, named
 from ._single import commit_single
 from ._tempdirs import TEMP_DIRS, state_tag
@@ -85,7 +85,7 @@ def commit(plan: Plan) -> str | None:
     try:
         _open_transactions_dir(plan, txdir, dirs)
         with shared_lock(plan.state_dir, plan.lock_timeout):
-            names = os.listdir(dirs.fd(txdir))
+            names = _platform.listdir(dirs.fd(txdir))
             journals = [n for n in names if n.endswith(JOURNAL_SUFFIX)]
             blocking = blocking_journal(txdir, sorted(journals), _touched(plan)) if journals else None
             if blocking:
@@ -192,7 +192,7 @@ def _entries(plan: Plan) -> list[Entry]:
                 entries.append(Entry(change.path, "remove", old))
             continue
         assert change.data is not None
-        mode = change.mode if change.mode is not None else (old.mode if old.exists else 0o600)
+        mode = _platform.kept_mode(change.mode if change.mode is not None else (old.mode if old.exists else 0o600))
         digest = hashlib.sha256(change.data).hexdigest()
         if old.exists and old.sha256 == digest and old.mode == mode:
             continue
@@ -372,14 +372,16 @@ def _discard(journal: Journal, txfd: int, dirs: DirCache) -> None:
 
 def _remove_transaction_files(txfd: int, txid: str) -> None:
     """Remove the artifacts first and the journal last, so a crash in between leaves no orphan artifact."""
-    names = sorted((n for n in os.listdir(txfd) if belongs_to(n, txid)), key=lambda n: n.endswith(JOURNAL_SUFFIX))
+    names = sorted(
+        (n for n in _platform.listdir(txfd) if belongs_to(n, txid)), key=lambda n: n.endswith(JOURNAL_SUFFIX)
+    )
     for name in names:
         remove_quietly(txfd, name)
 
 
 def prune(txfd: int, retention: int) -> None:
     """Delete the artifacts of every retired transaction; keep only the newest ``retention`` ``.done`` records."""
-    names = os.listdir(txfd)
+    names = _platform.listdir(txfd)
     done = sorted(n[: -len(DONE_SUFFIX)] for n in names if n.endswith(DONE_SUFFIX))
     old = set(done[: max(len(done) - retention, 0)])
     retired = set(done)

@@ -23,7 +23,7 @@ import json
 import os
 from collections.abc import Iterable
 
-from . import _sysio
+from . import _platform, _sysio
 from .errors import PathLike
 from .files import TEMP_MARKER
 
@@ -75,7 +75,7 @@ def _read(txfd: int) -> bytes | None:
 def _known(txfd: int, line: bytes) -> bool:
     """Whether the list, unchanged since this process last read it, already holds ``line`` (one ``stat``)."""
     try:
-        info = os.stat(TEMP_DIRS, dir_fd=txfd, follow_symlinks=False)
+        info = _platform.stat_at(TEMP_DIRS, dir_fd=txfd, follow_symlinks=False)
     except OSError:
         return False
     identity = _identity(info)
@@ -124,16 +124,6 @@ def tagged_temp_name(final_name: str, tag: str) -> str:
     return f".{final_name[:80]}{TEMP_MARKER}{os.getpid()}-{tag}-{os.urandom(6).hex()}"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale_temps(scan_dirs: Iterable[PathLike], tag: str | None = None) -> None:
     """Remove ``*.elydora-tmp-<pid>-*`` files whose process is gone, and (under the state lock) every temp
     file carrying ``tag``."""
@@ -148,6 +138,6 @@ def remove_stale_temps(scan_dirs: Iterable[PathLike], tag: str | None = None) ->
             if not marker or not pid.isdigit():
                 continue
             ours = tag is not None and tail.startswith(tag + "-")
-            if ours or not _pid_alive(int(pid)):
+            if ours or not _platform.pid_alive(int(pid)):
                 with contextlib.suppress(OSError):
                     _sysio.unlink(os.path.join(os.fspath(directory), name))

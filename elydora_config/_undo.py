@@ -10,9 +10,8 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import stat
 
-from . import _sysio
+from . import _platform, _sysio
 from .files import create_temp, read_at, remove_quietly, temp_name
 from .journal import Entry
 
@@ -30,7 +29,7 @@ def entry_state(dfd: int, entry: Entry, *, allow_links: bool = False) -> str:
     elif digest is not None and digest == entry.new_sha256:
         # A mode-only change keeps the bytes: then only the mode tells our file from the original.
         same_bytes = entry.old.exists and entry.old.sha256 == entry.new_sha256
-        if not same_bytes or (current is not None and stat.S_IMODE(current.stat.st_mode) == entry.mode):
+        if not same_bytes or (current is not None and _platform.file_mode(current.stat.st_mode) == entry.mode):
             return NEW
     if entry.old.exists:
         return OLD if digest == entry.old.sha256 else FOREIGN

@@ -17,7 +17,7 @@ import stat
 
 from elydora_config.typecheck import TYPE_CHECKING, overload
 
-from . import _sysio
+from . import _platform, _sysio
 from .errors import (
     ConcurrentModificationError,
     FileTooLargeError,
@@ -136,7 +136,7 @@ def _read_once(
         if not same_entry:
             return PhysicalRead(data, info)
         try:
-            entry = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
+            entry = _platform.stat_at(name, dir_fd=dfd, follow_symlinks=allow_links)
         except FileNotFoundError:
             raise _Replaced from None
         if entry.st_ino != info.st_ino or entry.st_dev != info.st_dev:
@@ -206,11 +206,13 @@ def read_physical(
 def existing_mode(dfd: int, name: str, full: str) -> int | None:
     """Permission bits of an existing regular file (``None`` if absent); links and specials refused."""
     try:
-        info = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        info = _platform.stat_at(name, dir_fd=dfd, follow_symlinks=False)
     except FileNotFoundError:
         return None
+    if _platform.is_link(info):
+        raise SymlinkRefusedError(full, "is a symbolic link; refusing to follow it")
     _refuse_non_regular(full, info.st_mode)
-    return stat.S_IMODE(info.st_mode)
+    return _platform.file_mode(info.st_mode)
 
 
 def create_temp(dfd: int, final_name: str, data: bytes, mode: int, *, sync: bool = True) -> str:
@@ -275,12 +277,12 @@ def write_atomic(path: PathLike, data: bytes, *, mode: int | None = None, allow_
 def _keep_owner_of(dfd: int, name: str, tmp: str) -> None:
     """Give ``tmp`` the owner and group of the existing ``name`` (EPERM when the caller may not)."""
     try:
-        old = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        old = _platform.stat_at(name, dir_fd=dfd, follow_symlinks=False)
     except FileNotFoundError:
         return
-    new = os.stat(tmp, dir_fd=dfd, follow_symlinks=False)
+    new = _platform.stat_at(tmp, dir_fd=dfd, follow_symlinks=False)
     if (old.st_uid, old.st_gid) != (new.st_uid, new.st_gid):
-        os.chown(tmp, old.st_uid, old.st_gid, dir_fd=dfd, follow_symlinks=False)
+        _platform.chown_at(tmp, old.st_uid, old.st_gid, dir_fd=dfd, follow_symlinks=False)
 
 
 def append_private(path: PathLike, line: bytes | str, *, allow_links: bool = False) -> None:
@@ -302,7 +304,7 @@ def append_private(path: PathLike, line: bytes | str, *, allow_links: bool = Fal
         try:
             info = os.fstat(fd)
             _refuse_non_regular(full, info.st_mode)
-            if stat.S_IMODE(info.st_mode) & 0o077:
+            if not _platform.is_private(info):
                 raise UnsafePathError(full, "is readable or writable by other users; expected mode 0600")
             written = os.write(fd, data)
             if written != len(data):

@@ -17,7 +17,7 @@ import os
 import time
 from typing import Any
 
-from . import _sysio
+from . import _platform, _sysio
 from .errors import MalformedConfigError
 from .paths import JOURNAL_SUFFIX as JOURNAL_SUFFIX  # re-exported: its home is paths (cheap to import)
 from .paths import TRANSACTIONS_DIR as TRANSACTIONS_DIR
@@ -128,13 +128,18 @@ def blocking_journal(txdir: str, names: list[str], paths: set[str]) -> str | Non
     """The first of the pending journals ``names`` that touched one of ``paths`` (or whose files are unknown).
 
     Journals about other files do not block: their recovery decides by the content of their own targets only.
+    Paths compare as the file system compares names (case-insensitively on Windows).
     """
+    keys = {_platform.name_key(p) for p in paths}
     for name in names:
         try:
             journal = read_journal(txdir, name)
         except (OSError, MalformedConfigError):
             return name
-        if journal is None or paths & ({e.path for e in journal.entries} | set(journal.created_dirs)):
+        if journal is None:
+            return name
+        touched = [e.path for e in journal.entries] + journal.created_dirs
+        if not keys.isdisjoint(_platform.name_key(p) for p in touched):
             return name
     return None
 

@@ -1,7 +1,8 @@
 """One persistent inter-process lock per state directory.
 
 A plain ``flock`` on the file ``.lock`` (the kernel drops the lock when its holder dies, so a killed holder
-never blocks the next process), polled until an explicit timeout.  The lock file is created ``0600`` and
+never blocks the next process), polled until an explicit timeout. On Windows it is a ``LockFile`` range of
+that file (``msvcrt.locking``), which Windows drops likewise (:mod:`._platform`).  The lock file is created ``0600`` and
 never unlinked: unlinking a lock file lets two processes lock two different inodes.  While holding the lock
 we write our PID into it, so that a waiter that times out can name the holder.
 
@@ -16,12 +17,12 @@ state directory removed and made again) no longer matches the ``stat`` and is op
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
 import time
 from types import TracebackType
 
+from . import _platform
 from .errors import LockTimeoutError, PathLike
 
 LOCK_NAME = ".lock"
@@ -43,8 +44,8 @@ def _record_holder(fd: int) -> None:
     if _record[0] != pid:
         _record = (pid, f"{pid:<{_PID_WIDTH}}\n".encode("ascii"))
     data = _record[1]
-    if os.pread(fd, len(data), 0) != data:
-        os.pwrite(fd, data, 0)
+    if _platform.pread(fd, len(data), 0) != data:
+        _platform.pwrite(fd, data, 0)
 
 
 def holder_pid(lock_path: PathLike) -> int | None:
@@ -59,11 +60,11 @@ def holder_pid(lock_path: PathLike) -> int | None:
 
 def _open_lock_file(path: str) -> tuple[int, tuple[int, int]]:
     """The lock file opened (created ``0600`` if missing) and its device and inode."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, LOCK_MODE)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | _platform.O_CLOEXEC | _platform.O_BINARY, LOCK_MODE)
     try:
         info = os.fstat(fd)
-        if info.st_mode & 0o777 != LOCK_MODE and info.st_uid == os.geteuid():
-            os.fchmod(fd, LOCK_MODE)  # created under a umask, or by an older version
+        if _platform.file_mode(info.st_mode) != _platform.kept_mode(LOCK_MODE) and _platform.owned_by_caller(info):
+            _platform.fchmod(fd, LOCK_MODE)  # created under a umask, or by an older version
     except BaseException:
         os.close(fd)
         raise
@@ -115,8 +116,7 @@ def _forget_idle() -> None:
     _shared.clear()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_idle)
+_platform.after_fork_in_child(_forget_idle)
 
 
 class _Held(threading.local):
@@ -151,7 +151,7 @@ class StateLock:
         try:
             while True:
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    _platform.flock(fd, _platform.LOCK_EX_NB)
                     break
                 except BlockingIOError:
                     if time.monotonic() - started >= self.timeout:
@@ -178,7 +178,7 @@ class StateLock:
         if held.depth == 0 and held.fd is not None:
             fd, held.fd = held.fd, None
             try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                _platform.flock(fd, _platform.LOCK_UN)
             except BaseException:
                 os.close(fd)
                 raise

@@ -15,25 +15,14 @@ from __future__ import annotations
 import errno
 import os
 
-from . import _sysio
+from . import _platform, _sysio
 from .errors import ForeignOwnerError, ReadOnlyFileError
 from .snapshot import Snapshot
 
 
-def _caller_may_write(snap: Snapshot) -> bool:
-    uid = os.geteuid()
-    if uid == 0:
-        return bool(snap.mode & 0o222)
-    if uid == snap.uid:
-        return bool(snap.mode & 0o200)
-    if snap.gid == os.getegid() or snap.gid in os.getgroups():
-        return bool(snap.mode & 0o020)
-    return bool(snap.mode & 0o002)
-
-
 def check_writable(snap: Snapshot) -> None:
     """Raise :class:`ReadOnlyFileError` when the existing file of ``snap`` is not writable by the caller."""
-    if snap.exists and snap.uid >= 0 and not _caller_may_write(snap):
+    if snap.exists and snap.uid >= 0 and not _platform.may_write(snap.mode, snap.uid, snap.gid):
         raise ReadOnlyFileError(
             snap.path, f"is read-only (mode {snap.mode:04o}); make it writable or allow replacing read-only files"
         )
@@ -53,7 +42,7 @@ def keep_owner(fd: int, snap: Snapshot) -> None:
             raise
         raise ForeignOwnerError(
             snap.path,
-            f"belongs to uid {snap.uid} gid {snap.gid} and a rewrite by uid {os.geteuid()} cannot keep that; "
+            f"belongs to uid {snap.uid} gid {snap.gid} and a rewrite by uid {_platform.user_id()} cannot keep that; "
             "run as its owner",
         ) from None
 
@@ -62,7 +51,7 @@ def check_not_root_in_foreign_tree(*paths: str) -> None:
     """As root, refuse to create or change files under any of ``paths`` when it or any existing ancestor
     belongs to another user (``/home/alice/.elydora`` with ``sudo``). Ancestors shared by several paths are
     looked at once."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+    if not _platform.is_superuser():
         return
     seen: set[str] = set()
     for path in paths:

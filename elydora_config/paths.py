@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections.abc import Callable
 
 from elydora_config.typecheck import TYPE_CHECKING
 
-from . import _sysio
+from . import _platform, _sysio
 from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError
 
 if TYPE_CHECKING:
@@ -66,9 +65,7 @@ def unsafe_name_reason(name: str) -> str | None:
 
 
 def _components(path: str) -> tuple[str, list[str]]:
-    absolute = os.path.abspath(path)
-    parts = [p for p in absolute.split(os.sep) if p]
-    return os.sep, parts
+    return _platform.split_root(os.path.abspath(path))
 
 
 def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> int:
@@ -115,7 +112,7 @@ def open_directory(path: PathLike, *, allow_links: bool = False, one_call: bool 
 
 def _child(directory: str, name: str) -> str:
     """``os.path.join(directory, name)`` for a normalised directory and a plain name (a walk's next step)."""
-    return directory + name if directory == os.sep else directory + os.sep + name
+    return directory + name if directory[-1] == os.sep else directory + os.sep + name
 
 
 def _missing(requested: str, first_missing: str) -> MissingDirectoryError:
@@ -130,10 +127,10 @@ def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -
     if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
         return
     try:
-        info = os.stat(part, dir_fd=parent_fd, follow_symlinks=False)
+        info = _platform.stat_at(part, dir_fd=parent_fd, follow_symlinks=False)
     except OSError:
         return
-    if stat.S_ISLNK(info.st_mode):
+    if _platform.is_link(info):
         raise SymlinkRefusedError(walked, "is a symbolic link; refusing to follow it") from None
     raise UnsafePathError(walked, "is not a directory") from None
 
@@ -231,12 +228,12 @@ def _kept_walk(path: str) -> int | None:
     fd = _kept.get(absolute)
     if fd is not None:
         return fd
-    walked = os.sep
+    walked, parts = _platform.split_root(absolute)
     try:
         fd = _kept.get(walked)
         if fd is None:
             fd = _kept[walked] = _sysio.open_file(walked, _DIR_FLAGS)
-        for part in (p for p in absolute.split(os.sep) if p):
+        for part in parts:
             walked = _child(walked, part)
             child = _kept.get(walked)
             if child is None:

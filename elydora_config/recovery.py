@@ -21,7 +21,7 @@ import contextlib
 import os
 from collections.abc import Iterable
 
-from . import _sysio
+from . import _platform, _sysio
 from ._apply import DirCache
 from ._commit import _remove_transaction_files, prune
 from ._salvage import Conflict, save_conflicts
@@ -188,7 +188,7 @@ def _remove_all(txfd: int, txid: str) -> None:
 
 def _remove_orphans(txfd: int) -> None:
     """Remove artifacts whose journal never became durable (power lost before the journal's fsync)."""
-    names = os.listdir(txfd)
+    names = _platform.listdir(txfd)
     known = {n.rsplit(".", 1)[0] for n in names if n.endswith((JOURNAL_SUFFIX, DONE_SUFFIX))}
     for name in names:
         if name.split(".", 1)[0] not in known and name != TEMP_DIRS:

@@ -13,7 +13,7 @@ import os
 import stat
 from typing import Any
 
-from . import _sysio
+from . import _platform, _sysio
 from .errors import ConcurrentModificationError, PathLike
 from .files import read_at
 from .paths import open_directory, opened_directory, split_target
@@ -111,7 +111,7 @@ def _of_absolute(full: str, data: bytes, info: os.stat_result) -> Snapshot:
         info.st_size,
         info.st_mtime_ns,
         info.st_ctime_ns,
-        stat.S_IMODE(mode),
+        _platform.file_mode(mode),
         hashlib.sha256(data).hexdigest(),
         info.st_uid,
         info.st_gid,
@@ -165,7 +165,7 @@ def _raise_changed(snap: Snapshot, diff: list[str]) -> None:
 def verify_at(dfd: int, name: str, snap: Snapshot, *, allow_links: bool = False) -> None:
     """Raise :class:`ConcurrentModificationError` unless ``name`` in ``dfd`` still matches ``snap``."""
     try:
-        info = os.stat(name, dir_fd=dfd, follow_symlinks=allow_links)
+        info = _platform.stat_at(name, dir_fd=dfd, follow_symlinks=allow_links)
     except FileNotFoundError:
         if snap.exists:
             _raise_changed(snap, ["existence"])

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from types import TracebackType
 
+from . import _platform
 from ._commit import Change, Plan, commit
 from .errors import ConcurrentModificationError, ConfigError, PathLike, UnsafePathError
 from .files import decode_text, require_bytes
@@ -44,6 +45,7 @@ class Transaction:
         follow_symlinks: bool = False,
     ) -> None:
         self.follow_symlinks = follow_symlinks
+        self._spellings: dict[str, str] = {}
         self.state_dir = self._key(state_dir)
         self.lock_timeout = lock_timeout
         self.allow_links = allow_links
@@ -149,10 +151,10 @@ class Transaction:
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _key(self, path: PathLike) -> str:
-        """The absolute path; with ``follow_symlinks`` the real file every link in it leads to."""
-        if self.follow_symlinks:
-            return os.path.realpath(os.fspath(path))
-        return os.path.abspath(os.fspath(path))
+        """The absolute path; with ``follow_symlinks`` the real file every link in it leads to. Where names are
+        case-insensitive (Windows) two spellings of one file are one key: the first one met."""
+        key = os.path.realpath(os.fspath(path)) if self.follow_symlinks else os.path.abspath(os.fspath(path))
+        return self._spellings.setdefault(_platform.name_key(key), key)
 
     def _check_open(self) -> None:
         if self._closed:

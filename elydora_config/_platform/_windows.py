@@ -1,0 +1,339 @@
+"""The Windows half of :mod:`elydora_config._platform`.
+
+Windows has no ``openat``: a directory cannot be opened as a descriptor and no call takes ``dir_fd``. So a
+*directory descriptor* here is a number (from ``1 << 24`` on, far above the C runtime's descriptors) that
+names a directory path this module checked when it was "opened"; every ``*_at`` call joins the name to that
+path. The checks the POSIX calls make in the kernel are made around the Windows calls:
+
+* ``O_NOFOLLOW`` (our bit): the name is ``lstat``-ed before the open (a link is refused before anything
+  follows it), and after the open the name must still be a non-link entry with the very file id the open
+  returned (so a link swapped in between is caught). A *link* is a symbolic link or any name-surrogate reparse
+  point (junctions, mount points), refused alike.
+* ``O_DIRECTORY`` (our bit): the path must be a directory (with ``O_NOFOLLOW``: not a link); the number is
+  registered. The check is made at the open: a directory swapped for a junction afterwards is not noticed
+  (POSIX holds the directory itself; this is the remaining difference, docs/transactions.md, "Platforms").
+* Files are always opened ``O_BINARY`` (the C runtime's default text mode would turn CRLF into LF and stop at
+  Ctrl-Z) and ``O_NOINHERIT``.
+* ``rename_at`` is ``os.replace`` (MoveFileEx with MOVEFILE_REPLACE_EXISTING), and ``unlink_at``
+  ``os.unlink``, retried for about 1.5 s while another program holds the file open without delete sharing
+  (editors and agents do); ``rename_noreplace`` is ``os.rename``, which never replaces; there is no exchange.
+* Durability: ``fsync`` is FlushFileBuffers; a directory cannot be flushed (NTFS journals its own metadata),
+  so ``fsync_dir`` does nothing.
+* The lock is ``msvcrt.locking`` (LockFile) of one byte far beyond the holder record (a locked range cannot be
+  read by others, the record must stay readable); Windows drops it when the holder's handle closes, also when
+  the process is killed.
+* Modes: Windows keeps only the read-only attribute (``0o444`` or ``0o666``); owner-only access comes from
+  the ACL a new file inherits from its folder (in the user's profile: the user, SYSTEM and Administrators).
+  There is no owner or group to keep.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import itertools
+import msvcrt
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable
+from ctypes import wintypes
+from typing import Any
+
+assert sys.platform == "win32"  # for mypy: this half is checked with --platform win32
+
+O_NOFOLLOW = 0x1000000
+O_DIRECTORY = 0x2000000
+_OURS = O_NOFOLLOW | O_DIRECTORY
+O_CLOEXEC = os.O_NOINHERIT
+O_NONBLOCK = 0
+O_BINARY = os.O_BINARY
+UNSUPPORTED = frozenset({errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP})
+
+_FIRST_DIR = 1 << 24
+_dirs: dict[int, str] = {}
+_numbers = itertools.count(_FIRST_DIR)
+_NAME_SURROGATE = 0x20000000  # the reparse tag bit of links (symbolic links, junctions, mount points)
+_LONG = 240  # from here on a path gets the \\?\ prefix (MAX_PATH is 260, directories 248)
+
+
+def _long(path: str) -> str:
+    """``path``, prefixed ``\\\\?\\`` when it is long (then MAX_PATH does not apply, whatever the registry says)."""
+    if len(path) < _LONG or path.startswith("\\\\?\\"):
+        return path
+    path = os.path.abspath(path)
+    return "\\\\?\\UNC\\" + path[2:] if path.startswith("\\\\") else "\\\\?\\" + path
+
+
+def _path(name: str, dir_fd: int | None) -> str:
+    if dir_fd is None:
+        return _long(name)
+    base = _dirs.get(dir_fd)
+    if base is None:
+        raise OSError(errno.EBADF, "Bad file descriptor", name)
+    return _long(base + name if base.endswith("\\") else base + "\\" + name)
+
+
+def is_link(info: os.stat_result) -> bool:
+    """Whether an ``lstat`` result is a link: a symbolic link, a junction or another name-surrogate reparse point."""
+    if stat.S_ISLNK(info.st_mode):
+        return True
+    reparse = info.st_file_attributes & stat.FILE_ATTRIBUTE_REPARSE_POINT
+    return bool(reparse and info.st_reparse_tag & _NAME_SURROGATE)
+
+
+def _refused(name: str) -> OSError:
+    return OSError(errno.ELOOP, "Is a link (symbolic link or junction)", name)
+
+
+def open_at(name: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+    """``os.open`` relative to a directory descriptor, with our ``O_NOFOLLOW`` and ``O_DIRECTORY`` (see above)."""
+    path = _path(name, dir_fd)
+    nofollow = bool(flags & O_NOFOLLOW)
+    if flags & O_DIRECTORY:
+        return _open_directory(path, nofollow)
+    if nofollow:
+        try:
+            if is_link(os.lstat(path)):
+                raise _refused(name)
+        except FileNotFoundError:
+            pass
+    fd = os.open(path, (flags & ~_OURS) | os.O_BINARY | os.O_NOINHERIT, mode)
+    if nofollow:
+        try:
+            entry, opened = os.lstat(path), os.fstat(fd)
+            if is_link(entry) or (entry.st_dev, entry.st_ino) != (opened.st_dev, opened.st_ino):
+                raise _refused(name)
+        except BaseException:
+            os.close(fd)
+            raise
+    return fd
+
+
+def _open_directory(path: str, nofollow: bool) -> int:
+    info = os.lstat(path) if nofollow else os.stat(path)
+    if nofollow and is_link(info):
+        raise _refused(path)
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "Not a directory", path)
+    number = next(_numbers)
+    _dirs[number] = path
+    return number
+
+
+def open_no_links(name: str, flags: int, mode: int, dir_fd: int | None) -> int:
+    """Linux's ``openat2``: not here (callers walk the path instead)."""
+    raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), name)
+
+
+def stat_at(name: str, *, dir_fd: int | None = None, follow_symlinks: bool = True) -> os.stat_result:
+    return os.stat(_path(name, dir_fd), follow_symlinks=follow_symlinks)
+
+
+def listdir(path: int | str) -> list[str]:
+    """The names in a directory given by path or by directory descriptor."""
+    if isinstance(path, int):
+        base = _dirs.get(path)
+        if base is None:
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        return os.listdir(base)
+    return os.listdir(_long(path))
+
+
+def close(fd: int) -> None:
+    """Close a file descriptor, or forget a directory descriptor."""
+    if fd < _FIRST_DIR:
+        os.close(fd)
+    elif _dirs.pop(fd, None) is None:
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+
+_RETRY_DELAYS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.1, 0.2, 0.25, 0.25, 0.5)
+"""Waits between attempts at a rename or unlink that another program's open handle blocks (about 1.5 s)."""
+_HELD_OPEN = frozenset({5, 32})  # ERROR_ACCESS_DENIED (a replace onto an open file), ERROR_SHARING_VIOLATION
+
+
+def _retrying(call: Callable[..., None], *args: str) -> None:
+    for delay in _RETRY_DELAYS:
+        try:
+            call(*args)
+            return
+        except PermissionError as exc:
+            if exc.winerror not in _HELD_OPEN:
+                raise
+        time.sleep(delay)
+    call(*args)
+
+
+def rename_at(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:
+    """Replace ``dst`` by ``src`` atomically (MoveFileEx), waiting a little for readers that hold ``dst``."""
+    _retrying(os.replace, _path(src, src_dir_fd), _path(dst, dst_dir_fd))
+
+
+def rename_noreplace(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:
+    """Rename, failing with ``FileExistsError`` when ``dst`` exists (a Windows rename never replaces)."""
+    os.rename(_path(src, src_dir_fd), _path(dst, dst_dir_fd))
+
+
+def exchange(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:
+    """No atomic exchange of two names on Windows: callers verify, then replace."""
+    raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), src, None, dst)
+
+
+def unlink_at(name: str, *, dir_fd: int | None = None) -> None:
+    _retrying(os.unlink, _path(name, dir_fd))
+
+
+def link_at(
+    src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None, follow_symlinks: bool = True
+) -> None:
+    """A hard link (CreateHardLink); a volume without them (FAT) says ``ENOTSUP`` and callers copy instead."""
+    try:
+        os.link(_path(src, src_dir_fd), _path(dst, dst_dir_fd))
+    except OSError as exc:
+        if exc.winerror in (1, 50):  # ERROR_INVALID_FUNCTION, ERROR_NOT_SUPPORTED
+            raise OSError(errno.ENOTSUP, "hard links are not supported here", src, None, dst) from None
+        raise
+
+
+def mkdir_at(name: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+    """``os.mkdir``; the new folder inherits its parent's ACL (the mode has no meaning here)."""
+    os.mkdir(_path(name, dir_fd))
+
+
+def rmdir(path: str) -> None:
+    os.rmdir(_long(path))
+
+
+def chown_at(path: str, uid: int, gid: int, *, dir_fd: int | None = None, follow_symlinks: bool = True) -> None:
+    """Nothing: a Windows file belongs to whoever created it, and there is no owner for us to keep."""
+
+
+def fchown(fd: int, uid: int, gid: int) -> None:
+    """Nothing (see :func:`chown_at`)."""
+
+
+def fchmod(fd: int, mode: int) -> None:
+    """Set or clear the read-only attribute (the one permission Windows keeps in a mode; Python 3.13 and later)."""
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+
+
+fsync = os.fsync  # FlushFileBuffers
+
+
+def fsync_dir(dir_fd: int) -> None:
+    """Nothing: a directory cannot be flushed on Windows; NTFS journals the rename itself."""
+
+
+def file_mode(st_mode: int) -> int:
+    """The read-only attribute as ``0o444`` or ``0o666`` (the execute bits ``stat`` derives from the name's
+    extension are not the file's: a temp file and its target would differ)."""
+    return stat.S_IMODE(st_mode) & 0o666
+
+
+def kept_mode(mode: int) -> int:
+    """What Windows keeps of ``mode``: writable (``0o666``) or read-only (``0o444``)."""
+    return 0o666 if mode & 0o200 else 0o444
+
+
+def is_private(info: os.stat_result) -> bool:
+    """True: access is the ACL the file inherits from its folder, not bits the library could read here."""
+    return True
+
+
+def may_write(mode: int, uid: int, gid: int) -> bool:
+    """Whether the read-only attribute is clear."""
+    return bool(mode & 0o200)
+
+
+def user_id() -> int:
+    """``0``, the owner ``stat`` gives every file on Windows."""
+    return 0
+
+
+def is_superuser() -> bool:
+    """False: an elevated administrator leaves no files another user cannot open (the folder's ACL applies)."""
+    return False
+
+
+def owned_by_caller(info: os.stat_result) -> bool:
+    return True
+
+
+LOCK_EX_NB = 6  # the values of fcntl's LOCK_EX | LOCK_NB and LOCK_UN
+LOCK_UN = 8
+_LOCK_OFFSET = 1 << 30
+
+
+def flock(fd: int, operation: int) -> None:
+    """``fcntl.flock`` for the two operations the lock uses, on one byte at ``_LOCK_OFFSET``."""
+    os.lseek(fd, _LOCK_OFFSET, os.SEEK_SET)
+    if operation == LOCK_UN:
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        return
+    try:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError as exc:
+        # EACCES is what Windows' C runtime sets for a range locked by another handle; Wine's sets no errno.
+        if exc.errno in (0, errno.EACCES, errno.EDEADLK):
+            raise BlockingIOError(errno.EAGAIN, "locked by another process") from None
+        raise
+
+
+def pread(fd: int, length: int, offset: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+def pwrite(fd: int, data: bytes, offset: int) -> int:
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.write(fd, data)
+
+
+_kernel32: Any = None
+_STILL_ACTIVE = 259
+_PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+
+
+def _kernel() -> Any:
+    global _kernel32
+    if _kernel32 is None:
+        kernel = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel.OpenProcess.argtypes = [wintypes.DWORD, wintypes.BOOL, wintypes.DWORD]
+        kernel.OpenProcess.restype = wintypes.HANDLE
+        kernel.GetExitCodeProcess.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD)]
+        kernel.GetExitCodeProcess.restype = wintypes.BOOL
+        kernel.CloseHandle.argtypes = [wintypes.HANDLE]
+        kernel.CloseHandle.restype = wintypes.BOOL
+        _kernel32 = kernel
+    return _kernel32
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether the process runs (``os.kill(pid, 0)`` would *terminate* it on Windows)."""
+    kernel = _kernel()
+    handle = kernel.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
+    if not handle:
+        return bool(ctypes.get_last_error() == 5)  # ERROR_ACCESS_DENIED: it exists, it is another user's
+    try:
+        code = wintypes.DWORD()
+        return bool(kernel.GetExitCodeProcess(handle, ctypes.byref(code)) and code.value == _STILL_ACTIVE)
+    finally:
+        kernel.CloseHandle(handle)
+
+
+def after_fork_in_child(function: Callable[[], object]) -> None:
+    """Nothing: Windows does not fork."""
+
+
+def split_root(absolute: str) -> tuple[str, list[str]]:
+    """The drive (``C:\\``, or ``\\\\server\\share\\``) of an absolute normalised path and its components below it."""
+    drive, rest = os.path.splitdrive(absolute)
+    return drive + "\\", [p for p in rest.split("\\") if p]
+
+
+def name_key(path: str) -> str:
+    """Windows names are case-insensitive: the lower-case form is the key under which spellings meet."""
+    return os.path.normcase(path)
