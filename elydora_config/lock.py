@@ -12,7 +12,8 @@ cycle is: ``stat`` of the path (is it still the file we have open?), ``flock``, 
 by one acquirer at a time: two threads (or two ``StateLock`` objects) never share one, so they still exclude
 each other. A child process forgets the idle descriptors it inherited (it would share their open file
 descriptions, hence their locks, with its parent) and opens its own. A lock file replaced behind our back (the
-state directory removed and made again) no longer matches the ``stat`` and is opened afresh.
+state directory removed and made again) no longer matches the ``stat`` and is opened afresh. On Windows, where
+an open file keeps its folder from being removed, a released descriptor is closed instead.
 """
 
 from __future__ import annotations
@@ -182,7 +183,10 @@ class StateLock:
             except BaseException:
                 os.close(fd)
                 raise
-            _park(self.path, fd, held.identity)
+            if _platform.OPEN_FILES_PIN_NAMES:
+                os.close(fd)
+            else:
+                _park(self.path, fd, held.identity)
 
     def __enter__(self) -> StateLock:
         self.acquire()

@@ -15,7 +15,8 @@ What each half gives (docs/transactions.md, "Platforms", says what each promise 
 * modes and owners: ``file_mode``, ``kept_mode``, ``is_private``, ``may_write``, ``fchmod``, ``fchown``,
   ``user_id``, ``is_superuser``, ``owned_by_caller``;
 * the inter-process lock: ``flock`` with ``LOCK_EX_NB`` and ``LOCK_UN``, ``pread``, ``pwrite``;
-* processes: ``pid_alive``, ``after_fork_in_child``;
+* processes: ``pid_alive``, ``after_fork_in_child``; ``OPEN_FILES_PIN_NAMES``: whether a file we hold open
+  keeps others from deleting or replacing its name (Windows), so that no descriptor may be kept idle;
 * names: ``split_root``, ``name_key`` (Windows names are case-insensitive).
 """
 
@@ -32,6 +33,7 @@ if sys.platform == "win32":
         O_DIRECTORY,
         O_NOFOLLOW,
         O_NONBLOCK,
+        OPEN_FILES_PIN_NAMES,
         UNSUPPORTED,
         after_fork_in_child,
         chown_at,
@@ -75,6 +77,7 @@ else:
         O_DIRECTORY,
         O_NOFOLLOW,
         O_NONBLOCK,
+        OPEN_FILES_PIN_NAMES,
         UNSUPPORTED,
         after_fork_in_child,
         chown_at,
@@ -113,6 +116,7 @@ else:
 __all__ = [
     "LOCK_EX_NB",
     "LOCK_UN",
+    "OPEN_FILES_PIN_NAMES",
     "O_BINARY",
     "O_CLOEXEC",
     "O_DIRECTORY",

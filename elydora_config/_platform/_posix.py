@@ -23,6 +23,7 @@ O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 O_NONBLOCK = os.O_NONBLOCK
 O_BINARY = 0
+OPEN_FILES_PIN_NAMES = False
 
 open_at = os.open
 stat_at = os.stat

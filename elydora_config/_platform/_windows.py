@@ -17,6 +17,8 @@ path. The checks the POSIX calls make in the kernel are made around the Windows 
 * ``rename_at`` is ``os.replace`` (MoveFileEx with MOVEFILE_REPLACE_EXISTING), and ``unlink_at``
   ``os.unlink``, retried for about 1.5 s while another program holds the file open without delete sharing
   (editors and agents do); ``rename_noreplace`` is ``os.rename``, which never replaces; there is no exchange.
+  Opening a file is retried the same way: while another process replaces it, Windows refuses new opens of the
+  old file (access denied, "delete pending") until its last handle closes.
 * Durability: ``fsync`` is FlushFileBuffers; a directory cannot be flushed (NTFS journals its own metadata),
   so ``fsync_dir`` does nothing.
 * The lock is ``msvcrt.locking`` (LockFile) of one byte far beyond the holder record (a locked range cannot be
@@ -39,9 +41,11 @@ import sys
 import time
 from collections.abc import Callable
 from ctypes import wintypes
-from typing import Any
+from typing import Any, TypeVar
 
 assert sys.platform == "win32"  # for mypy: this half is checked with --platform win32
+
+T = TypeVar("T")
 
 O_NOFOLLOW = 0x1000000
 O_DIRECTORY = 0x2000000
@@ -49,6 +53,7 @@ _OURS = O_NOFOLLOW | O_DIRECTORY
 O_CLOEXEC = os.O_NOINHERIT
 O_NONBLOCK = 0
 O_BINARY = os.O_BINARY
+OPEN_FILES_PIN_NAMES = True  # os.open shares no delete access
 UNSUPPORTED = frozenset({errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP})
 
 _FIRST_DIR = 1 << 24
@@ -99,7 +104,7 @@ def open_at(name: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = No
                 raise _refused(name)
         except FileNotFoundError:
             pass
-    fd = os.open(path, (flags & ~_OURS) | os.O_BINARY | os.O_NOINHERIT, mode)
+    fd = _retrying(os.open, path, (flags & ~_OURS) | os.O_BINARY | os.O_NOINHERIT, mode)
     if nofollow:
         try:
             entry, opened = os.lstat(path), os.fstat(fd)
@@ -128,7 +133,8 @@ def open_no_links(name: str, flags: int, mode: int, dir_fd: int | None) -> int:
 
 
 def stat_at(name: str, *, dir_fd: int | None = None, follow_symlinks: bool = True) -> os.stat_result:
-    return os.stat(_path(name, dir_fd), follow_symlinks=follow_symlinks)
+    path = _path(name, dir_fd)
+    return os.stat(path) if follow_symlinks else os.lstat(path)
 
 
 def listdir(path: int | str) -> list[str]:
@@ -154,21 +160,29 @@ _RETRY_DELAYS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.1, 0.2, 0.25, 0.2
 _HELD_OPEN = frozenset({5, 32})  # ERROR_ACCESS_DENIED (a replace onto an open file), ERROR_SHARING_VIOLATION
 
 
-def _retrying(call: Callable[..., None], *args: str) -> None:
+def _retrying(call: Callable[..., T], *args: object) -> T:
+    """``call(*args)``, tried again while another process's handle is in the way (see the module docstring)."""
     for delay in _RETRY_DELAYS:
         try:
-            call(*args)
-            return
+            return call(*args)
         except PermissionError as exc:
             if exc.winerror not in _HELD_OPEN:
                 raise
         time.sleep(delay)
-    call(*args)
+    return call(*args)
 
 
 def rename_at(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:
-    """Replace ``dst`` by ``src`` atomically (MoveFileEx), waiting a little for readers that hold ``dst``."""
-    _retrying(os.replace, _path(src, src_dir_fd), _path(dst, dst_dir_fd))
+    """Replace ``dst`` by ``src`` atomically (MoveFileEx), waiting a little for readers that hold ``dst``; a
+    reader that does not let go within that time fails the rename with an error naming ``dst``."""
+    target = _path(dst, dst_dir_fd)
+    try:
+        _retrying(os.replace, _path(src, src_dir_fd), target)
+    except PermissionError as exc:
+        if exc.winerror not in _HELD_OPEN:
+            raise
+        reason = "is open in another program, which keeps Windows from replacing it; close it and try again"
+        raise PermissionError(errno.EACCES, reason, target) from exc
 
 
 def rename_noreplace(src: str, dst: str, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:

@@ -6,6 +6,7 @@ import os
 import stat
 
 import pytest
+from elydora_testkit.platforms import NO_LINKS, NO_MODES, NO_SPECIAL_FILES, posix_only
 
 from elydora_config import _sysio
 from elydora_config.errors import FileTooLargeError, MalformedConfigError, UnsafePathError
@@ -66,7 +67,14 @@ def test_a_kept_read_reads_a_file_once_whatever_the_limit(tmp_path, monkeypatch)
         assert read_physical(small, max_bytes=6) == b"123456"
 
 
-@pytest.mark.parametrize("kind", ["symlink", "directory", "fifo"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param("symlink", marks=posix_only(NO_LINKS)),
+        "directory",
+        pytest.param("fifo", marks=posix_only(NO_SPECIAL_FILES)),
+    ],
+)
 def test_read_refuses_non_regular(tmp_path, kind):
     target = tmp_path / "settings.json"
     if kind == "symlink":
@@ -81,6 +89,7 @@ def test_read_refuses_non_regular(tmp_path, kind):
     assert str(target) in info.value.message
 
 
+@posix_only(NO_LINKS)
 def test_symlinked_parent_refused_unless_allowed(tmp_path):
     real = tmp_path / "real"
     real.mkdir()
@@ -93,6 +102,7 @@ def test_symlinked_parent_refused_unless_allowed(tmp_path):
         write_atomic(tmp_path / "link" / "g", b"x")
 
 
+@posix_only(NO_MODES)
 def test_write_atomic_new_file_is_0600_and_durable(tmp_path):
     target = tmp_path / "new.json"
     write_atomic(target, b"{}")
@@ -101,6 +111,7 @@ def test_write_atomic_new_file_is_0600_and_durable(tmp_path):
     assert not [n for n in os.listdir(tmp_path) if TEMP_MARKER in n]
 
 
+@posix_only(NO_MODES)
 def test_write_atomic_keeps_existing_mode_or_sets_requested(tmp_path):
     target = tmp_path / "settings.json"
     target.write_text("old")
@@ -112,6 +123,7 @@ def test_write_atomic_keeps_existing_mode_or_sets_requested(tmp_path):
     assert target.read_bytes() == b"newer"
 
 
+@posix_only(NO_LINKS)
 def test_write_atomic_refuses_symlink_target(tmp_path):
     real = tmp_path / "real"
     real.write_text("keep")
@@ -135,6 +147,7 @@ def test_write_atomic_failure_leaves_original_and_no_temp(tmp_path, monkeypatch)
     assert os.listdir(tmp_path) == ["f"]
 
 
+@posix_only(NO_MODES)
 def test_new_temp_is_0600_before_first_byte(tmp_path, monkeypatch):
     seen = []
     real_write = _sysio.write_all
@@ -152,6 +165,7 @@ def test_new_temp_is_0600_before_first_byte(tmp_path, monkeypatch):
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
 
 
+@posix_only(NO_MODES)
 def test_append_private_creates_owner_only_and_appends(tmp_path):
     log = tmp_path / "error.log"
     append_private(log, "one\n")
@@ -160,6 +174,7 @@ def test_append_private_creates_owner_only_and_appends(tmp_path):
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
 
 
+@posix_only(NO_MODES)
 def test_append_private_refuses_shared_file_and_links(tmp_path):
     log = tmp_path / "error.log"
     log.write_text("")

@@ -7,6 +7,7 @@ import re
 import stat
 
 import pytest
+from elydora_testkit.platforms import NO_LINKS, NO_MODES, posix_only
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,6 +57,7 @@ def test_the_reason_names_the_first_forbidden_character_as_the_pattern_found_it(
         assert reason is None or "contains" not in reason
 
 
+@posix_only(NO_MODES)
 def test_ensure_directory_creates_private_chain(tmp_path):
     target = tmp_path / "a" / "b" / "c"
     created = ensure_directory(target)
@@ -64,6 +66,7 @@ def test_ensure_directory_creates_private_chain(tmp_path):
     assert ensure_directory(target) == []
 
 
+@posix_only(NO_LINKS)
 def test_ensure_directory_refuses_links(tmp_path):
     real = tmp_path / "real"
     real.mkdir()
@@ -110,6 +113,7 @@ def test_kept_directories_walk_each_directory_once(tmp_path, monkeypatch):
     assert len(opened) == 2 * depth  # outside a block every read walks again
 
 
+@posix_only(NO_LINKS)
 def test_kept_directories_never_follow_a_link_swapped_in(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "f").write_bytes(b"original")
@@ -180,6 +184,7 @@ def test_kept_value_lives_as_long_as_the_block(tmp_path):
         assert kept_value("k", compute) == 4  # a new block computes again
 
 
+@posix_only("paths are written in POSIX syntax here")
 @settings(max_examples=500)
 @given(st.lists(st.sampled_from(["a", "..", ".", "", "b c", "é"]), max_size=5).map("/".join), st.booleans())
 def test_target_parts_are_split_target_and_their_join(path, absolute):

@@ -8,7 +8,9 @@ import sys
 import time
 
 import pytest
+from elydora_testkit.platforms import NO_MODES, posix_only
 
+from elydora_config import _platform
 from elydora_config.errors import ConcurrentModificationError, LockTimeoutError
 from elydora_config.lock import StateLock, holder_pid
 from elydora_config.snapshot import take, verify
@@ -54,6 +56,7 @@ def test_replacement_with_identical_content_detected(tmp_path):
         verify(snap)
 
 
+@posix_only(NO_MODES)
 def test_mode_change_detected(tmp_path):
     target = tmp_path / "f"
     target.write_bytes(b"abc")
@@ -67,7 +70,8 @@ def test_lock_file_persists_and_records_holder(tmp_path):
     with StateLock(tmp_path, timeout=1):
         assert holder_pid(tmp_path / ".lock") == os.getpid()
     assert (tmp_path / ".lock").exists()
-    assert oct((tmp_path / ".lock").stat().st_mode & 0o777) == "0o600"
+    mode = _platform.file_mode((tmp_path / ".lock").stat().st_mode)
+    assert oct(mode) == oct(_platform.kept_mode(0o600))  # 0o600; on Windows: not read-only
 
 
 def test_lock_timeout_names_holder_and_killed_holder_releases(tmp_path):

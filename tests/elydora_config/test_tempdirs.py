@@ -8,14 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from elydora_config import Transaction, recover
+from elydora_testkit.platforms import NO_LINKS, posix_only
+
+from elydora_config import Transaction, _platform, recover
 from elydora_config._tempdirs import TEMP_DIRS, listed, register, state_tag, tagged_temp_name
 from elydora_config.files import TEMP_MARKER
 
 
 def _txfd(state: Path) -> int:
     (state / "transactions").mkdir(parents=True, exist_ok=True)
-    return os.open(state / "transactions", os.O_RDONLY | os.O_DIRECTORY)
+    return _platform.open_at(str(state / "transactions"), os.O_RDONLY | _platform.O_DIRECTORY)
 
 
 def test_a_torn_last_line_is_skipped_and_never_glued_to_the_next(tmp_path: Path) -> None:
@@ -27,7 +29,7 @@ def test_a_torn_last_line_is_skipped_and_never_glued_to_the_next(tmp_path: Path)
         register(fd, "/a")  # already listed: not written again
         assert listed(fd) == ["/a", "/c"]
     finally:
-        os.close(fd)
+        _platform.close(fd)
 
 
 def test_a_list_replaced_or_emptied_behind_our_back_is_read_again(tmp_path: Path) -> None:
@@ -48,7 +50,7 @@ def test_a_list_replaced_or_emptied_behind_our_back_is_read_again(tmp_path: Path
         register(fd, "/a")
         assert listed(fd) == ["/b", "/a"]
     finally:
-        os.close(fd)
+        _platform.close(fd)
 
 
 def test_names_with_newlines_and_non_utf8_bytes_survive_the_list(tmp_path: Path) -> None:
@@ -58,7 +60,7 @@ def test_names_with_newlines_and_non_utf8_bytes_survive_the_list(tmp_path: Path)
         register(fd, odd)
         assert listed(fd) == [odd]
     finally:
-        os.close(fd)
+        _platform.close(fd)
 
 
 def test_recover_removes_tagged_temps_of_live_pids_and_only_dead_untagged_ones(tmp_path: Path) -> None:
@@ -76,6 +78,7 @@ def test_recover_removes_tagged_temps_of_live_pids_and_only_dead_untagged_ones(t
     assert sorted(p.name for p in conf.iterdir()) == sorted(["settings.json", other_state.name])
 
 
+@posix_only(NO_LINKS)
 def test_the_tag_names_the_real_state_directory(tmp_path: Path) -> None:
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")

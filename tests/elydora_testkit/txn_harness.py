@@ -7,23 +7,33 @@
   stray files or directories) remain.
 * :func:`intercept` replaces every function of :mod:`elydora_config._sysio` by a wrapper that hands each call
   to a hook (crash, fault, foreign-writer and recording harnesses are all such hooks).
-* :func:`in_child` runs a function in a forked child and returns its exit code (``-9`` when it was killed).
+* :func:`in_child` runs a function in a child process and returns its exit code (:data:`KILLED` when it was
+  killed): a forked child on POSIX; on Windows (no fork) a fresh interpreter that unpickles the function, so
+  there it must be picklable (a module-level function, a bound method, a ``functools.partial``).
+  :func:`spawn` starts one without waiting for it.
+
+Modes are compared as the platform keeps them (:func:`elydora_config._platform.kept_mode`: on Windows only the
+read-only attribute, ``0o666`` or ``0o444``).
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import inspect
 import os
+import pickle
 import signal
 import stat
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from elydora_config import Transaction, _sysio
+from elydora_config import Transaction, _platform, _sysio
 from elydora_config._tempdirs import TEMP_DIRS
 from elydora_config.files import TEMP_MARKER
 from elydora_config.journal import DONE_SUFFIX, JOURNAL_SUFFIX, TRANSACTIONS_DIR
@@ -36,6 +46,10 @@ SYSIO_NAMES = tuple(
     for name, fn in vars(_sysio).items()
     if inspect.isfunction(fn) and fn.__module__ == _sysio.__name__ and not name.startswith("_")
 )
+
+WINDOWS = sys.platform == "win32"
+KILLED = 0xDEAD if WINDOWS else -signal.SIGKILL
+"""The exit code of a child that :func:`kill_before` killed (on Windows: TerminateProcess with this code)."""
 
 OLD_SETTINGS = b'{\n  "model": "opus",\n  "hooks": {}\n}\n'
 NEW_SETTINGS = b'{\n  "model": "opus",\n  "hooks": {"PreToolUse": [{"command": "elydora hook guard"}]}\n}\n'
@@ -93,11 +107,12 @@ class Scenario:
         return self
 
     def old(self) -> dict[Path, FileState]:
-        return {self.replaced: (OLD_SETTINGS, 0o644), self.removed: (OLD_GUARD, 0o755), self.created: None}
+        settings, guard = (OLD_SETTINGS, _mode(0o644)), (OLD_GUARD, _mode(0o755))
+        return {self.replaced: settings, self.removed: guard, self.created: None}
 
     def new(self) -> dict[Path, FileState]:
-        settings = (OLD_SETTINGS, 0o600) if self.chmod else (NEW_SETTINGS, 0o644)
-        new = {self.replaced: settings, self.removed: None, self.created: (NEW_AGENT, 0o600)}
+        settings = (OLD_SETTINGS, _mode(0o600)) if self.chmod else (NEW_SETTINGS, _mode(0o644))
+        new = {self.replaced: settings, self.removed: None, self.created: (NEW_AGENT, _mode(0o600))}
         old = self.old()
         return {path: new[path] if path in self.staged else old[path] for path in self.targets}
 
@@ -184,6 +199,10 @@ def _dirs(root: Path) -> set[str]:
     return {os.path.join(dp, d) for dp, dns, _ in os.walk(root) for d in dns}
 
 
+def _mode(mode: int) -> int:
+    return _platform.kept_mode(mode)
+
+
 def _put(path: Path, data: bytes, mode: int) -> None:
     path.write_bytes(data)
     os.chmod(path, mode)
@@ -202,7 +221,7 @@ def read_state(path: Path) -> FileState:
         return None
     if not stat.S_ISREG(info.st_mode):
         return (b"<not a regular file>", stat.S_IFMT(info.st_mode))
-    return (path.read_bytes(), stat.S_IMODE(info.st_mode))
+    return (path.read_bytes(), _platform.file_mode(info.st_mode))
 
 
 # -- intercepting _sysio ------------------------------------------------------------------------------------
@@ -255,8 +274,13 @@ def enumerate_calls(fn: Callable[[], object]) -> list[str]:
     return calls
 
 
+def die() -> None:
+    """End this process at once, as a crash would: SIGKILL, or on Windows TerminateProcess (``os.kill`` there)."""
+    os.kill(os.getpid(), KILLED if WINDOWS else signal.SIGKILL)
+
+
 def kill_before(index: int) -> Hook:
-    """A hook that SIGKILLs this process right before its ``index``-th (0-based) mutating call.
+    """A hook that kills this process (:func:`die`) right before its ``index``-th (0-based) mutating call.
 
     Real fsyncs are skipped (they still count as crash points): a killed process loses nothing that is in
     the page cache, so durability plays no part in this harness and the skipped calls only save time.
@@ -267,7 +291,7 @@ def kill_before(index: int) -> Hook:
         nonlocal seen
         if is_mutating(name, args, kwargs):
             if seen == index:
-                os.kill(os.getpid(), signal.SIGKILL)
+                die()
             seen += 1
         return skip_fsync(name, real, args, kwargs)
 
@@ -289,8 +313,29 @@ def without_renameat2(monkeypatch: Any) -> None:
     monkeypatch.setattr(_sysio, "rename_noreplace", unsupported)
 
 
+_CHILD = (  # the parent's import path first, so that the function's module (a test file's too) is found
+    "import os, pickle, sys\n"
+    "paths, payload = pickle.loads(sys.stdin.buffer.read())\n"
+    "sys.path[:0] = [p for p in paths if p not in sys.path]\n"
+    "fn = pickle.loads(payload)\n"
+    "try:\n    fn()\nexcept BaseException:\n    import traceback; traceback.print_exc(); os._exit(70)\n"
+    "os._exit(0)\n"
+)
+
+
+def spawn(fn: Callable[[], object]) -> subprocess.Popen[bytes]:
+    """Start a fresh interpreter running the picklable ``fn`` (exit code 0 ok, 70 exception)."""
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE)
+    assert child.stdin is not None
+    child.stdin.write(pickle.dumps((sys.path, pickle.dumps(fn))))
+    child.stdin.close()
+    return child
+
+
 def in_child(fn: Callable[[], object]) -> int:
-    """Run ``fn`` in a forked child; its exit code (0 ok, 70 exception, -9 killed)."""
+    """Run ``fn`` in a child; its exit code (0 ok, 70 exception, :data:`KILLED` killed)."""
+    if WINDOWS:
+        return spawn(fn).wait()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         code = 0
@@ -306,8 +351,9 @@ def in_child(fn: Callable[[], object]) -> int:
 def crash_at(index: int, fn: Callable[[], object]) -> int:
     """Run ``fn`` in a child that is killed before its ``index``-th mutating ``_sysio`` call."""
 
-    def child() -> None:
-        with intercept(kill_before(index)):
-            fn()
+    return in_child(functools.partial(_killed_before, index, fn))
 
-    return in_child(child)
+
+def _killed_before(index: int, fn: Callable[[], object]) -> None:
+    with intercept(kill_before(index)):
+        fn()

@@ -1,14 +1,15 @@
 """Crash harness (``_sysio`` variant): kill the committing process before each mutating call, then recover.
 
-The 3-file commit of :class:`txn_harness.Scenario` runs in a forked child whose ``_sysio`` layer SIGKILLs
-the child right before its N-th mutating call (every call except ``close`` and opens without ``O_CREAT``),
-for every N the commit makes. ``recover()`` then runs in the test process; the targets must be all-old or
-all-new and nothing may be left over: no temp file anywhere, no journal, no artifact of an unfinished
-transaction, no stray file or directory.
+The 3-file commit of :class:`txn_harness.Scenario` runs in a child (forked; on Windows a fresh interpreter)
+whose ``_sysio`` layer kills the child (SIGKILL; on Windows TerminateProcess) right before its N-th mutating
+call (every call except ``close`` and opens without ``O_CREAT``), for every N the commit makes. ``recover()``
+then runs in the test process; the targets must be all-old or all-new and nothing may be left over: no temp
+file anywhere, no journal, no artifact of an unfinished transaction, no stray file or directory.
 
 Variants: the flat scenario, the new file in a directory the transaction creates, a mode-only change (same
 bytes, 0644 -> 0600: recovery must tell our file from the original by its mode), and a file system without
-``renameat2`` (the verify-then-rename fallback).
+``renameat2`` (the verify-then-rename fallback). On Windows, which has no ``renameat2`` and keeps no mode but
+the read-only attribute, the flat and mkdir variants are the ones that differ from each other.
 
 The second test also kills ``recover()`` itself before each of its mutating calls (for every commit crash
 point) and recovers again.
@@ -16,20 +17,34 @@ point) and recovers again.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from _pytest.monkeypatch import MonkeyPatch
-from elydora_testkit.txn_harness import Scenario, crash_at, enumerate_calls, intercept, skip_fsync, without_renameat2
+from elydora_testkit.txn_harness import (
+    KILLED,
+    WINDOWS,
+    Scenario,
+    crash_at,
+    enumerate_calls,
+    intercept,
+    skip_fsync,
+    without_renameat2,
+)
 
 from elydora_config import Transaction, pending, recover
 
-KILLED = -9
-VARIANTS = ["flat", "mkdir", "chmod-only", "no-renameat2"]
+POSIX_ONLY = pytest.mark.skipif(WINDOWS, reason="Windows has no renameat2 and no mode but read-only: as 'flat' there")
+VARIANTS = ["flat", "mkdir", *(pytest.param(v, marks=POSIX_ONLY) for v in ("chmod-only", "no-renameat2"))]
 SINGLE = ["replaced", "removed", "created"]
 # The single-target commit (no journal): each kind of change, a mode-only change, and without renameat2.
-SINGLE_VARIANTS = [*SINGLE, "replaced-chmod-only", "replaced-no-renameat2", "created-no-renameat2"]
+SINGLE_VARIANTS = [
+    *SINGLE,
+    *(pytest.param(v, marks=POSIX_ONLY) for v in ("replaced-chmod-only", "replaced-no-renameat2")),
+    pytest.param("created-no-renameat2", marks=POSIX_ONLY),
+]
 
 
 def _commit_points(tmp_path: Path, nested: bool, chmod: bool = False, single: str = "") -> list[str]:
@@ -87,7 +102,7 @@ def test_kill_inside_recover_at_every_call(tmp_path: Path, nested: bool) -> None
             root = tmp_path / f"p{point}-r{recover_point}"
             scn = _crash_commit(root, nested, point)
             had_journal = bool(pending(scn.state))
-            code = crash_at(recover_point, lambda s=scn: recover(s.state))  # type: ignore[misc]
+            code = crash_at(recover_point, functools.partial(recover, scn.state))
             if code == 0:
                 break
             assert code == KILLED, f"recover exited {code} at commit point {point}, recover point {recover_point}"

@@ -1,0 +1,22 @@
+"""Which system the tests run on, and the marks that say a test holds for one kind only (with the reason)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+WINDOWS = sys.platform == "win32"
+
+windows_only = pytest.mark.skipif(not WINDOWS, reason="a Windows behaviour (run by the Windows leg, under Wine)")
+
+
+def posix_only(reason: str) -> pytest.MarkDecorator:
+    """Skip on Windows, saying why the test does not apply there (``reason`` completes "POSIX only: ...")."""
+    return pytest.mark.skipif(WINDOWS, reason=f"POSIX only: {reason}")
+
+
+NO_MODES = "Windows keeps no permission bits but the read-only attribute (access is the folder's inherited ACL)"
+NO_LINKS = "Wine cannot make symbolic links or junctions (test_platform.py substitutes their attributes)"
+NO_SPECIAL_FILES = "Windows has no FIFOs or sockets in the file system"
+NO_OWNERS = "Windows files have no owner or group the library keeps"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs the Windows CPython that setup.sh prepared, under Wine, on this checkout: `tests/windows/run.sh ARGS...`
+# is `python.exe ARGS...` with the repository (and tests/, for elydora_testkit) importable. Its standard
+# streams are pipes (stderr merged into stdout): under Wine, a file or /dev/null handed over as a standard
+# stream fails at start-up ("init_sys_streams: ... Invalid handle").
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+cache="${ELYDORA_WINDOWS_CACHE:-$HOME/.cache/elydora-windows}"
+export WINEPREFIX="$cache/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# The embeddable Python ignores PYTHONPATH (its ._pth file fixes sys.path); a .pth file in its site-packages,
+# naming this checkout, is read by `site`.
+printf 'Z:%s\r\nZ:%s\r\n' "${repo//\//\\}" "${repo//\//\\}\\tests" >"$cache/python/Lib/site-packages/elydora-checkout.pth"
+cd "$repo"
+: | /usr/lib/wine/wine64 "$cache/python/python.exe" "$@" 2>&1 | cat
