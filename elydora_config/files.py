@@ -123,6 +123,8 @@ def _read_once(
         fd = _sysio.open_file(name, _FOLLOW_FLAGS if allow_links else _READ_FLAGS, dir_fd=dfd)
     except FileNotFoundError:
         return None
+    except IsADirectoryError:  # Windows opens no directory as a file (POSIX does, and fstat tells)
+        raise UnsafePathError(full, "is a directory, expected a regular file") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise SymlinkRefusedError(full, "is a symbolic link; refusing to follow it") from None

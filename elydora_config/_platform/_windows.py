@@ -104,7 +104,7 @@ def open_at(name: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = No
                 raise _refused(name)
         except FileNotFoundError:
             pass
-    fd = _retrying(os.open, path, (flags & ~_OURS) | os.O_BINARY | os.O_NOINHERIT, mode)
+    fd = _retrying(_open_file, path, (flags & ~_OURS) | os.O_BINARY | os.O_NOINHERIT, mode)
     if nofollow:
         try:
             entry, opened = os.lstat(path), os.fstat(fd)
@@ -114,6 +114,16 @@ def open_at(name: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = No
             os.close(fd)
             raise
     return fd
+
+
+def _open_file(path: str, flags: int, mode: int) -> int:
+    """``os.open``; a directory, which Windows refuses to open as a file (access denied), says so at once."""
+    try:
+        return os.open(path, flags, mode)
+    except PermissionError:
+        if os.path.isdir(path):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", path) from None
+        raise
 
 
 def _open_directory(path: str, nofollow: bool) -> int:

