@@ -13,8 +13,12 @@ import fcntl
 import os
 import stat
 import sys
-from collections.abc import Callable
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:  # typing costs a read-only command a few ms: annotations only
+    from collections.abc import Callable
+    from typing import Any
 
 assert sys.platform != "win32"  # for mypy: the Windows half is checked with --platform win32
 

@@ -25,8 +25,9 @@ path. The checks the POSIX calls make in the kernel are made around the Windows 
   read by others, the record must stay readable); Windows drops it when the holder's handle closes, also when
   the process is killed.
 * Modes: Windows keeps only the read-only attribute (``0o444`` or ``0o666``); owner-only access comes from
-  the ACL a new file inherits from its folder (in the user's profile: the user, SYSTEM and Administrators).
-  There is no owner or group to keep.
+  the ACL a new file inherits from its folder: a state directory is made with mode ``0o700``, for which
+  Python 3.13's ``os.mkdir`` sets a protected DACL (owner, SYSTEM, Administrators); a user's config folder
+  passes on what the profile grants. There is no owner or group to keep.
 """
 
 from __future__ import annotations
@@ -39,13 +40,17 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable
 from ctypes import wintypes
-from typing import Any, TypeVar
+
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:  # typing costs a read-only command a few ms: annotations only
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 assert sys.platform == "win32"  # for mypy: this half is checked with --platform win32
-
-T = TypeVar("T")
 
 O_NOFOLLOW = 0x1000000
 O_DIRECTORY = 0x2000000
@@ -222,8 +227,10 @@ def link_at(
 
 
 def mkdir_at(name: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
-    """``os.mkdir``; the new folder inherits its parent's ACL (the mode has no meaning here)."""
-    os.mkdir(_path(name, dir_fd))
+    """``os.mkdir``. Mode ``0o700`` (state directories) gives the folder, from Python 3.13 on, a protected DACL
+    of its owner, SYSTEM and Administrators, which the files made in it inherit; any other mode: the
+    folder inherits its parent's ACL."""
+    os.mkdir(_path(name, dir_fd), mode)
 
 
 def rmdir(path: str) -> None:

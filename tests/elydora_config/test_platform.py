@@ -237,6 +237,48 @@ def test_a_reparse_point_that_is_not_a_link_is_read() -> None:
     assert not _platform.is_link(cloud)
 
 
+def _dacl(path: Path) -> str:
+    """The DACL of ``path`` in SDDL form, as Windows (here: Wine) reports it."""
+    import ctypes
+    from ctypes import wintypes
+
+    advapi = ctypes.WinDLL("advapi32", use_last_error=True)  # type: ignore[attr-defined]
+    descriptor, text, size = ctypes.c_void_p(), ctypes.c_wchar_p(), wintypes.ULONG()
+    dacl = 4  # DACL_SECURITY_INFORMATION
+    assert advapi.GetNamedSecurityInfoW(str(path), 1, dacl, None, None, None, None, ctypes.byref(descriptor)) == 0
+    assert advapi.ConvertSecurityDescriptorToStringSecurityDescriptorW(
+        descriptor, 1, dacl, ctypes.byref(text), ctypes.byref(size)
+    )
+    return str(text.value)
+
+
+@windows_only
+def test_a_state_directory_admits_its_owner_system_and_administrators_only(tmp_path: Path) -> None:
+    """Wine shows a folder's DACL as set (a file's it synthesises, so inheritance is not shown here)."""
+    with Transaction(tmp_path / "state") as tx:
+        tx.write(tmp_path / "a.json", b"1")
+        tx.write(tmp_path / "b.json", b"2")
+    for folder in (tmp_path / "state", tmp_path / "state" / "transactions"):
+        dacl = _dacl(folder)
+        assert dacl.startswith("D:P"), dacl  # protected: nothing inherited from the parent
+        trustees = {ace.rsplit(";", 1)[-1] for ace in dacl[3:].strip("()").split(")(")}
+        assert trustees == {"SY", "BA", "OW"} or trustees == {"SY", "BA", _owner_sid(folder)}, dacl
+
+
+def _owner_sid(path: Path) -> str:
+    import ctypes
+
+    advapi = ctypes.WinDLL("advapi32", use_last_error=True)  # type: ignore[attr-defined]
+    owner, descriptor, text = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_wchar_p()
+    owner_info = 1  # OWNER_SECURITY_INFORMATION
+    found = advapi.GetNamedSecurityInfoW(
+        str(path), 1, owner_info, ctypes.byref(owner), None, None, None, ctypes.byref(descriptor)
+    )
+    assert found == 0
+    assert advapi.ConvertSidToStringSidW(owner, ctypes.byref(text))
+    return str(text.value)
+
+
 @windows_only
 def test_no_directory_descriptor_outlives_a_commit(tmp_path: Path) -> None:
     from elydora_config._platform import _windows  # type: ignore[attr-defined]

@@ -6,6 +6,8 @@ finish (no exception, no journal left), leave the foreign bytes in place, put ev
 one consistent state, and save what it knew of the foreign target in the folder its report names: the
 original (whenever its rollback artifact still held it) and our version (whenever the commit had put it in
 place, so that the foreign edit overwrote it), each with exactly the recorded bytes.
+
+On Windows, where each trial starts an interpreter under Wine, 40 seeded trials run instead of 200.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from pathlib import Path
 
 import pytest
 from elydora_testkit.txn_harness import (
+    KILLED,
     NEW_AGENT,
     NEW_SETTINGS,
+    WINDOWS,
     Scenario,
     crash_at,
     enumerate_calls,
@@ -27,13 +31,12 @@ from elydora_testkit.txn_harness import (
     skip_fsync,
 )
 
-from elydora_config import RecoveryNeededError, Transaction, pending, recover
+from elydora_config import RecoveryNeededError, Transaction, _platform, pending, recover
 from elydora_config._tempdirs import TEMP_DIRS
 from elydora_config.files import TEMP_MARKER
 from elydora_config.journal import TRANSACTIONS_DIR
 
-KILLED = -9
-TRIALS = 200
+TRIALS = 40 if WINDOWS else 200
 INDEX = {"replaced": 0, "removed": 1, "created": 2}  # entry order of Scenario.stage
 OURS = {"replaced": NEW_SETTINGS, "created": NEW_AGENT}
 
@@ -102,7 +105,7 @@ def _trial(root: Path, point: int, which: str, in_place: bool, seed: int, seen: 
     elif original_intact:
         problems.append("the original was kept as an artifact but not saved")
     for saved in Path(folder).iterdir():
-        if saved.stat().st_mode & 0o077:
+        if not _platform.is_private(saved.stat()):
             problems.append(f"{saved} is readable by others")
     return [f"{label}: {p}" for p in problems]
 
@@ -118,14 +121,17 @@ def test_kill_then_foreign_edit_then_recover_200_seeded_trials(tmp_path: Path) -
         problems += _trial(tmp_path / f"t{seed}", rng.randrange(points), which, rng.random() < 0.5, seed, seen)
     print(f"\nkill + foreign edit + recover: {TRIALS} trials -> {dict(seen)}")
     assert problems == [], "\n".join(problems)
-    assert seen["interrupted"] >= TRIALS // 2 and seen["ours saved"] >= 20 and seen["original saved"] >= 20
+    enough = TRIALS // 10
+    assert seen["interrupted"] >= TRIALS // 2 and seen["ours saved"] >= enough and seen["original saved"] >= enough
 
 
 def _crash_after_settings_applied(root: Path) -> Scenario:
-    """Killed right after settings.json holds our bytes (the first exchange), before anything else."""
+    """Killed right after settings.json holds our bytes (the first exchange; on Windows, which has none, the
+    rename that follows the verification), before anything else."""
     scn = Scenario(root).build()
     calls = enumerate_calls(Scenario(root.with_name(root.name + "-probe")).build().run)
-    point = calls.index(next(c for c in calls if c.startswith("exchange("))) + 1
+    applies = "rename(" if WINDOWS else "exchange("
+    point = calls.index(next(c for c in calls if c.startswith(applies) and c.endswith(", settings.json)"))) + 1
     assert crash_at(point, scn.run) == KILLED
     assert read_state(scn.replaced) == scn.new()[scn.replaced]
     return scn
@@ -142,7 +148,7 @@ def test_recover_keeps_foreign_edit_and_saves_ours_and_original(tmp_path: Path) 
     assert report.saved_in == str(scn.state / "recovered" / report.txid)
     assert conflict.original and Path(conflict.original).read_bytes() == scn.old()[scn.replaced][0]  # type: ignore[index]
     assert conflict.ours and Path(conflict.ours).read_bytes() == NEW_SETTINGS
-    assert os.stat(report.saved_in).st_mode & 0o777 == 0o700
+    assert WINDOWS or os.stat(report.saved_in).st_mode & 0o777 == 0o700  # Windows: a protected DACL instead
     assert recover(scn.state) == [] and pending(scn.state) == []
 
 
