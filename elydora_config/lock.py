@@ -29,6 +29,8 @@ from .errors import LockTimeoutError, PathLike
 LOCK_NAME = ".lock"
 POLL_INTERVAL = 0.001
 LOCK_MODE = 0o600
+_KEEP_IDLE = not _platform.OPEN_FILES_PIN_NAMES
+"""Whether a released descriptor is kept for the next cycle (not on Windows: an open file pins its folder)."""
 
 
 _PID_WIDTH = 20
@@ -62,6 +64,10 @@ def holder_pid(lock_path: PathLike) -> int | None:
 def _open_lock_file(path: str) -> tuple[int, tuple[int, int]]:
     """The lock file opened (created ``0600`` if missing) and its device and inode."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | _platform.O_CLOEXEC | _platform.O_BINARY, LOCK_MODE)
+    if not _KEEP_IDLE:
+        # Windows: the descriptor is closed at release (no identity to remember), and a file opened for writing
+        # is not read-only, which is all the mode Windows keeps: no fstat (Wine's costs milliseconds).
+        return fd, (0, 0)
     try:
         info = os.fstat(fd)
         if _platform.file_mode(info.st_mode) != _platform.kept_mode(LOCK_MODE) and _platform.owned_by_caller(info):
@@ -183,10 +189,10 @@ class StateLock:
             except BaseException:
                 os.close(fd)
                 raise
-            if _platform.OPEN_FILES_PIN_NAMES:
-                os.close(fd)
-            else:
+            if _KEEP_IDLE:
                 _park(self.path, fd, held.identity)
+            else:
+                os.close(fd)
 
     def __enter__(self) -> StateLock:
         self.acquire()

@@ -172,7 +172,9 @@ def close(fd: int) -> None:
 
 _RETRY_DELAYS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.1, 0.2, 0.25, 0.25, 0.5)
 """Waits between attempts at a rename or unlink that another program's open handle blocks (about 1.5 s)."""
-_HELD_OPEN = frozenset({5, 32})  # ERROR_ACCESS_DENIED (a replace onto an open file), ERROR_SHARING_VIOLATION
+_HELD_OPEN = frozenset({5, 32, None})
+"""ERROR_ACCESS_DENIED (a replace onto an open file), ERROR_SHARING_VIOLATION, and none: ``os.open`` goes through
+the C runtime, whose refusals carry only ``errno`` EACCES."""
 
 
 def _retrying(call: Callable[..., T], *args: object) -> T:

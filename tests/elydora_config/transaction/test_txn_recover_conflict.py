@@ -49,7 +49,7 @@ def _foreign_write(path: Path, data: bytes, in_place: bool) -> None:
         return
     tmp = path.with_name(path.name + ".other~")
     tmp.write_bytes(data)
-    os.rename(tmp, path)
+    os.replace(tmp, path)  # an editor's atomic save (os.rename would not replace on Windows)
 
 
 def _temps(root: Path) -> list[Path]:
