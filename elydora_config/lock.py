@@ -24,6 +24,7 @@ import time
 from types import TracebackType
 
 from . import _platform
+from ._platform import locking
 from .errors import LockTimeoutError, PathLike
 
 LOCK_NAME = ".lock"
@@ -47,8 +48,8 @@ def _record_holder(fd: int) -> None:
     if _record[0] != pid:
         _record = (pid, f"{pid:<{_PID_WIDTH}}\n".encode("ascii"))
     data = _record[1]
-    if _platform.pread(fd, len(data), 0) != data:
-        _platform.pwrite(fd, data, 0)
+    if locking.pread(fd, len(data), 0) != data:
+        locking.pwrite(fd, data, 0)
 
 
 def holder_pid(lock_path: PathLike) -> int | None:
@@ -158,7 +159,7 @@ class StateLock:
         try:
             while True:
                 try:
-                    _platform.flock(fd, _platform.LOCK_EX_NB)
+                    locking.flock(fd, locking.LOCK_EX_NB)
                     break
                 except BlockingIOError:
                     if time.monotonic() - started >= self.timeout:
@@ -185,7 +186,7 @@ class StateLock:
         if held.depth == 0 and held.fd is not None:
             fd, held.fd = held.fd, None
             try:
-                _platform.flock(fd, _platform.LOCK_UN)
+                locking.flock(fd, locking.LOCK_UN)
             except BaseException:
                 os.close(fd)
                 raise

@@ -14,7 +14,8 @@ What each half gives (docs/transactions.md, "Platforms", says what each promise 
 * durability: ``fsync`` (``F_FULLFSYNC`` on macOS), ``fsync_dir``;
 * modes and owners: ``file_mode``, ``kept_mode``, ``is_private``, ``may_write``, ``fchmod``, ``fchown``,
   ``user_id``, ``is_superuser``, ``owned_by_caller``;
-* the inter-process lock: ``flock`` with ``LOCK_EX_NB`` and ``LOCK_UN``, ``pread``, ``pwrite``;
+* the inter-process lock: in :mod:`.locking` (``flock`` with ``LOCK_EX_NB`` and ``LOCK_UN``, ``pread``,
+  ``pwrite``), apart, so that only the state lock loads ``fcntl`` (a read-only command does not);
 * processes: ``pid_alive``, ``after_fork_in_child``; ``OPEN_FILES_PIN_NAMES``: whether a file we hold open
   keeps others from deleting or replacing its name (Windows), so that no descriptor may be kept idle;
 * names: ``split_root``, ``name_key`` (Windows names are case-insensitive).
@@ -26,8 +27,6 @@ import sys
 
 if sys.platform == "win32":
     from ._windows import (
-        LOCK_EX_NB,
-        LOCK_UN,
         O_BINARY,
         O_CLOEXEC,
         O_DIRECTORY,
@@ -42,7 +41,6 @@ if sys.platform == "win32":
         fchmod,
         fchown,
         file_mode,
-        flock,
         fsync,
         fsync_dir,
         is_link,
@@ -58,8 +56,6 @@ if sys.platform == "win32":
         open_no_links,
         owned_by_caller,
         pid_alive,
-        pread,
-        pwrite,
         rename_at,
         rename_noreplace,
         rmdir,
@@ -70,8 +66,6 @@ if sys.platform == "win32":
     )
 else:
     from ._posix import (
-        LOCK_EX_NB,
-        LOCK_UN,
         O_BINARY,
         O_CLOEXEC,
         O_DIRECTORY,
@@ -86,7 +80,6 @@ else:
         fchmod,
         fchown,
         file_mode,
-        flock,
         fsync,
         fsync_dir,
         is_link,
@@ -102,8 +95,6 @@ else:
         open_no_links,
         owned_by_caller,
         pid_alive,
-        pread,
-        pwrite,
         rename_at,
         rename_noreplace,
         rmdir,
@@ -114,8 +105,6 @@ else:
     )
 
 __all__ = [
-    "LOCK_EX_NB",
-    "LOCK_UN",
     "OPEN_FILES_PIN_NAMES",
     "O_BINARY",
     "O_CLOEXEC",
@@ -130,7 +119,6 @@ __all__ = [
     "fchmod",
     "fchown",
     "file_mode",
-    "flock",
     "fsync",
     "fsync_dir",
     "is_link",
@@ -146,8 +134,6 @@ __all__ = [
     "open_no_links",
     "owned_by_caller",
     "pid_alive",
-    "pread",
-    "pwrite",
     "rename_at",
     "rename_noreplace",
     "rmdir",

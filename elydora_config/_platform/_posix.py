@@ -1,6 +1,7 @@
 """The POSIX half of :mod:`elydora_config._platform` (Linux, macOS, the BSDs).
 
-Most names are the :mod:`os` and :mod:`fcntl` functions themselves (no wrapper, so no cost). Linux adds
+Most names are the :mod:`os` functions themselves (no wrapper, so no cost); the lock's ``fcntl`` calls are in
+``_posix_lock``. Linux adds
 ``renameat2`` (``exchange``, ``rename_noreplace``) and ``openat2`` (``open_no_links``) through ``ctypes``;
 elsewhere they raise ``OSError(ENOSYS)`` and callers fall back. macOS's ``fsync`` does not reach the disk's
 own cache: there ``fsync`` is ``fcntl(F_FULLFSYNC)`` (unverified: no macOS machine runs our tests).
@@ -9,7 +10,6 @@ own cache: there ``fsync`` is ``fcntl(F_FULLFSYNC)`` (unverified: no macOS machi
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import stat
 import sys
@@ -42,17 +42,12 @@ chown_at = os.chown
 fchmod = os.fchmod
 fchown = os.fchown
 
-flock = fcntl.flock
-LOCK_EX_NB = fcntl.LOCK_EX | fcntl.LOCK_NB
-LOCK_UN = fcntl.LOCK_UN
-pread = os.pread
-pwrite = os.pwrite
-
 UNSUPPORTED = frozenset({errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP})
 """Errnos that say ``renameat2``, ``openat2`` or one of their flags is not available here."""
 
 
 if sys.platform == "darwin":
+    import fcntl
 
     def fsync(fd: int) -> None:
         """``F_FULLFSYNC``: on macOS a plain ``fsync`` leaves the data in the drive's cache."""

@@ -20,6 +20,7 @@ import pytest
 from elydora_testkit.platforms import windows_only
 
 from elydora_config import SymlinkRefusedError, Transaction, _platform
+from elydora_config._platform import locking
 from elydora_config.files import append_private, read_physical, write_atomic
 from elydora_config.snapshot import take
 
@@ -83,6 +84,9 @@ def test_both_halves_define_every_name_of_the_layer() -> None:
     for half in ("_posix.py", "_windows.py"):
         missing = set(_platform.__all__) - _top_level_names(PLATFORM / half)
         assert missing == set(), half
+    for half in ("_posix_lock.py", "_windows.py"):
+        missing = set(locking.__all__) - _top_level_names(PLATFORM / half)
+        assert missing == set(), half
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: the layer is the os functions themselves")
@@ -92,7 +96,7 @@ def test_on_linux_the_layer_is_the_os_functions_themselves() -> None:
 
     assert _platform.fsync is os.fsync and _platform.fsync_dir is os.fsync
     assert _platform.open_at is os.open and _platform.rename_at is os.rename and _platform.stat_at is os.stat
-    assert _platform.flock is fcntl.flock and _platform.pread is os.pread
+    assert locking.flock is fcntl.flock and locking.pread is os.pread
 
 
 def test_crlf_and_ctrl_z_are_kept_byte_for_byte(tmp_path: Path) -> None:
