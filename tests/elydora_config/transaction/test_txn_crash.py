@@ -13,7 +13,8 @@ the read-only attribute, the flat and mkdir variants are the ones that differ fr
 
 The second test also kills ``recover()`` itself before each of its mutating calls (for every commit crash
 point) and recovers again. On Windows, where every crash costs the start of a fresh interpreter under Wine
-(about a second), it does so for six commit points spread over the commit, flat layout only.
+(about a second, several on a loaded machine), it does so for three commit points spread over the commit,
+flat layout only.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def test_kill_before_every_mutating_call_of_commit(tmp_path: Path, variant: str,
 @pytest.mark.parametrize("nested", [False, pytest.param(True, marks=FLAT_ON_WINDOWS)], ids=["flat", "mkdir"])
 def test_kill_inside_recover_at_every_call(tmp_path: Path, nested: bool) -> None:
     calls = _commit_points(tmp_path, nested)
-    points = range(0, len(calls), max(len(calls) // 6, 1) if WINDOWS else 1)
+    points = range(0, len(calls), max(len(calls) // 3, 1) if WINDOWS else 1)
     exercised = 0
     pending_points = 0
     for point in points:

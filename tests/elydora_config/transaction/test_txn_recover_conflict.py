@@ -7,7 +7,7 @@ one consistent state, and save what it knew of the foreign target in the folder 
 original (whenever its rollback artifact still held it) and our version (whenever the commit had put it in
 place, so that the foreign edit overwrote it), each with exactly the recorded bytes.
 
-On Windows, where each trial starts an interpreter under Wine, 40 seeded trials run instead of 200.
+On Windows, where each trial starts an interpreter under Wine, 20 seeded trials run instead of 200.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from elydora_config._tempdirs import TEMP_DIRS
 from elydora_config.files import TEMP_MARKER
 from elydora_config.journal import TRANSACTIONS_DIR
 
-TRIALS = 40 if WINDOWS else 200
+TRIALS = 20 if WINDOWS else 200
 INDEX = {"replaced": 0, "removed": 1, "created": 2}  # entry order of Scenario.stage
 OURS = {"replaced": NEW_SETTINGS, "created": NEW_AGENT}
 
