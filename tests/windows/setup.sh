@@ -23,12 +23,12 @@ unreachable() {
     exit 3
 }
 
-# 1. Wine and the MinGW compiler (Debian packages).
-if [ ! -x /usr/lib/wine/wine64 ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+# 1. Wine, the MinGW compiler and unzip (Debian packages).
+if [ ! -x /usr/lib/wine/wine64 ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! command -v unzip >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q >"$cache/apt.log" 2>&1 || unreachable "the Debian package archive (apt-get update)"
-    apt-get install -y -q --no-install-recommends wine64 gcc-mingw-w64-x86-64 >>"$cache/apt.log" 2>&1 \
-        || unreachable "the Debian package archive (apt-get install wine64 gcc-mingw-w64-x86-64)"
+    apt-get install -y -q --no-install-recommends wine64 gcc-mingw-w64-x86-64 unzip >>"$cache/apt.log" 2>&1 \
+        || unreachable "the Debian package archive (apt-get install wine64 gcc-mingw-w64-x86-64 unzip)"
 fi
 
 # 2. The embeddable CPython (python.exe, python313.dll, python313.zip are in the package's data.zip).
