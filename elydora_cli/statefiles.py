@@ -46,8 +46,16 @@ POLICY_MODULE = "_elydora_policy"
 """System scope only: where each user's state is and the root-owned status the guard decides from."""
 RUNTIME_FLAGS = ("-I", "-S")
 """Interpreter flags of every hook command: isolated mode and no ``site`` import (saves ~25 ms a call)."""
-VERIFY_ENV = "ELYDORA_VERIFY_STATE"
-"""Set by ``elydora verify`` for a probe: the scratch directory whose status decides and whose spool records."""
+PROBE_ENV = "ELYDORA_VERIFY_PROBE"
+"""Set by ``elydora verify`` for a probe: the random name of its scratch directory ``<PROBE_PREFIX><name>`` inside
+the runtime's own directory, whose status decides and whose spool records (see docs/verify.md)."""
+PROBE_PREFIX = "verify-probe."
+PROBE_NAME_BYTES = 16
+"""Random bytes of a probe's name (128 bits, written as 32 hex digits)."""
+PROBE_LIFETIME = 60.0
+"""Seconds after its last change a probe directory is honoured (the runtime templates restate these three)."""
+HOST_LOG = "host-check.log"
+"""Events whose payload did not show the agent the entries belong to (``runtime/templates/hookinput.py``)."""
 
 
 def check_agent_id(agent_id: str) -> str:
@@ -88,11 +96,16 @@ __all__ = [
     "FLUSH_LOCK",
     "GUARD_MODULE",
     "GUARD_SCRIPT",
+    "HOST_LOG",
     "LEDGER",
     "LOCAL_ORG",
     "OUTBOX",
     "POLICY_MODULE",
     "PRIVATE_KEY",
+    "PROBE_ENV",
+    "PROBE_LIFETIME",
+    "PROBE_NAME_BYTES",
+    "PROBE_PREFIX",
     "QUERY_GRACE",
     "REFRESH_LOCK",
     "REJECTED",
@@ -107,7 +120,6 @@ __all__ = [
     "STATUSES",
     "STATUS_CACHE",
     "SUPERVISOR_SCRIPT",
-    "VERIFY_ENV",
     "agent_dir_path",
     "check_agent_id",
 ]

@@ -19,7 +19,7 @@ from elydora_config.errors import ConfigError
 from elydora_config.records import record, replace
 
 from .. import catalog
-from .agentstate import AgentDir, AgentState, agent_directory, read_state, verify_directory
+from .agentstate import AgentDir, AgentState, agent_directory, probe_directory, read_state
 from .audit import append_event as spool_event
 from .audit import spool_body, start_flusher
 from .contract import ADAPTERS, GATED_EVENTS, ContractError, resolve_provider
@@ -62,8 +62,10 @@ def _decide(data: bytes, selection: Selection, provider_id: str | None, gated: b
         raise ContractError(
             "no agent answers this hook: the request names no Elydora provider; pass --provider <id> or --agent-id"
         )
-    scratch = verify_directory()
     with AgentDir(agent_directory(selection.state_root, agent_id)) as agent:
+        scratch, ignored = probe_directory(agent)
+        if ignored is not None:  # a planted variable: the real state decides and the event is recorded
+            _log(agent.path, "hook", f"ignored: {ignored}")
         if scratch is not None:  # an `elydora verify` probe: its own status, its own spool, no flusher
             with AgentDir(scratch) as probe:
                 state = read_state(agent, provider_id=provider_id, python=selection.python, status_from=probe)

@@ -210,4 +210,3 @@ def switched_plug(
         return findings + check_hooks(docs, path, hm, ctx, agent_id)
 
     return install, uninstall, check
-

@@ -121,16 +121,20 @@ def _guard_failure(facts: catalog.Provider, system: bool) -> tuple[int, bytes]:
 
 
 def supervisor_launcher(
-    provider_id: str, agent_id: str, python: str, argv: list[str], env: dict[str, str]
+    provider_id: str, agent_dir: PathLike, python: str, argv: list[str], env: dict[str, str]
 ) -> bytes:
     """The argument-free launcher of a ``--hook-command`` supervisor (``templates/supervisor.py``): the host
-    check of the agent's runtime, then ``argv`` (with ``env`` added) in its place."""
+    check of the agent's runtime (noted in ``agent_dir``), then ``argv`` (with ``env`` added) in its place."""
     from .. import catalog
+    from ..identity import check_agent_id
 
     facts = catalog.provider(provider_id)
+    directory = os.path.abspath(os.fspath(agent_dir))
+    agent_id = check_agent_id(os.path.basename(directory))
     if not (argv and os.path.isabs(argv[0])):
         raise ValueError("the supervisor must be an absolute executable")
     params = {
+        "AGENT_DIR": directory,
         "ARGV": tuple(argv),
         "ENV": dict(env),
         **_host_params(facts),

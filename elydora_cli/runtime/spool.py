@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 from ..statefiles import REJECTED, RETIRED_SPOOL, SPOOL
 
-EVENT_LIMIT = 1 << 20
+EVENT_LIMIT = 8 << 20
+"""The largest event the audit hook spools whole (``templates/hook.py`` restates it; docs/runtime.md says why);
+a larger one is spooled as a gap event."""
 LINE_LIMIT = EVENT_LIMIT + 32
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO never blocks the flusher
 

@@ -11,26 +11,29 @@ an "active" decision gives way to the provider's failure mode (status unknown). 
 below by the generator.
 
 An agent whose entries other agents also run (Claude Code's, read by Grok Build and Copilot CLI) gets
-``HOST_KEYS`` and ``FOREIGN_ENV``: when the payload or the environment shows another host, the guard exits 0
-with no output and reads nothing else (see :func:`foreign_host`).
+``HOST_KEYS`` and ``FOREIGN_ENV``: an event whose payload lacks the host's member names while a variable of
+another host is set is that agent's: the guard exits 0 with no output and reads no state. An event without
+them and without such a variable is decided as this agent's. Both are noted in ``host-check.log`` (see
+``hookinput.host_of``). The environment never makes the host's own event foreign.
 
-``elydora verify`` sets ``ELYDORA_VERIFY_STATE`` to a scratch directory of its own: the decision then comes
-from that directory's ``status.json`` (after the usual ``config.json`` checks) and errors are logged there, so
-a probe never reads the agent's real status nor writes to its state. Whoever can set a hook's environment
-can already write the agent's own status files, so this grants nothing new.
+Under ``elydora verify`` (``ELYDORA_VERIFY_PROBE`` names a fresh, owner-only probe directory inside this
+agent's directory, see ``hookinput.probe_directory``) the decision comes from that directory's
+``status.json`` (after the usual ``config.json`` checks) and errors are logged there. A value that names no
+such directory is ignored and logged: the guard decides from the real status.
 
-The reader of flat JSON objects lives in ``flatreader.py`` (``status`` reads the guard's inputs with it); the
-generator writes its code in place of the ``# @inline`` import.
+The reader of flat JSON objects lives in ``flatreader.py`` (``status`` reads the guard's inputs with it), the
+input handling shared with the audit hook in ``hookinput.py``; the generator writes their code in place of
+the ``# @inline`` imports.
 """
 
 from __future__ import annotations
 
 import posix
-import select
 import sys
 import time
 
 from .flatreader import _WS, parse_flat_object  # @inline
+from .hookinput import FOREIGN, HOST, host_of, note_host, probe_directory, read_stdin  # @inline
 
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/.elydora/template"  # @param
@@ -46,12 +49,13 @@ HOST_KEYS: tuple[bytes, ...] = ()  # @param
 FOREIGN_ENV: tuple[bytes, ...] = ()  # @param
 SYSTEM = False  # @param
 # ---------------------------------------------------------------------------------------------------------
+PROBE_BASE = AGENT_DIR
+"""Where ``elydora verify`` makes its probes: this agent's directory, under system scope the root-owned one."""
 if SYSTEM:  # --scope system: each user's own state (_elydora_policy, generated beside this module, decides)
     AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
 
 STDIN_LIMIT = 1 << 20
-STDIN_DEADLINE = 0.75
-"""Seconds the hook waits for the agent to close stdin: below the smallest hook timeout an agent is given (1 s)."""
+"""Bytes of the event the guard keeps (it needs none of it to decide; the rest is drained)."""
 FILE_LIMIT = 512 << 10
 CACHE_TTL = 60.0
 FAR_STALE = 300.0  # copies of elydora_cli.statefiles' constants (tests pin them equal)
@@ -62,7 +66,6 @@ ERROR_LOG_LIMIT = 1 << 20
 STATUSES = ("active", "frozen", "revoked")
 CONFIG_KEYS = frozenset(("org_id", "agent_id", "kid", "base_url", "agent_name", "token"))
 _OPEN_FLAGS = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
-VERIFY_ENV = b"ELYDORA_VERIFY_STATE"
 LOG_DIR = AGENT_DIR
 
 
@@ -127,29 +130,6 @@ def log_error(message: str) -> None:
 
 
 # -- decision ---------------------------------------------------------------------------------------------
-def read_stdin(limit: int = STDIN_LIMIT, deadline: float = STDIN_DEADLINE) -> tuple[bytes, bool]:
-    """(the first ``limit + 1`` bytes of stdin, whether the agent closed it within ``deadline`` seconds).
-
-    Everything beyond the cap is read and discarded, so the agent never gets EPIPE; a stdin left open ends
-    the read at the deadline instead of hanging until the agent kills the hook. What the agent wrote is never
-    lost to a late start: once the deadline has passed, the bytes already waiting are still taken (up to the
-    cap), so a process the machine scheduled late reads the same event as a prompt one.
-    """
-    chunks: list[bytes] = []
-    size = 0
-    end = time.monotonic() + deadline
-    while True:
-        left = end - time.monotonic()
-        if not select.select((0,), (), (), max(left, 0.0))[0] or (left <= 0 and size > limit):
-            return b"".join(chunks)[: limit + 1], False
-        chunk = posix.read(0, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)[: limit + 1], True
-        if size <= limit:
-            chunks.append(chunk)
-            size += len(chunk)
-
-
 def load_config() -> dict[str, object]:
     config = read_object("config.json")
     if config is None:
@@ -280,43 +260,32 @@ def spawn_detached(module: str, *extra: str) -> int:
     return posix.posix_spawn(PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
 
 
-def verify_directory() -> str | None:
-    """The scratch state directory of an ``elydora verify`` probe (``None`` outside verify)."""
-    value = posix.environ.get(VERIFY_ENV)
-    if value is None:
-        return None
-    directory = value.decode("utf-8", "surrogateescape")
-    if not directory.startswith("/"):
-        raise GuardError("ELYDORA_VERIFY_STATE must be an absolute path")
-    return directory
+def take_probe() -> str | None:
+    """The scratch directory of an ``elydora verify`` probe (``None`` outside verify, or when the variable
+    names no valid probe: that is logged and the real status decides)."""
+    owner = __import__("_elydora_policy").OWNER_UID if SYSTEM else posix.getuid()
+    probe, ignored = probe_directory(PROBE_BASE, owner)
+    if ignored is not None:
+        log_error(f"ignored: {ignored}")
+    return probe
 
 
-FOREIGN = "foreign"
-
-
-def foreign_host(data: bytes) -> bool:
-    """Whether another agent runs this agent's entries: the environment holds a variable of ``FOREIGN_ENV``
-    or the payload is an object without a member name of ``HOST_KEYS`` (both empty: only this agent reads
-    the entries). Input that is no object at all gets the usual failure mode: nobody's event is lost."""
-    if not HOST_KEYS:
-        return False
-    if any(name in posix.environ for name in FOREIGN_ENV):
-        return True
-    return data.lstrip(b" \t\r\n").startswith(b"{") and not all(key in data for key in HOST_KEYS)
-
-
-def decide(override: str | None = None) -> str:
-    data = read_stdin()[0]  # the decision needs none of the event: an unclosed stdin is not an error
-    if foreign_host(data):
-        return FOREIGN
+def decide(data: bytes, probe: str | None) -> str:
     if not data.lstrip(_WS.encode()).startswith(b"{"):
         raise GuardError("stdin is not a JSON object")
-    if SYSTEM and override is None:
+    if SYSTEM and probe is None:
         return str(__import__("_elydora_policy").system_status())
     config = {} if SYSTEM else load_config()
-    if override is not None:
-        return local_status(override)
+    if probe is not None:
+        return local_status(probe)
     return local_status() if config.get("base_url") is None else cached_status()
+
+
+def note_unknown_host(size: int, host: str) -> None:
+    """Count and log an event whose payload does not show this agent (see the module docstring)."""
+    what = note_host(AGENT_DIR, "guard", host, size, FOREIGN_ENV)
+    if host != FOREIGN:
+        log_error(f"an event of {size} bytes without the payload's host marks was {what.partition(':')[0]}")
 
 
 def describe(exc: Exception) -> str:
@@ -331,9 +300,15 @@ def main() -> int:
     global LOG_DIR
     out = sys.stdout.buffer
     try:
-        override = verify_directory()
-        LOG_DIR = override or AGENT_DIR
-        status = decide(override)
+        data, _closed, size, _ = read_stdin(STDIN_LIMIT)  # the decision needs none of the event
+        host = host_of(data, STDIN_LIMIT, HOST_KEYS, FOREIGN_ENV)
+        if host != HOST:
+            note_unknown_host(size, host)
+            if host == FOREIGN:  # another agent's tool call: it is neither ours to allow nor to block
+                return 0
+        probe = take_probe()
+        LOG_DIR = probe or AGENT_DIR
+        status = decide(data, probe)
     except Exception as exc:  # every failure of the guard itself gets the provider's failure mode
         message = describe(exc)
         sys.stderr.write(f"[Elydora guard] {message}\n")
@@ -341,8 +316,6 @@ def main() -> int:
         out.write(FAILURE_STDOUT)
         out.flush()
         return FAILURE_EXIT
-    if status == FOREIGN:  # another agent's tool call: it is neither ours to allow nor to block
-        return 0
     if status == "active":
         out.write(ALLOW_STDOUT)
         out.flush()
