@@ -38,6 +38,8 @@ SPOOL_SCAN_LIMIT = 64 << 20
 """At most this much undelivered spool is scanned to count events (the count is then a lower bound)."""
 ERROR_TAIL = 64 << 10
 DELIVERY_COMPONENTS = ("flush", "deliver", "client")
+START_FAILURE = "cannot start the flusher"
+"""What the audit hook's boot code logs when its interpreter cannot import the flusher (``templates/hook.py``)."""
 
 
 @record
@@ -185,13 +187,28 @@ def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
     health.last_delivery_error = last_error(agent_dir, DELIVERY_COMPONENTS)
     health.dropped = dropmark.pending_drops(agent_dir)
     age = health.oldest_undelivered_age_seconds
-    if health.spooled and age is not None and age > STALL_SECONDS and not health.flusher_alive:
+    start = last_error(agent_dir, ("flush", "audit")) if health.spooled and not health.flusher_alive else None
+    if start is not None and START_FAILURE in start and _logged_since(start, oldest_ms):  # named at once
+        health.problems.append(f"{spool_path}: {health.spooled} event(s) undelivered: {start}")
+    elif health.spooled and age is not None and age > STALL_SECONDS and not health.flusher_alive:
         why = f"; last delivery error: {health.last_delivery_error}" if health.last_delivery_error else ""
         health.problems.append(
             f"{spool_path}: {health.spooled} event(s) undelivered, the oldest {int(age)} s old, and no flusher "
             f"is running (run: elydora audit flush){why}"
         )
     return health
+
+
+def _logged_since(line: str, since_ms: int | None) -> bool:
+    """Whether an ``error.log`` line (``last_error`` form: its UTC stamp first) was written at or after the
+    receipt of the oldest undelivered event (a second of slack), so an old failure is not blamed again."""
+    import calendar
+
+    try:
+        stamp = calendar.timegm(time.strptime(line.partition(" ")[0], "%Y-%m-%dT%H:%M:%SZ"))
+    except ValueError:
+        return False
+    return since_ms is None or stamp >= since_ms // 1000 - 1
 
 
 def _delivered_offset(agent_dir: str, health: AuditHealth) -> int:

@@ -29,6 +29,10 @@ from .errorlog import log_error
 from .flush import BATCH, DRAINED, STOPPED
 from .jcs import CanonicalizationError, canonicalize
 from .record import build_record, wire_payload
+from .templates.gapevent import TOOL_MEMBERS, member_text
+
+_TOOL_SCAN = 64 << 10
+"""Bytes of a set-aside spool line searched for the event's tool name."""
 
 if TYPE_CHECKING:  # the key class is not needed at run time (see keys.private_key_from_seed); the delivery
     # modules (the HTTP client) load only for a server-bound agent
@@ -128,21 +132,22 @@ class Flusher:
                 self._record_locally(line, received, event)
                 return True
             return self._send(line, received, event)
-        except CanonicalizationError as exc:  # a value without an RFC 8785 form: never jams the queue
+        except (CanonicalizationError, RecursionError) as exc:  # no RFC 8785 form: never jams the queue
             self._set_aside_line(line, received, f"the event has no canonical form: {exc}")
             return True
 
     def _set_aside_line(self, line: spool.SpoolLine, received: int, reason: str) -> None:
         spool.quarantine(self.dir, line.raw)
         log_error(self.dir, "flush", f"moved a bad spool line to {REJECTED}: {reason}")
-        self._gap(line.end, received, reason, line.raw, REJECTED)
+        self._gap(line.end, received, reason, line.raw, REJECTED, member_text(line.raw[:_TOOL_SCAN], TOOL_MEMBERS))
 
-    def _gap(self, spool_end: int, received: int, reason: str, data: bytes, kept_in: str) -> None:
+    def _gap(self, spool_end: int, received: int, reason: str, data: bytes, kept_in: str, tool: str | None) -> None:
         """A signed gap entry in place of what was set aside (it does not move the chain head)."""
         seq = self.state.seq + 1
-        entry = ledger.gap_entry(seq, spool_end, received, self.state.prev_chain_hash, reason, data, kept_in, self.key)
+        head = self.state.prev_chain_hash
+        entry = ledger.gap_entry(seq, spool_end, received, head, reason, data, kept_in, self.key, tool=tool)
         self.pending.append(ledger.encode_entry(entry))
-        self.state = state.ChainState(self.state.prev_chain_hash, seq, spool_end)
+        self.state = state.ChainState(head, seq, spool_end, self.state.gaps + 1)
         if self.delivery is not None:
             self._commit()
 
@@ -158,7 +163,8 @@ class Flusher:
         entry = {"seq": self.state.seq + 1, "spool_end": line.end, "received_at": received, "sink": "local"}
         entry["record"] = record
         self.pending.append(ledger.encode_entry(entry))
-        self.state = state.ChainState(record["chain_hash"], self.state.seq + 1, line.end)
+        gaps = self.state.gaps + state.is_gap(entry)
+        self.state = state.ChainState(record["chain_hash"], self.state.seq + 1, line.end, gaps)
 
     def _send(self, line: spool.SpoolLine, received: int, event: dict[str, Any]) -> bool:
         assert self.delivery is not None
@@ -220,7 +226,8 @@ class Flusher:
         data = (json.dumps(kept, separators=(",", ":")) + "\n").encode("ascii")
         _append(os.path.join(self.dir, REJECTED_RECORDS), data)
         reason = f"the server refused the record for good ({outcome.code})"
-        self._gap(outbox["spool_end"], outbox["received_at"], reason, canonicalize(outcome.candidate), REJECTED_RECORDS)
+        data, tool = canonicalize(outcome.candidate), outcome.candidate["action"].get("tool")
+        self._gap(outbox["spool_end"], outbox["received_at"], reason, data, REJECTED_RECORDS, tool)
         state.remove_outbox(self.dir)
 
     def _accepted(self, outbox: dict[str, Any], accepted: dict[str, Any], receipt: dict[str, Any] | None) -> None:
@@ -237,7 +244,8 @@ class Flusher:
             entry["resync_from"] = self.state.prev_chain_hash
         entry["receipt"] = receipt
         ledger.append(self.ledger_path, [ledger.encode_entry(entry)])
-        self.state = state.ChainState(accepted["chain_hash"], outbox["seq"], outbox["spool_end"])
+        gaps = self.state.gaps + state.is_gap(entry)
+        self.state = state.ChainState(accepted["chain_hash"], outbox["seq"], outbox["spool_end"], gaps)
         state.save(self.dir, self.state)
         state.remove_outbox(self.dir)
         self.health["last_accepted"] = {"seq": outbox["seq"], "operation_id": accepted["operation_id"]}

@@ -65,9 +65,10 @@ def generate(
     if not os.path.isabs(python):
         raise ValueError("the interpreter path must be absolute")
     system = user_root is not None
-    common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts), "SYSTEM": system}
+    background = package_python(python, system)
+    common = {"AGENT_DIR": directory, "PACKAGE_PYTHON": background, **_host_params(facts), "SYSTEM": system}
     guard_failure = _guard_failure(facts, system)
-    flush_path = flusher_path(python)
+    flush_path = flusher_path(background)
     guard = _render(
         "guard.py",
         facts,
@@ -142,6 +143,17 @@ def supervisor_launcher(
         "FAILURE_EXIT": facts.guard_runtime.failure_exit_code,
     }
     return _render("supervisor.py", facts, agent_id, python, params)
+
+
+def package_python(python: str, system: bool) -> str:
+    """The interpreter of the runtime's background processes (the flusher and the status refresher), which
+    import this package: the one running it now, which surely can (the hooks' own ``python`` may be a system
+    interpreter without the package: ``install --python /usr/bin/python3`` from a virtual environment or pipx,
+    as install advises), except under system scope, where every user runs them and root's own installation may
+    be out of their reach: the hooks' interpreter then, which install checks can run the flusher."""
+    import sys
+
+    return python if system else os.path.abspath(sys.executable)
 
 
 FLUSHER_MODULES = ("elydora_cli", "elydora_config", "cryptography", "_cffi_backend", "certifi")

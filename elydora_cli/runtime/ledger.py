@@ -4,7 +4,7 @@ Entry: ``{"seq", "spool_end", "received_at", "sink", "record"}`` plus ``"full_pa
 carries a reduced payload, ``"resync_from"`` when the chain was re-based on the server's last hash and
 ``"receipt"`` (the server's signed receipt) for a server record. A **gap entry** (``"sink": "gap"``) stands
 for an event that was set aside (a poison spool line, a record the server refused for good): ``{"seq",
-"spool_end", "received_at", "sink", "gap": {"reason", "sha256", "kept_in", "prev_chain_hash"},
+"spool_end", "received_at", "sink", "gap": {"reason", "sha256", "bytes", "tool"?, "kept_in", "prev_chain_hash"},
 "signature"}``, signed with the agent key over the RFC 8785 form of everything but ``signature``; it does
 not move the chain head.
 Only the flusher appends (under ``flush.lock``); a torn last line left by a crash is cut off before the next
@@ -45,9 +45,15 @@ def gap_entry(
     data: bytes,
     kept_in: str,
     key: Ed25519PrivateKey,
+    *,
+    tool: str | None = None,
 ) -> dict[str, Any]:
-    """A signed gap entry for an event set aside in ``kept_in`` (``data`` = what was set aside)."""
-    gap = {"reason": reason[:500], "sha256": b64url(hashlib.sha256(data).digest()), "kept_in": kept_in}
+    """A signed gap entry for an event set aside in ``kept_in`` (``data`` = what was set aside: its size and
+    SHA-256; ``tool``: the event's tool name when it could be read)."""
+    gap: dict[str, Any] = {"reason": reason[:500], "sha256": b64url(hashlib.sha256(data).digest())}
+    gap.update(kept_in=kept_in, bytes=len(data))
+    if tool is not None:
+        gap["tool"] = tool[:200]
     entry: dict[str, Any] = {"seq": seq, "spool_end": spool_end, "received_at": received_at, "sink": "gap"}
     entry["gap"] = dict(gap, prev_chain_hash=head)
     entry["signature"] = b64url(key.sign(canonicalize(entry)))

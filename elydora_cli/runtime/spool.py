@@ -28,6 +28,9 @@ EVENT_LIMIT = 8 << 20
 """The largest event the audit hook spools whole (``templates/hook.py`` restates it; docs/runtime.md says why);
 a larger one is spooled as a gap event."""
 LINE_LIMIT = EVENT_LIMIT + 32
+MAX_DEPTH = 128
+"""Deepest nesting of objects and arrays an event may have (agents' events nest a few levels; Python's own
+recursion limit, which the canonical form and the ledger line meet, is near 1000)."""
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO never blocks the flusher
 
 
@@ -76,7 +79,21 @@ def parse_line(raw: bytes) -> tuple[int, dict[str, Any]]:
         raise BadLine(f"the event is not valid JSON: {exc}") from None
     if not isinstance(event, dict):
         raise BadLine("the event is not a JSON object")
+    if too_deep(event):
+        raise BadLine(f"the event is nested deeper than {MAX_DEPTH} levels")
     return int(stamp), event
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests objects and arrays deeper than ``limit`` (checked without recursion: the
+    canonical form, the hash and the ledger line are all written recursively)."""
+    level = [value]
+    for _ in range(limit):
+        level = [v for item in level for v in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(v, (dict, list))]  # fmt: skip
+        if not level:
+            return False
+    return True
 
 
 def has_complete_line(path: str, offset: int) -> bool:

@@ -15,7 +15,7 @@ import binascii
 GAP_EVENT = "elydora.gap"
 GAP_SESSION = "elydora-runtime"
 MEMBER_TEXT_LIMIT = 256
-_TOOL_MEMBERS = (b'"tool_name"', b'"toolName"', b'"tool"')
+TOOL_MEMBERS = (b'"tool_name"', b'"toolName"', b'"tool"')
 _SESSION_MEMBERS = (b'"session_id"', b'"sessionId"', b'"conversation_id"', b'"sessionID"')
 _BLANK = b" \t\r\n"
 
@@ -67,7 +67,7 @@ def b64url_sha256(data: bytes, digest: object) -> str:
 def gap_line(reason: str, detail: str, data: bytes, size: int, digest: object, provider: str) -> bytes:
     """The gap event (a JSON object, one line) for an event of ``size`` bytes that was not spooled."""
     session = member_text(data, _SESSION_MEMBERS) or GAP_SESSION
-    tool = member_text(data, _TOOL_MEMBERS)
+    tool = member_text(data, TOOL_MEMBERS)
     text = (
         f'{{"hook_event_name":"{GAP_EVENT}","session_id":{json_text(session)},"tool_name":"elydora",'
         f'"reason":{json_text(reason)},"detail":{json_text(detail)},"provider":{json_text(provider)},'

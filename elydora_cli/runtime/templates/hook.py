@@ -34,7 +34,7 @@ from .hookinput import FOREIGN, HOST, STDIN_DEADLINE, host_of, note_host, probe_
 
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/.elydora/template"  # @param
-PYTHON = "/usr/bin/python3"  # @param
+PACKAGE_PYTHON = "/usr/bin/python3"  # @param
 SUCCESS_STDOUT = b""  # @param
 FAILURE_EXIT = 0  # @param
 FAILURE_STDOUT = b""  # @param
@@ -170,7 +170,15 @@ FLUSH_BOOT = (
     "except ImportError:  # a recorded directory moved: look through site after all\n"
     "    import site\n"
     "    site.main()\n"
-    "    from elydora_cli.runtime.settle import wait_for_quiet\n"
+    "    try:\n"
+    "        from elydora_cli.runtime.settle import wait_for_quiet\n"
+    "    except ImportError as exc:  # the package is gone: say so where status looks\n"
+    "        import os, time\n"
+    "        at = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())\n"
+    "        line = f'{{at}} [elydora-hook] flush: cannot start the flusher: {{sys.executable}}: {{exc}}\\n'\n"
+    "        fd = os.open(sys.argv[1] + '/error.log', os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)\n"
+    "        os.write(fd, line.encode())\n"
+    "        sys.exit(1)\n"
     "wait_for_quiet(sys.argv[1])  # the other hooks of a burst first\n"
     "from elydora_cli.runtime.flush import main\n"
     "sys.exit(main())\n"
@@ -178,12 +186,12 @@ FLUSH_BOOT = (
 
 
 def flusher_command() -> list[str]:
-    """The flusher's command line without its arguments: without ``site`` when the generator recorded where
-    the flusher's packages are (``FLUSH_PATH``), which saves the ``.pth`` processing on every start. That
-    boot code first waits until the burst has stopped appending (``elydora_cli.runtime.settle``)."""
-    if not FLUSH_PATH:
-        return [PYTHON, "-I", "-m", "elydora_cli.runtime.flush"]
-    return [PYTHON, "-I", "-S", "-c", FLUSH_BOOT.format(path=list(FLUSH_PATH))]
+    """The flusher's command line without its arguments, run by ``PACKAGE_PYTHON`` (an interpreter that has the
+    package; the hooks' own may not) without ``site`` when the generator recorded where the flusher's packages
+    are (``FLUSH_PATH``), which saves the ``.pth`` processing on every start. That boot code first waits until
+    the burst has stopped appending (``elydora_cli.runtime.settle``); a package it cannot import at all is
+    reported in ``error.log`` (``flush: cannot start the flusher``), which ``status`` names at once."""
+    return [PACKAGE_PYTHON, "-I", "-S", "-c", FLUSH_BOOT.format(path=list(FLUSH_PATH))]
 
 
 def lower_priority(pid: int) -> None:
@@ -216,7 +224,7 @@ def start_flusher() -> None:
             argv = [*flusher_command(), AGENT_DIR, LOCK_FD_FLAG, str(fd)]
             if SYSTEM:
                 argv += [PROVISION_FLAG, PROVIDER_ID]
-            pid = posix.posix_spawn(PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
+            pid = posix.posix_spawn(PACKAGE_PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
             lower_priority(pid)
         finally:
             posix.close(fd)  # the flusher keeps the lock through its own copy of the descriptor
