@@ -9,7 +9,11 @@ answer of the running hooks, exactly as the generated guard reads it:
 - the agent state (``active``/``frozen``/``revoked``) the guard applies;
 - the local audit delivery: events spooled past the delivered offset, the age of the oldest, whether a
   flusher runs, the last delivery error of ``error.log``; events waiting longer than :data:`STALL_SECONDS`
-  with no flusher running make the agent *unaudited*.
+  with no flusher running make the agent *unaudited*, and so does a flusher that cannot start (named at once)
+  and a chain state that disagrees with the ledger (``runtime/chaincheck.py``: entries removed, a corrupted
+  head; the flusher stops then);
+- the trace: gap entries and records written since ``audit verify`` last showed them, and the events the host
+  check skipped or did not recognise (``runtime/trace.py``).
 
 Every read is bounded and refuses FIFOs, devices and links without blocking. Nothing is written.
 """
@@ -51,6 +55,13 @@ class AuditHealth:
     last_delivery_error: str | None = None
     dropped: int = 0
     """Events the audit hook could not spool (disk full) and recorded as dropped."""
+    gaps: int = 0
+    """Ledger entries standing for an event that is not there whole (gap entries and gap records)."""
+    gaps_unreviewed: int = 0
+    """Of those, the ones written since ``elydora audit verify`` last showed them (status: ``audit gaps``)."""
+    host_check: dict[str, int] = field(default_factory=dict)
+    """``host-check.log``: events of other agents skipped (``foreign``), events without the host's marks
+    decided and recorded as the host's (``unrecognised``)."""
     server: dict[str, Any] | None = None
     """Server-bound delivery health (filled by the server delivery module; ``None`` for a local agent)."""
     problems: list[str] = field(default_factory=list)
@@ -63,6 +74,9 @@ class AuditHealth:
             "flusher_alive": self.flusher_alive,
             "last_delivery_error": self.last_delivery_error,
             "dropped": self.dropped,
+            "gaps": self.gaps,
+            "gaps_unreviewed": self.gaps_unreviewed,
+            "host_check": dict(self.host_check),
             "server": self.server,
             "problems": list(self.problems),
         }
@@ -174,11 +188,16 @@ def _input(agent_dir: str, name: str, problems: list[str]) -> dict[str, object] 
 
 
 def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
-    from .runtime import dropmark
+    from .runtime import chaincheck, dropmark, trace
 
     health = AuditHealth()
     now = time.time() if now is None else now
-    offset = _delivered_offset(agent_dir, health)
+    offset, health.gaps = _saved_state(agent_dir)
+    health.gaps_unreviewed = max(0, health.gaps - trace.reviewed_gaps(agent_dir))
+    health.host_check = trace.host_counts(agent_dir)
+    disagreement = chaincheck.disagreement(agent_dir)
+    if disagreement is not None:
+        health.problems.append(chaincheck.describe(disagreement))
     spool_path = os.path.join(agent_dir, names.SPOOL)
     health.spooled, oldest_ms = _undelivered(spool_path, offset, health)
     if oldest_ms is not None:
@@ -211,14 +230,16 @@ def _logged_since(line: str, since_ms: int | None) -> bool:
     return since_ms is None or stamp >= since_ms // 1000 - 1
 
 
-def _delivered_offset(agent_dir: str, health: AuditHealth) -> int:
+def _saved_state(agent_dir: str) -> tuple[int, int]:
+    """(delivered spool offset, gap count) of ``chain-state.json``; (0, 0) when it cannot be read (the chain
+    check reports why)."""
     from .runtime import state
 
     try:
-        return state.load(agent_dir).spool_offset
-    except (ConfigError, OSError) as exc:
-        health.problems.append(exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}")
-        return 0
+        saved = state.load(agent_dir)
+    except (ConfigError, OSError):
+        return 0, 0
+    return saved.spool_offset, saved.gaps
 
 
 def _undelivered(path: str, offset: int, health: AuditHealth) -> tuple[int, int | None]:

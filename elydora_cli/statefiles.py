@@ -54,6 +54,8 @@ PROBE_NAME_BYTES = 16
 """Random bytes of a probe's name (128 bits, written as 32 hex digits)."""
 PROBE_LIFETIME = 60.0
 """Seconds after its last change a probe directory is honoured (the runtime templates restate these three)."""
+AUDIT_REVIEWED = "audit-reviewed.json"
+"""``{"gaps", "seq", "at"}``: how many gap entries and records ``audit verify`` last showed (``runtime/trace.py``)."""
 HOST_LOG = "host-check.log"
 """Events whose payload did not show the agent the entries belong to (``runtime/templates/hookinput.py``)."""
 
@@ -84,6 +86,7 @@ def agent_dir_path(state_root: str, agent_id: str) -> str:
 
 __all__ = [
     "AUDIT_MODULE",
+    "AUDIT_REVIEWED",
     "AUDIT_SCRIPT",
     "CHAIN_STATE",
     "CONFIG",

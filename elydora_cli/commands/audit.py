@@ -72,7 +72,7 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
 
 def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
     from .. import identity
-    from ..runtime import ledger
+    from ..runtime import chaincheck, ledger, state, trace
 
     config = identity.read_config(directory)
     key = identity.read_private_key(directory)
@@ -85,14 +85,14 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
         org_id=config.org_id,
         server_keys=server_keys,
         allow_resync=not config.is_local,
+        server_bound=not config.is_local,
     )
     if report.ok:
-        from ..runtime import state
-
-        saved = state.load(directory)
-        problem = ledger.check_against_state(report, saved.seq, saved.prev_chain_hash)
+        problem = chaincheck.disagreement(directory)
         if problem is not None:
-            report.first_break, report.break_line = problem, report.entries + 1
+            report.first_break, report.break_line = chaincheck.describe(problem), report.entries + 1
+    gaps = _gap_details(path, sorted(report.gaps + report.gap_records))
+    hosts = trace.host_counts(directory)
     data: dict[str, Any] = {
         "ledger": path,
         "ok": report.ok,
@@ -101,23 +101,58 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
         "resyncs": report.resyncs,
         "pending": pending,
         "gaps": report.gaps,
+        "gap_records": report.gap_records,
+        "gap_details": gaps,
         "receipts_checked": report.receipts_checked if server_keys is not None else None,
+        "server_entries": report.server_entries if not config.is_local else None,
+        "receiptless": report.receiptless,
+        "host_check": hosts,
     }
+    lines = [f"  gap at line {g['line']}: {g['reason']} ({g['bytes']} bytes, tool {g['tool']})" for g in gaps]
     if report.ok:
         note = f"; re-based on the server's chain at lines {report.resyncs}" if report.resyncs else ""
         note += f"; events set aside (signed gap entries) at lines {report.gaps}" if report.gaps else ""
+        note += f"; events recorded as signed gap records at lines {report.gap_records}" if report.gap_records else ""
+        if report.receiptless:
+            note += f"; server entries without a receipt, for a stated reason, at lines {report.receiptless}"
         if server_keys is not None:
-            note += f"; {report.receipts_checked} server receipts verified"
-        _emit(args, data, f"ledger OK: {report.entries} entries, chain head {report.head}{note}")
+            note += f"; {report.receipts_checked} of {report.server_entries} server receipts verified"
+        if any(hosts.values()):
+            note += (
+                f"; host check: {hosts['foreign']} events of other agents skipped, {hosts['unrecognised']}"
+                " without the host's marks recorded (host-check.log)"
+            )
+        _emit(args, data, "\n".join([f"ledger OK: {report.entries} entries, chain head {report.head}{note}", *lines]))
+        trace.mark_reviewed(directory, state.load(directory).gaps, report.last_seq)  # status: gaps shown now
         return 0
     data.update(break_line=report.break_line, reason=report.first_break)
-    _emit(
-        args,
-        data,
-        f"ledger BROKEN at line {report.break_line}: {report.first_break}"
-        f" ({report.entries} entries before it verified)",
+    head = (
+        f"ledger BROKEN at line {report.break_line}: {report.first_break} ({report.entries} entries before it verified)"
     )
+    _emit(args, data, "\n".join([head, *lines]))
     return 1
+
+
+def _gap_details(path: str, numbers: list[int]) -> list[dict[str, Any]]:
+    """Line, reason, byte count, tool and SHA-256 of each gap entry and gap record (what ``verify`` lists)."""
+    import json
+
+    from ..runtime import ledger
+
+    wanted, found = set(numbers), []
+    for number, line in enumerate(ledger.iter_lines(path) if wanted else (), start=1):
+        if number not in wanted:
+            continue
+        entry = json.loads(line)
+        if entry.get("sink") == "gap":
+            gap = entry["gap"]
+            found.append({"line": number, **{k: gap.get(k) for k in ("reason", "bytes", "tool", "sha256")}})
+            continue
+        payload = entry["record"]["payload"]
+        event = payload.get("event") if isinstance(payload.get("event"), dict) else {}
+        facts = {"reason": payload.get("reason"), "tool": event.get("tool_name")}
+        found.append({"line": number, **facts, "bytes": event.get("bytes"), "sha256": event.get("sha256")})
+    return found
 
 
 def _server_keys(directory: str) -> Any:

@@ -24,7 +24,8 @@ from ..identity import (
     read_config,
     read_private_key,
 )
-from . import dropmark, ledger, spool, state
+from ..statefiles import GENESIS
+from . import chaincheck, dropmark, ledger, ledgertail, spool, state
 from .errorlog import log_error
 from .flush import BATCH, DRAINED, STOPPED
 from .jcs import CanonicalizationError, canonicalize
@@ -45,11 +46,18 @@ if TYPE_CHECKING:  # the key class is not needed at run time (see keys.private_k
 class Flusher:
     """One pass over the spool under the lock; see the module docstring."""
 
-    def __init__(self, agent_dir: str, policy: RetryPolicy | None = None) -> None:
+    def __init__(self, agent_dir: str, policy: RetryPolicy | None = None, *, accept: bool = False) -> None:
         self.dir = agent_dir
+        self.accept = accept
+        """``elydora audit flush --accept-ledger``: resume on the ledger's head when the chain state disagrees."""
         self.config: AgentConfig = read_config(agent_dir)
         self.key: Ed25519PrivateKey = read_private_key(agent_dir)
-        self.state = state.load(agent_dir)
+        try:
+            self.state = state.load(agent_dir)
+        except state.StateError:
+            if not accept:
+                raise
+            self.state = state.ChainState()
         self.ledger_path = os.path.join(agent_dir, LEDGER)
         self.spool_path = os.path.join(agent_dir, SPOOL)
         self.pending: list[bytes] = []
@@ -83,7 +91,10 @@ class Flusher:
             self._save_jwks()
 
     def _run(self) -> str:
-        self._recover()
+        problem = self._recover()
+        if problem is not None:  # never chain on a state that disagrees with the ledger: it would hide the cut
+            log_error(self.dir, "flush", chaincheck.describe(problem))
+            return STOPPED
         dropmark.spool_gap(self.dir, self.spool_path)  # events a full disk refused become a signed gap record
         if self.delivery is not None and not self._deliver_outbox():
             return STOPPED
@@ -100,7 +111,8 @@ class Flusher:
         return DRAINED
 
     # -- recovery ---------------------------------------------------------------------------------------
-    def _recover(self) -> None:
+    def _recover(self) -> str | None:
+        """Finish what a crash interrupted; why the chain state and the ledger disagree (then nothing is done)."""
         if spool.retired_exists(self.dir):
             self.state.spool_offset = 0
             state.save(self.dir, self.state)
@@ -108,7 +120,12 @@ class Flusher:
         cut = ledger.repair_tail(self.ledger_path)
         if cut:
             log_error(self.dir, "flush", f"removed a torn ledger tail of {cut} bytes left by a crash")
-        adopted = state.reconcile(self.state, ledger.last_entry(self.ledger_path))
+        problem = chaincheck.disagreement(self.dir)
+        if problem is not None:
+            if not self.accept:
+                return problem
+            self._accept_ledger(problem)
+        adopted = state.reconcile(self.state, ledgertail.last_entry(self.ledger_path))
         if adopted != self.state:
             self.state = adopted
             state.save(self.dir, self.state)
@@ -116,6 +133,20 @@ class Flusher:
         if current is not None and current < self.state.spool_offset:
             log_error(self.dir, "flush", "spool.jsonl is shorter than the delivered offset; starting at 0")
             self.state.spool_offset = 0
+        return None
+
+    def _accept_ledger(self, problem: str) -> None:
+        """Take the ledger's last entry as the chain head, and spool a gap event saying what was accepted (it is
+        signed and chained like any event, and status reports it until ``audit verify`` shows it)."""
+        last = chaincheck.last_entry(self.dir)
+        head = chaincheck.head_of(last) if last is not None else None
+        seq = int(str(last["seq"])) if last is not None else 0
+        size = spool.size(self.spool_path) or 0
+        offset = self.state.spool_offset if self.state.spool_offset <= size else 0
+        self.state = state.ChainState(head or GENESIS, seq, offset, self.state.gaps)
+        state.save(self.dir, self.state)
+        spool.append_event(self.spool_path, chaincheck.accepted_event(problem), time.time_ns() // 1_000_000)
+        log_error(self.dir, "flush", f"the ledger was accepted as it is (--accept-ledger): {problem}")
 
     # -- one spool line ------------------------------------------------------------------------------------
     def _process(self, line: spool.SpoolLine) -> bool:
@@ -243,6 +274,8 @@ class Flusher:
         if accepted["prev_chain_hash"] != self.state.prev_chain_hash:
             entry["resync_from"] = self.state.prev_chain_hash
         entry["receipt"] = receipt
+        if receipt is None:  # accepted earlier, its answer lost (PREV_HASH_MISMATCH named this candidate)
+            entry["receipt_missing"] = ledger.ANSWER_LOST
         ledger.append(self.ledger_path, [ledger.encode_entry(entry)])
         gaps = self.state.gaps + state.is_gap(entry)
         self.state = state.ChainState(accepted["chain_hash"], outbox["seq"], outbox["spool_end"], gaps)

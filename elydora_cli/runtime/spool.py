@@ -117,6 +117,27 @@ def size(path: str) -> int | None:
         return None
 
 
+def append_event(path: str, body: bytes, received_ms: int) -> bool:
+    """Append one event line ``\\n<ms> <body>\\n`` as the audit hook does (one ``O_APPEND`` write under a shared
+    lock), fsynced; whether it was written whole."""
+    line = b"\n%d " % received_ms + body + b"\n"
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        if os.write(fd, line) != len(line):
+            return False
+        os.fsync(fd)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
 def quarantine(agent_dir: str, raw: bytes) -> None:
     """Keep a bad line (it is never silently dropped) in the owner-only ``spool.rejected``."""
     path = os.path.join(agent_dir, REJECTED)
