@@ -25,7 +25,8 @@ def register(subparsers: Any) -> None:
         epilog="examples:\n"
         "  elydora audit tail --provider claude -n 5      # the last signed entries (pending events first)\n"
         "  elydora audit verify --provider claude         # every signature and the whole chain\n"
-        "  elydora audit flush --provider codex           # deliver the spooled events now",
+        "  elydora audit flush --provider codex           # deliver the spooled events now\n"
+        "  elydora audit flush --provider codex --accept-ledger  # resume after a rollback was reported",
     )
     verbs = parser.add_subparsers(dest="audit_command", metavar="VERB", required=True)
     verify = verbs.add_parser("verify", help="check every signature and the whole chain of the local ledger")
@@ -36,6 +37,12 @@ def register(subparsers: Any) -> None:
     tail.set_defaults(data_output=True)
     flush = verbs.add_parser("flush", help="deliver spooled events now (normally done in the background)")
     add_selection_args(flush)
+    flush.add_argument(
+        "--accept-ledger",
+        action="store_true",
+        help="when the chain state and the ledger disagree (entries removed, a restored copy): resume on the"
+        " ledger's last entry, with a signed record of what was accepted",
+    )
     parser.set_defaults(func=run)
 
 
@@ -215,19 +222,19 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
 
     identity.read_config(directory)
     try:
-        outcome = _flush_waiting(directory)
+        outcome = _flush_waiting(directory, accept=args.accept_ledger)
     except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
         raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
     messages = {
         flush.DRAINED: "every spooled event is delivered",
         flush.BUSY: "a background flusher is still running; it delivers the spooled events",
-        flush.STOPPED: "delivery stopped for now (see error.log); the events stay queued",
+        flush.STOPPED: "delivery stopped for now (see error.log and elydora status); the events stay queued",
     }
     _emit(args, {"outcome": outcome}, messages[outcome])
     return 1 if outcome == flush.STOPPED else 0
 
 
-def _flush_waiting(directory: str) -> str:
+def _flush_waiting(directory: str, *, accept: bool = False) -> str:
     """Flush now; while a background flusher holds the lock, wait for it (bounded, as ``tail`` does) and
     flush again, so that a flush right after a hook run finds the events delivered."""
     import time
@@ -236,8 +243,8 @@ def _flush_waiting(directory: str) -> str:
     from ..runtime import flush
 
     deadline = time.monotonic() + WAIT_SECONDS
-    outcome = flush.flush(directory)
+    outcome = flush.flush(directory, accept=accept)
     while outcome == flush.BUSY and time.monotonic() < deadline:
         time.sleep(POLL_SECONDS)
-        outcome = flush.flush(directory)
+        outcome = flush.flush(directory, accept=accept)
     return outcome

@@ -8,7 +8,11 @@ import errno
 import json
 import os
 import stat
-from typing import Any
+
+from elydora_config.typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:  # status reads the tail: no typing at run time
+    from typing import Any
 
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CHUNK = 1 << 16
