@@ -22,7 +22,7 @@ from .. import catalog
 from .agentstate import AgentDir, AgentState, agent_directory, probe_directory, read_state
 from .audit import append_event as spool_event
 from .audit import spool_body, start_flusher
-from .contract import ADAPTERS, GATED_EVENTS, ContractError, resolve_provider
+from .contract import ADAPTERS, GATED_EVENTS, MAX_INPUT_BYTES, ContractError, resolve_provider
 from .request import HookRequest, parse_request
 from .response import Outcome, build_response, encode, exit_code, new_hook_id
 
@@ -128,6 +128,7 @@ def run_native(data: bytes, selection: Selection) -> Answer:
     except ContractError as exc:
         if facts is None:
             raise
+        _record_gap(data, selection, facts.id, exc.message)
         return _failure(facts, True, exc.message, None)
     if facts is None:
         pid = catalog_id(request.provider_hint or request.source)
@@ -151,6 +152,29 @@ def run_native(data: bytes, selection: Selection) -> Answer:
         stderr = (facts.guard_stderr(status) + "\n").encode("utf-8")
         return Answer(facts.deny_stdout(status), stderr, facts.guard.deny_exit_code)
     return Answer(facts.guard.success_stdout if gated else facts.audit.success_stdout, b"", 0)
+
+
+def _record_gap(data: bytes, selection: Selection, provider_id: str, problem: str) -> None:
+    """A request that cannot be read still leaves a signed trace: the audit hook's gap event (its size, the
+    SHA-256 of what was read, the reason, the tool name when it can be read), spooled for the flusher (or into
+    a verify probe's scratch spool). Best effort: an agent that cannot be opened gets the failure mode alone."""
+    from ..runtime.templates.gapevent import gap_line
+
+    reason = "too_large" if len(data) > MAX_INPUT_BYTES else "not_json"
+    body = gap_line(reason, problem, data, len(data), None, provider_id)
+    try:
+        with AgentDir(agent_directory(selection.state_root, selection.agent_id or provider_id)) as agent:
+            scratch, ignored = probe_directory(agent)
+            if ignored is not None:
+                _log(agent.path, "hook", f"ignored: {ignored}")
+            if scratch is not None:
+                with AgentDir(scratch) as probe:
+                    spool_event(probe, body)
+                return
+            spool_event(agent, body)
+            start_flusher(agent, selection.python)
+    except (ConfigError, OSError):
+        return
 
 
 def _spelled_alike(event: str, name: str) -> bool:

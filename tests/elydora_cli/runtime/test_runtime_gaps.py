@@ -173,3 +173,21 @@ def test_the_status_word_for_unreviewed_gaps(tmp_path: Path, capsys: pytest.Capt
     _settled(agent, 1)
     text = health.check(str(agent.directory)).audit.to_json()
     assert text["gaps_unreviewed"] == 1 and text["host_check"] == {"foreign": 0, "unrecognised": 0}
+
+
+def test_elydora_hook_leaves_a_signed_gap_record_for_a_request_it_cannot_read(tmp_path: Path) -> None:
+    """The supervisor path (`elydora hook`): on main an unreadable request got the failure mode and nothing else."""
+    import sys
+
+    agent = make_agent(tmp_path, "kimi")
+    data = b'{"tool_name": "Shell", "broken": '
+    argv = [sys.executable, "-m", "elydora_cli", "hook", "--state-root", str(tmp_path), "--provider", "kimi"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ELYDORA_VERIFY")}
+    assert subprocess.run(argv, input=data, capture_output=True, env=env, timeout=60).returncode == 0  # fail-open
+    [entry] = _settled(agent, 1)
+    gap = _gap_payload(entry)
+    assert gap["reason"] == "not_json" and gap["event"] == {
+        "bytes": len(data),
+        "sha256": _sha(data),
+        "tool_name": "Shell",
+    }
