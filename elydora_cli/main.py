@@ -144,10 +144,8 @@ def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
 def _epilog() -> str:
     from . import catalog
 
-    rows = [
-        f"  {p.id:<11} {p.display_name}" + (f" (also: {', '.join(p.aliases)})" if p.aliases else "")
-        for p in catalog.providers()
-    ]
+    rows = [f"  {p.id:<11} {p.display_name}" + (f" (also: {', '.join(p.aliases)})" if p.aliases else "")
+            for p in catalog.providers()]
     return (
         "providers:\n" + "\n".join(rows) + "\n\n"
         "examples:\n"

@@ -141,9 +141,8 @@ def layer(provider_id: str) -> ManagedLayer:
     if found is None:
         supported = ", ".join(sorted(LAYERS))
         raise ScopeError(
-            None,
-            f"{provider_id}: --scope system is not supported: no managed layer is known for it (supported: "
-            f"{supported})",
+            None, f"{provider_id}: --scope system is not supported: no managed layer is known for it (supported: "
+            f"{supported})"
         )
     return found
 
@@ -152,11 +151,8 @@ def lockdown_switch(provider_id: str) -> tuple[str, str]:
     """(the switch, what it also turns off) of an agent that has one (install notes that the others have none)."""
     found = layer(provider_id)
     if found.lockdown_key is None:
-        raise ScopeError(
-            None,
-            f"{provider_id}: --lock-down is not supported: its managed layer has no switch that "
-            "runs managed hooks only",
-        )
+        raise ScopeError(None, f"{provider_id}: --lock-down is not supported: its managed layer has no switch that "
+                         "runs managed hooks only")
     return found.lockdown_key, found.lockdown_off
 
 

@@ -14,12 +14,8 @@ TESTS = Path(__file__).resolve().parent
 
 
 def _is_sys_path(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "path"
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "sys"
-    )
+    return (isinstance(node, ast.Attribute) and node.attr == "path"
+            and isinstance(node.value, ast.Name) and node.value.id == "sys")
 
 
 def path_edits(source: str) -> list[int]:
@@ -38,18 +34,13 @@ def path_edits(source: str) -> list[int]:
 
 
 def test_the_detector_sees_every_kind_of_edit() -> None:
-    source = (
-        "import sys\nsys.path.insert(0, 'a')\nsys.path.append('b')\nsys.path[:0] = ['c']\n"
-        "sys.path += ['d']\nsys.path = []\nCHILD = 'sys.path.insert(0, 1)'\n"
-    )
+    source = ("import sys\nsys.path.insert(0, 'a')\nsys.path.append('b')\nsys.path[:0] = ['c']\n"
+              "sys.path += ['d']\nsys.path = []\nCHILD = 'sys.path.insert(0, 1)'\n")
     assert path_edits(source) == [2, 3, 4, 5, 6]
 
 
 def test_no_test_module_edits_sys_path() -> None:
-    offenders = [
-        f"{path.relative_to(TESTS)}:{line}"
-        for path in sorted(TESTS.rglob("*.py"))
-        if "corpus" not in path.relative_to(TESTS).parts
-        for line in path_edits(path.read_text(encoding="utf-8"))
-    ]
+    offenders = [f"{path.relative_to(TESTS)}:{line}"
+                 for path in sorted(TESTS.rglob("*.py")) if "corpus" not in path.relative_to(TESTS).parts
+                 for line in path_edits(path.read_text(encoding="utf-8"))]
     assert offenders == []

@@ -22,7 +22,7 @@ def _text() -> str:
 def tour_script() -> str:
     """The first ``sh`` block after the tour's heading, verbatim."""
     text = _text()
-    section = text[text.index("## A 60-second tour") :]
+    section = text[text.index("## A 60-second tour"):]
     match = re.search(r"```sh\n(.*?)```", section, re.S)
     assert match, "the tour has no sh block"
     return match.group(1)
@@ -43,7 +43,7 @@ def test_the_readme_names_nothing_outside_the_repository() -> None:
 
 def test_the_exit_code_table_matches_the_code() -> None:
     text = _text()
-    table = text[text.index("| exit code | meaning |") :]
+    table = text[text.index("| exit code | meaning |"):]
     documented = {int(code) for code in re.findall(r"^\| (\d+) \|", table.split("\n\n")[0], re.M)}
     defined = {value for name, value in vars(exitcodes).items() if name.isupper() and isinstance(value, int)}
     assert documented == defined

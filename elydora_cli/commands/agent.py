@@ -21,7 +21,9 @@ SECRET_FLAGS = ("--token", "--private-key")
 def add_selection_args(parser: argparse.ArgumentParser, *, provider_required: bool = False) -> None:
     """``--provider``/``--agent-id`` choose the agent; the global ``--state-root``/``--root`` where its state
     lives."""
-    parser.add_argument("--provider", required=provider_required, help="provider id or alias (the default agent id)")
+    parser.add_argument(
+        "--provider", required=provider_required, help="provider id or alias (the default agent id)"
+    )
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
     for flag in SECRET_FLAGS:  # accepted only to refuse them without echoing the value
         parser.add_argument(flag, dest=_secret_dest(flag), nargs="?", const="", help=argparse.SUPPRESS)
@@ -97,11 +99,8 @@ def register(subparsers: Any) -> None:
     add_selection_args(provision, provider_required=True)
     provision.add_argument("--scope", choices=(managed.SYSTEM,), required=True, help="system (the only scope)")
     provision.add_argument("--user", required=True, help="the OS user whose identity is bound")
-    for flag, what in (
-        ("--base-url", "Elydora server origin"),
-        ("--org-id", "organisation id on the server"),
-        ("--kid", "key id registered on the server for <agent id>@<user>"),
-    ):
+    for flag, what in (("--base-url", "Elydora server origin"), ("--org-id", "organisation id on the server"),
+                       ("--kid", "key id registered on the server for <agent id>@<user>")):
         provision.add_argument(flag, required=True, help=what)
     provision.add_argument("--token-file", help="owner-only file holding the API token (else a hidden prompt)")
     provision.add_argument("--private-key-file", help="owner-only file holding the user's registered private key")
@@ -113,9 +112,7 @@ def register(subparsers: Any) -> None:
         add_selection_args(sub)
         sub.add_argument("--reason", help="recorded in status.json")
         sub.add_argument(
-            "--scope",
-            choices=managed.SCOPES,
-            default=managed.USER,
+            "--scope", choices=managed.SCOPES, default=managed.USER,
             help="system: the root-owned policy of a --scope system install (root only; see docs/fleet.md)",
         )
         sub.add_argument("--user", help="--scope system: this OS user only (default: every user)")

@@ -47,15 +47,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.dry_run:
             _write_record(marker, record)
         result["changed"].append(str(marker))
-    doc = {
-        "agent_id": os.path.basename(agent_dir),
-        "user": user.pw_name,
-        "agent_dir": agent_dir,
-        "base_url": server["base_url"],
-        "dry_run": args.dry_run,
-        "warnings": list(checked.warnings),
-        **result,
-    }
+    doc = {"agent_id": os.path.basename(agent_dir), "user": user.pw_name, "agent_dir": agent_dir,
+           "base_url": server["base_url"], "dry_run": args.dry_run, "warnings": list(checked.warnings), **result}
     _print(args, doc, _text(doc))
     for warning in checked.warnings:
         sys.stderr.write(f"Warning: {warning}\n")
@@ -74,9 +67,8 @@ def _target(args: argparse.Namespace, provider_id: str) -> tuple[Path, Any, str]
     root = Path(os.path.abspath(args.root)) if args.root else None
     runtime_dir = managed.placed(managed.RUNTIME_ROOT, root) / base_id
     if not (runtime_dir / managed.SYSTEM_STATUS).exists():
-        raise identity.IdentityError(
-            runtime_dir, f"holds no system-scope install of agent {base_id!r}; install it with --scope system first"
-        )
+        raise identity.IdentityError(runtime_dir, f"holds no system-scope install of agent {base_id!r}; install it "
+                                     "with --scope system first")
     try:
         user = pwd.getpwnam(identity.check_agent_id(args.user))
     except KeyError:
@@ -97,15 +89,13 @@ def _text(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _bind_as(
-    user: Any, agent_dir: str, provider_id: str, server: dict[str, Any], key: Any, dry_run: bool
-) -> dict[str, Any]:
+def _bind_as(user: Any, agent_dir: str, provider_id: str, server: dict[str, Any], key: Any,
+             dry_run: bool) -> dict[str, Any]:
     from .. import identity
     from ..runtime.provision import bind
 
-    config = identity.AgentConfig(
-        server["org_id"], os.path.basename(agent_dir), server["kid"], server["base_url"], provider_id, server["token"]
-    )
+    config = identity.AgentConfig(server["org_id"], os.path.basename(agent_dir), server["kid"], server["base_url"],
+                                  provider_id, server["token"])
     _preload()
     with as_user(user):
         return bind(agent_dir, config, key, dry_run=dry_run)
@@ -145,22 +135,15 @@ def as_user(user: Any) -> Iterator[None]:
         os.setgroups(groups)
 
 
-def _binding_record(
-    runtime_dir: Path, user: str, agent_id: str, server: dict[str, Any], key: Any
-) -> tuple[Path, bytes]:
+def _binding_record(runtime_dir: Path, user: str, agent_id: str, server: dict[str, Any],
+                    key: Any) -> tuple[Path, bytes]:
     from elydora_config import keys
 
     from .. import managed
 
     public = keys.encode_public_key(key.public_key())
-    data = {
-        "agent_id": agent_id,
-        "user": user,
-        "base_url": server["base_url"],
-        "org_id": server["org_id"],
-        "kid": server["kid"],
-        "public_key": public,
-    }
+    data = {"agent_id": agent_id, "user": user, "base_url": server["base_url"], "org_id": server["org_id"],
+            "kid": server["kid"], "public_key": public}
     return runtime_dir / managed.BINDINGS / f"{user}.json", (json.dumps(data, sort_keys=True) + "\n").encode()
 
 
@@ -197,27 +180,18 @@ def _bound_user(marker: Path, root: Path | None) -> dict[str, Any]:
         home = managed.user_home(pwd.getpwnam(marker.stem).pw_dir, root)
         agent_dir = home / identity.STATE_DIR_NAME / str(record["agent_id"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return {
-            "agent_dir": None,
-            "delivering": False,
-            "delivery": None,
-            "problems": [f"{marker}: unreadable binding record or unknown user ({type(exc).__name__})"],
-        }
+        return {"agent_dir": None, "delivering": False, "delivery": None,
+                "problems": [f"{marker}: unreadable binding record or unknown user ({type(exc).__name__})"]}
     row: dict[str, Any] = {"agent_dir": str(agent_dir), "base_url": record.get("base_url"), "delivery": None}
     try:
         config = identity.read_config(agent_dir)
-        bound = (config.agent_id, config.base_url, config.kid) == (
-            record["agent_id"],
-            record["base_url"],
-            record["kid"],
-        )
+        bound = (config.agent_id, config.base_url, config.kid) == (record["agent_id"], record["base_url"],
+                                                                   record["kid"])
     except (ConfigError, OSError):
         bound = False
     if not bound:
-        row["problems"] = [
-            f"the state in {agent_dir} is not the identity root provisioned (deleted or replaced): "
-            "records are not delivered; run elydora agent provision for this user again"
-        ]
+        row["problems"] = [f"the state in {agent_dir} is not the identity root provisioned (deleted or replaced): "
+                           "records are not delivered; run elydora agent provision for this user again"]
     else:
         report = agent_health(str(agent_dir))
         row["delivery"] = report["delivery"]

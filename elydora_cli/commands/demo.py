@@ -62,17 +62,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {row.provider}: {detail}")
     skipped = [row.provider for row in rows if "n/a" in row.results.values()]
     if held and skipped:
-        print(
-            f"every step that could run held; n/a: {', '.join(skipped)} (the program the agent runs its hooks "
-            "with is not on this machine)"
-        )
+        print(f"every step that could run held; n/a: {', '.join(skipped)} (the program the agent runs its hooks "
+              "with is not on this machine)")
     else:
         print("every step held" if held else "some steps did not hold (see above)")
     return exitcodes.OK if held else exitcodes.UNHEALTHY
 
 
 def _json(box: Any, rows: list[Any], held: bool) -> dict[str, Any]:
-    failures = [{"provider": row.provider, "file": None, "message": detail} for row in rows for detail in row.details]
+    failures = [
+        {"provider": row.provider, "file": None, "message": detail} for row in rows for detail in row.details
+    ]
     agents = [{"provider": row.provider, **row.results} for row in rows]
     return {"ok": held, "sandbox": str(box.root), "agents": agents, "failures": failures}
 
@@ -85,3 +85,4 @@ def _is_provider(word: str) -> bool:
     except catalog.UnknownProviderError:
         return False
     return not word.startswith((".", "/"))
+

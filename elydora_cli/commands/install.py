@@ -35,23 +35,17 @@ def register(sub: Any) -> None:
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
     install.add_argument("--python", metavar="PATH", help="the interpreter the hooks run (default: this one)")
     install.add_argument(
-        "--trust",
-        action="store_true",
+        "--trust", action="store_true",
         help="Codex: record Codex's own trust of our hooks in config.toml (asked on a terminal when not given)",
     )
     lock = install.add_mutually_exclusive_group()
     lock.add_argument(
-        "--lock-down",
-        dest="lock_down",
-        action="store_true",
-        default=None,
+        "--lock-down", dest="lock_down", action="store_true", default=None,
         help="--scope system: also make the agent run managed hooks only (allowManagedHooksOnly, "
         "allow_managed_hooks_only); status lists what else that switches off",
     )
     lock.add_argument(
-        "--no-lock-down",
-        dest="lock_down",
-        action="store_false",
+        "--no-lock-down", dest="lock_down", action="store_false",
         help="--scope system: remove the lock-down switch an earlier --lock-down set",
     )
     install.set_defaults(func=run_install)
@@ -116,13 +110,8 @@ def _run(args: argparse.Namespace, verb: str) -> int:
             _print(outcome, verb, args.dry_run)
     if args.json:
         rows = [
-            {
-                "provider": o.provider,
-                "agent_id": o.agent_id,
-                "changed": o.changed,
-                "notes": o.notes,
-                **({"diff": o.diff} if args.dry_run else {}),
-            }
+            {"provider": o.provider, "agent_id": o.agent_id, "changed": o.changed, "notes": o.notes,
+             **({"diff": o.diff} if args.dry_run else {})}
             for o in results
         ]
         data = {"action": verb, "dry_run": args.dry_run, "results": rows, "skipped": skipped, "failures": failures}

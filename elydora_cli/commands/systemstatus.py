@@ -77,24 +77,15 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
     enforced = covered and machine is not None
     delivering = enforced and bool(interpreter and interpreter["present"] and runs_flusher(str(interpreter["path"])))
     if enforced and not delivering:
-        errors.append(
-            Finding(
-                f"the hook interpreter {interpreter and interpreter['path']} cannot run the flusher "
-                "(elydora_cli is not importable by it): nothing is delivered"
-            )
-        )
+        errors.append(Finding(f"the hook interpreter {interpreter and interpreter['path']} cannot run the flusher "
+                              "(elydora_cli is not importable by it): nothing is delivered"))
     bound = _bound(ctx, st.agent_id) if st.installed else {}  # users root bound to a server (agent provision)
     errors += [Finding(f"user {name}: {problem}") for name, b in bound.items() for problem in b["problems"]]
     rolled_back = _witness(ctx, st.agent_id) if st.installed else {}  # root's record of each user's chain head
     errors += [Finding(f"user {name}: {problem}") for name, problem in rolled_back.items()]
     delivering = delivering and all(b["delivering"] for b in bound.values())
-    state = (
-        "not installed"
-        if not st.installed
-        else "unhealthy"
-        if errors
-        else (machine if machine in ("frozen", "revoked") else "healthy")
-    )
+    state = "not installed" if not st.installed else "unhealthy" if errors else (
+        machine if machine in ("frozen", "revoked") else "healthy")
     return {
         "provider": pid,
         "agent_id": st.agent_id,
@@ -115,11 +106,8 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
         "guarantees": facts.promise,
         "problems": [f.render() for f in errors] if st.installed else [],
         "notes": [f.render() for f in st.findings if f.severity == "note"],
-        "failures": [
-            {"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
-            for f in errors
-            if st.installed
-        ],
+        "failures": [{"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
+                     for f in errors if st.installed],
     }
 
 
@@ -169,29 +157,15 @@ def run(args: argparse.Namespace, ctx: Any) -> int:
     rows = [row(pid, ctx) for pid in (named or sorted(LAYERS))]
     missing = unguarded(rows, machine) + [
         {"provider": r["provider"], "reason": f"named, but not covered ({r['state']})"}
-        for r in rows
-        if named and not r["covered"] and r["state"] not in COMPLIANT_STATES
+        for r in rows if named and not r["covered"] and r["state"] not in COMPLIANT_STATES
     ]
-    code = (
-        exitcodes.RECOVERY
-        if recovery
-        else exitcodes.UNHEALTHY
-        if missing or any(r["installed"] and not r["healthy"] for r in rows)
-        else exitcodes.OK
-    )
+    code = exitcodes.RECOVERY if recovery else exitcodes.UNHEALTHY if missing or any(
+        r["installed"] and not r["healthy"] for r in rows) else exitcodes.OK
     failures = [f for r in rows for f in r.pop("failures")]
     if args.json:
-        doc = {
-            "schema": SCHEMA,
-            "scope": "system",
-            "ok": code == exitcodes.OK,
-            "exit_code": code,
-            "recovery": recovery,
-            "present": machine,
-            "unguarded": missing,
-            "providers": rows,
-            "failures": failures,
-        }
+        doc = {"schema": SCHEMA, "scope": "system", "ok": code == exitcodes.OK, "exit_code": code,
+               "recovery": recovery, "present": machine, "unguarded": missing, "providers": rows,
+               "failures": failures}
         print(json.dumps(doc, indent=2))
     else:
         _print(rows, missing, recovery)

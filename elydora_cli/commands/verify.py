@@ -94,16 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if not checks:
         sys.stderr.write("Error: no agent is installed here (see elydora status); nothing to verify\n")
         if args.json:
-            print(
-                json.dumps(
-                    {
-                        "ok": False,
-                        "checks": [],
-                        "failures": [{"provider": None, "file": None, "message": "no agent is installed here"}],
-                    },
-                    indent=2,
-                )
-            )
+            print(json.dumps({"ok": False, "checks": [], "failures": [
+                {"provider": None, "file": None, "message": "no agent is installed here"}]}, indent=2))
         return exitcodes.UNHEALTHY
     notes = _ask_agents(checks, providers, ctx, args)
     failed = [c for c in checks if not c.ok]

@@ -44,7 +44,7 @@ class Sandbox:
 def _seeds(folder: Traversable, prefix: str = "") -> dict[str, bytes]:
     found: dict[str, bytes] = {}
     for item in sorted(folder.iterdir(), key=lambda t: t.name):
-        name = "." + item.name[len(DOT) :] if item.name.startswith(DOT) else item.name
+        name = "." + item.name[len(DOT):] if item.name.startswith(DOT) else item.name
         if item.is_dir():
             found.update(_seeds(item, f"{prefix}{name}/"))
         elif not name.endswith((".pyc", ".py")):

@@ -194,13 +194,8 @@ class Tour:
             report = json.loads(out) if code == 0 and out.strip() else {}
             entries, pending = report.get("entries", 0), report.get("pending", 0)
             ok = code == 0 and entries >= wanted > 0 and pending == 0
-            self.rows[pid].held(
-                "record",
-                ok,
-                ""
-                if ok
-                else f"audit verify exit {code}, {entries} of {wanted} entries, {pending} pending {err.strip()}",
-            )
+            self.rows[pid].held("record", ok, "" if ok else f"audit verify exit {code}, {entries} of {wanted} "
+                                f"entries, {pending} pending {err.strip()}")
             _, tail, _ = cli("audit", "tail", "--provider", pid, "--root", self.home, "-n", "1")
             verdict = "chain OK" if code == 0 else "BROKEN"
             self.say(f"  {pid:<11} audit verify: {entries} signed entries, {verdict}; newest: {tail.strip()}")
@@ -235,3 +230,4 @@ def table(rows: list[Row]) -> str:
         cells = [f"{row.results.get(step, 'FAIL'):<{len(step)}}" for step in STEPS]
         lines.append(" | ".join([f"{row.provider:<{width}}", *cells]).rstrip())
     return "\n".join(lines)
+

@@ -44,15 +44,8 @@ def installed(provider: Provider, docs: Documents, ctx: Context, agent_id: str |
     roles = provider.ROLES
     shared = provider.FACTS.events.records_intent  # guard and audit on one event (Crush): the entry's own role
     return [
-        Entry(
-            f.source,
-            f.event,
-            f.ref.role if shared else roles[f.event],
-            f.ref,
-            f.handler,
-            provider.agent_argv(f.handler),
-            f.timeout,
-        )
+        Entry(f.source, f.event, f.ref.role if shared else roles[f.event], f.ref, f.handler,
+              provider.agent_argv(f.handler), f.timeout)
         for f in provider.installed_entries(docs, ctx)
         if f.event in roles and (agent_id is None or f.ref.agent_id == agent_id)
     ]

@@ -257,12 +257,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     trusted = _trusted(ctx) or inherited
     stage_retired_runtime(tx, runtime_dir, previous, runtime + runtime_files_names(provider_id, runtime_dir, ctx))
     manifest = Manifest(
-        provider_id,
-        agent_id,
-        ctx.python,
-        ctx.timeout_seconds,
-        runtime=runtime,
-        hook_command=ctx.hook_command,
+        provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
         trusted=trusted,
     )
     for path in docs.targets:
@@ -272,8 +267,8 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
     outcome.notes = [f"repaired {note}" for _, note in repaired]
-    outcome.notes += (
-        _trust_notes(ctx) if ctx.trust and ctx.probe else system_notes(provider_id, ctx) or list(provider.NOTES)
+    outcome.notes += _trust_notes(ctx) if ctx.trust and ctx.probe else system_notes(provider_id, ctx) or list(
+        provider.NOTES
     )
     _finish(tx, outcome, dry_run, ctx)
     if not dry_run and _trusted(ctx):

@@ -28,15 +28,11 @@ def system_notes(provider_id: str, ctx: Context) -> list[str]:
     from ..plug.layers import managed_file
 
     facts = managed.layer(provider_id)
-    notes = [
-        f"managed layer {managed_file(ctx, provider_id)}: {facts.promise}; every user's hooks run the root-owned "
-        f"launchers in {ctx.runtime_root} (see docs/fleet.md)"
-    ]
+    notes = [f"managed layer {managed_file(ctx, provider_id)}: {facts.promise}; every user's hooks run the root-owned "
+             f"launchers in {ctx.runtime_root} (see docs/fleet.md)"]
     if ctx.lock_down is not None and facts.lockdown_key is None:  # --all --lock-down must not fail on such agents
-        notes.append(
-            "--lock-down: this managed layer has no switch that runs managed hooks only; ours are installed "
-            "and the users' own hooks keep running beside them"
-        )
+        notes.append("--lock-down: this managed layer has no switch that runs managed hooks only; ours are installed "
+                     "and the users' own hooks keep running beside them")
     return notes
 
 
@@ -123,8 +119,6 @@ def after_install(provider_id: str, ctx: Context, agent_id: str, python: str) ->
         return []
     notes = precompile(ctx.runtime_dir(agent_id), python)
     if not runs_flusher(python):
-        notes.append(
-            f"warning: {python} cannot import elydora_cli: the guard enforces, but the audit delivers "
-            "nothing; install elydora-config for that interpreter or pass --python"
-        )
+        notes.append(f"warning: {python} cannot import elydora_cli: the guard enforces, but the audit delivers "
+                     "nothing; install elydora-config for that interpreter or pass --python")
     return notes

@@ -22,7 +22,8 @@ def list_hooks(exe: str, env: dict[str, str], cwd: str, timeout: float) -> list[
     try:
         rows = [hook for entry in answer["data"] for hook in entry["hooks"]]
         return [
-            ListedHook(str(h["key"]), str(h["currentHash"]), str(h["trustStatus"]), bool(h["enabled"])) for h in rows
+            ListedHook(str(h["key"]), str(h["currentHash"]), str(h["trustStatus"]), bool(h["enabled"]))
+            for h in rows
         ]
     except (KeyError, TypeError) as exc:
         raise ProbeError(f"Codex answered hooks/list in an unknown shape ({exc!r})") from None
@@ -31,26 +32,15 @@ def list_hooks(exe: str, env: dict[str, str], cwd: str, timeout: float) -> list[
 def _exchange(exe: str, env: dict[str, str], cwd: str, timeout: float) -> Any:
     try:
         proc = subprocess.Popen(
-            [exe, "app-server"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=cwd,
-            start_new_session=True,
+            [exe, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, cwd=cwd, start_new_session=True,
         )
     except OSError as exc:
         raise ProbeError(f"Codex did not start ({exc.strerror or exc})") from None
     reader = _Lines(proc, time.monotonic() + timeout)
     try:
-        reader.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {"clientInfo": {"name": "elydora", "version": "1"}},
-            }
-        )
+        reader.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {"clientInfo": {"name": "elydora", "version": "1"}}})
         reader.answer(1)
         reader.send({"jsonrpc": "2.0", "method": "initialized"})
         reader.send({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}})

@@ -62,7 +62,7 @@ class CodexProbe(ExecutableProbe):
             raise
         self.report = ProbeReport(AGENT, f"trusted with {self.name}")
         prefix = f"{home / HOOKS_FILE}:"
-        return {h.key[len(prefix) :]: h.current_hash for h in hooks if h.key.startswith(prefix)}
+        return {h.key[len(prefix):]: h.current_hash for h in hooks if h.key.startswith(prefix)}
 
     def _env(self, home: Path, user_home: Path) -> dict[str, str]:
         return {**self._ctx.env, "CODEX_HOME": str(home), "HOME": str(user_home)}

@@ -35,13 +35,8 @@ class GrokProbe(ExecutableProbe):
         env = {**self._ctx.env, "HOME": str(self._ctx.home)}
         try:
             done = subprocess.run(
-                [exe, "inspect", "--json"],
-                cwd=self._ctx.repo_root,
-                env=env,
-                capture_output=True,
-                timeout=self._timeout,
-                check=False,
-                stdin=subprocess.DEVNULL,
+                [exe, "inspect", "--json"], cwd=self._ctx.repo_root, env=env, capture_output=True,
+                timeout=self._timeout, check=False, stdin=subprocess.DEVNULL,
             )
         except subprocess.TimeoutExpired:
             raise ProbeError("Grok did not answer in time") from None
@@ -52,14 +47,8 @@ class GrokProbe(ExecutableProbe):
         try:
             rows = json.loads(done.stdout)["hooks"]
             return [
-                ListedHook(
-                    f"{h['event']}:{h['target']}",
-                    "",
-                    "trusted",
-                    h.get("disabled") is not True,
-                    str(h["event"]),
-                    str(h["target"]),
-                )
+                ListedHook(f"{h['event']}:{h['target']}", "", "trusted", h.get("disabled") is not True,
+                           str(h["event"]), str(h["target"]))
                 for h in rows
                 if h.get("hookType") == "command"
             ]

@@ -210,3 +210,4 @@ def switched_plug(
         return findings + check_hooks(docs, path, hm, ctx, agent_id)
 
     return install, uninstall, check
+

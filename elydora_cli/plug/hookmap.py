@@ -202,10 +202,8 @@ def _is_current(hm: HookMap, ctx: Context, agent_id: str, role: str, handler: di
     """``handler`` is ours for ``agent_id`` and exactly what this install writes for ``role`` with ``timeout``
     (keeping the interpreter the entry names)."""
     ref = ours(hm, handler, ctx)
-    return (
-        ref is not None
-        and ref.agent_id == agent_id
-        and handler == hm.make(Ref(agent_id, role, ref.python, timeout), ctx)
+    return ref is not None and ref.agent_id == agent_id and handler == hm.make(
+        Ref(agent_id, role, ref.python, timeout), ctx
     )
 
 

@@ -62,11 +62,8 @@ def _current(docs: Documents, path: Path, pin: Pin) -> Any:
 def apply(docs: Documents, path: Path, pin: Pin) -> None:
     """Write the pin (install); refused when the file holds the opposite value."""
     current = _current(docs, path, pin)
-    refuse_if(
-        current is (not pin.on),
-        path,
-        f"{pin.agent} hooks are disabled ({pin.name} is {str(current).lower()}); remove it to install",
-    )
+    refuse_if(current is (not pin.on), path, f"{pin.agent} hooks are disabled ({pin.name} is "
+              f"{str(current).lower()}); remove it to install")
     log = docs.log(path)
     marker = {"at": list(pin.at), "value": _marker(pin)}
     if current is pin.on:
@@ -98,13 +95,8 @@ def check(docs: Documents, path: Path, pin: Pin) -> list[Finding]:
     """Without the pin a user's settings can switch every hook off, ours included."""
     if _current(docs, path, pin) is pin.on:
         return []
-    return [
-        Finding(
-            f"{pin.name} is not {str(pin.on).lower()}: a user's settings can switch every hook off, ours "
-            "included; reinstall with --scope system",
-            path,
-        )
-    ]
+    return [Finding(f"{pin.name} is not {str(pin.on).lower()}: a user's settings can switch every hook off, ours "
+                    "included; reinstall with --scope system", path)]
 
 
 # -- the shared shape of a system install into such a settings file ------------------------------------------

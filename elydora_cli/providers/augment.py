@@ -131,14 +131,8 @@ def _overrides(path: Path, value: Any) -> list[Finding]:
         return [Finding(OVERRIDES_OPEN, path, severity="note")]
     flags = value[OVERRIDES_KEY]
     if isinstance(flags, dict) and any(flags.get(k) is False for k in ENABLE_HOOKS_FLAGS):
-        return [
-            Finding(
-                f"{OVERRIDES_KEY} turns enable_hooks off: where Augment's server allows client flag overrides "
-                "no hook runs, ours included",
-                path,
-                severity="note",
-            )
-        ]
+        return [Finding(f"{OVERRIDES_KEY} turns enable_hooks off: where Augment's server allows client flag overrides "
+                        "no hook runs, ours included", path, severity="note")]
     return []
 
 

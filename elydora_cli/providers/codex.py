@@ -65,9 +65,7 @@ MANAGED_HOOKS = replace(HOOKS, whole_container=True)
 
 LOCKDOWN_KEY, LOCKDOWN_OFF = managed.lockdown_switch("codex")
 MANAGED_SCHEMA = MapSchema(
-    ANY_HANDLER,
-    group={"matcher": ANY},
-    open_group_keys=True,
+    ANY_HANDLER, group={"matcher": ANY}, open_group_keys=True,
     switches={"managed_dir": STR, "windows_managed_dir": STR},
 )
 """requirements.toml's ``[hooks]``: the event map beside the directories of managed hook scripts."""
@@ -126,7 +124,9 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path = _path(docs, ctx)
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
     if ctx.system:  # managed hooks need no trust
-        return found or _hooks_feature(docs, path) + lockdown.check(docs, path, LOCKDOWN_KEY, LOCKDOWN_OFF)
+        return found or _hooks_feature(docs, path) + lockdown.check(
+            docs, path, LOCKDOWN_KEY, LOCKDOWN_OFF
+        )
     if found:
         return found
     if ctx.probe is not None:
@@ -226,22 +226,14 @@ def _asked(docs: Documents, path: Path, ctx: Context, agent_id: str, listed: lis
         elif not hook.enabled:
             findings.append(Finding(f"Codex lists our {event} hook as disabled", path))
         elif hook.trust == "modified":
-            findings.append(
-                Finding(
-                    f"Codex skips our {event} hook: it changed since it was trusted; run `{_fix(ctx)}`", _config(docs)
-                )
-            )
+            findings.append(Finding(f"Codex skips our {event} hook: it changed since it was trusted; "
+                                    f"run `{_fix(ctx)}`", _config(docs)))
         elif hook.trust != "trusted":
             untrusted.append(event)
     if untrusted:
-        findings.append(
-            Finding(
-                f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(untrusted)}); "
-                f"run `{_fix(ctx)}` or open /hooks in Codex and trust them",
-                _config(docs),
-                severity="pending",
-            )
-        )
+        findings.append(Finding(f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(untrusted)}); "
+                                f"run `{_fix(ctx)}` or open /hooks in Codex and trust them",
+                                _config(docs), severity="pending"))
     return findings
 
 
@@ -249,28 +241,17 @@ def _untrusted(docs: Documents, path: Path, ctx: Context, agent_id: str) -> list
     """Without Codex at hand: each of our entries needs a ``hooks.state`` entry in config.toml (whether its
     hash is still current cannot be seen without Codex)."""
     state = _state(docs)
-    missing = [
-        event
-        for event, suffix in _ours(docs, path, ctx, agent_id)
-        if not isinstance(state.get(f"{path}:{suffix}"), dict)
-    ]
+    missing = [event for event, suffix in _ours(docs, path, ctx, agent_id)
+               if not isinstance(state.get(f"{path}:{suffix}"), dict)]
     if not missing:
         return []
-    return [
-        Finding(
-            f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(missing)}); "
-            f"run `{_fix(ctx)}` or open /hooks in Codex and trust them",
-            _config(docs),
-            severity="pending",
-        )
-    ]
+    return [Finding(f"awaiting trust: Codex skips hooks nobody trusted ({', '.join(missing)}); "
+                    f"run `{_fix(ctx)}` or open /hooks in Codex and trust them", _config(docs), severity="pending")]
 
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
-NOTES = (
-    "Codex runs new or changed hooks only once trusted: `elydora install codex --trust` records Codex's own "
-    "trust of both (or open /hooks in Codex and trust them).",
-)
+NOTES = ("Codex runs new or changed hooks only once trusted: `elydora install codex --trust` records Codex's own "
+         "trust of both (or open /hooks in Codex and trust them).",)

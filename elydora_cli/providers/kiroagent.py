@@ -42,12 +42,8 @@ HOOKS = HookMap(catalog_events(FACTS), make_handler, grouped=False, timeout_key=
 SCHEMA = MapSchema(
     HandlerSchema(
         by_type={"command": {"command": NONEMPTY_STR}},
-        common={
-            "matcher": STR,
-            "timeout_ms": NONNEG_INT,
-            "max_output_size": NONNEG_INT,
-            "cache_ttl_seconds": NONNEG_INT,
-        },
+        common={"matcher": STR, "timeout_ms": NONNEG_INT, "max_output_size": NONNEG_INT,
+                "cache_ttl_seconds": NONNEG_INT},
         required={"command": ["command"]},
         default_type="command",
         open_keys=True,

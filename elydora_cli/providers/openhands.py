@@ -70,7 +70,7 @@ def rules(path: Path, value: dict[str, Any], ctx: Context) -> None:
     if "hooks" not in value and value:
         first = next(iter(value))
         raise MalformedConfigError(
-            path, f'keeps its events at the top level ({first!r}); move them under "hooks" so that ours can join them'
+            path, f"keeps its events at the top level ({first!r}); move them under \"hooks\" so that ours can join them"
         )
     events = value.get("hooks", {})
     for event in PASCAL_EVENTS:

@@ -27,9 +27,8 @@ CONFIG_DIR_ENV = str(FACTS.config.env)  # QODER_CONFIG_DIR
 CLI_HOME_ENV = "QODER_CLI_HOME"
 DIR_NAME_ENV = "QODER_CONFIG_DIR_NAME"
 DEFAULT_DIR_NAME = ".qoder"
-PROTECTED_DIR_NAMES = frozenset(
-    {".git", ".svn", ".hg", ".vscode", ".idea", ".husky", ".github", "node_modules", "bower_components"}
-)
+PROTECTED_DIR_NAMES = frozenset({".git", ".svn", ".hg", ".vscode", ".idea", ".husky", ".github", "node_modules",
+                                 "bower_components"})
 """Names Qoder refuses for its folder (compared without regard to case)."""
 SWITCH = "disableAllHooks"
 EVENTS = (
@@ -103,14 +102,8 @@ def dir_name(ctx: Context) -> str:
     import unicodedata  # only when the folder is renamed
 
     name = unicodedata.normalize("NFC", name)
-    if (
-        len(name) > 64
-        or name != name.strip()
-        or name.endswith(".")
-        or "/" in name
-        or "\\" in name
-        or name.lower() in PROTECTED_DIR_NAMES
-    ):
+    if (len(name) > 64 or name != name.strip() or name.endswith(".") or "/" in name or "\\" in name
+            or name.lower() in PROTECTED_DIR_NAMES):
         raise RefusedError(None, f"{DIR_NAME_ENV}={name!r} is not a folder name Qoder accepts (it would not start)")
     return name
 

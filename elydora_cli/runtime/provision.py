@@ -43,9 +43,8 @@ def provision(agent_dir: str, provider_id: str) -> bool:
     marker = binding_record(agent_dir)
     if marker is not None and os.path.lexists(marker):
         raise identity.IdentityError(
-            agent_dir,
-            f"has lost the server identity root provisioned ({marker}); the events stay spooled until "
-            "root runs elydora agent provision for this user again",
+            agent_dir, f"has lost the server identity root provisioned ({marker}); the events stay spooled until "
+            "root runs elydora agent provision for this user again"
         )
     facts = catalog.provider(provider_id)
     agent_id = identity.check_agent_id(os.path.basename(agent_dir))
@@ -149,11 +148,8 @@ def _plan(agent_dir: str, config: AgentConfig, key_bytes: bytes) -> str:
     same = (current.org_id, current.agent_id, current.kid) == (config.org_id, config.agent_id, config.kid)
     if not same or held != key_bytes or current.is_local:
         return "replace"
-    return (
-        "unchanged"
-        if files.read_physical(config_path, max_bytes=identity.CONFIG_LIMIT) == config.to_bytes()
+    return "unchanged" if files.read_physical(config_path, max_bytes=identity.CONFIG_LIMIT) == config.to_bytes() \
         else "update"
-    )
 
 
 def _own_directory(path: str, *, create: bool) -> None:

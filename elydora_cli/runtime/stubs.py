@@ -23,7 +23,7 @@ from .generate import GUARD_NAME, HOOK_NAME
 GRACE_SECONDS = 24 * 3600
 MARKER = "# elydora inert stub, left by uninstall at "
 
-_BODY = """import _signal, os
+_BODY = '''import _signal, os
 def _stop(*_):
     raise TimeoutError
 _signal.signal(_signal.SIGALRM, _stop)
@@ -35,7 +35,7 @@ except (OSError, TimeoutError):
     pass
 _signal.setitimer(_signal.ITIMER_REAL, 0)
 os.write(1, {stdout!r})
-"""
+'''
 
 
 def stub_bytes(provider_id: str, script: str, python: str, now: float | None = None) -> bytes:

@@ -210,13 +210,8 @@ def test_server_binding_of_each_user_converges_and_check_mode_writes_nothing(tmp
         (secrets / "token").chmod(0o600)
         binding = {
             "users": [user.pw_name],
-            "server": {
-                "base_url": server.base_url,
-                "org_id": "org-1",
-                "kid": "{agent}-k1",
-                "token_file": str(secrets / "token"),
-                "private_key_file": str(secrets / "{agent}@{user}.key"),
-            },
+            "server": {"base_url": server.base_url, "org_id": "org-1", "kid": "{agent}-k1",
+                       "token_file": str(secrets / "token"), "private_key_file": str(secrets / "{agent}@{user}.key")},
         }
         playbook = write_playbook(tmp_path / "bound.yml", sandbox, "present", **binding)
         before = tree(sandbox)
@@ -248,13 +243,8 @@ def test_server_binding_refusal_fails_the_task_with_the_cli_error(tmp_path: Path
     (tmp_path / "token").chmod(0o640)  # readable by the group: refused before any request
     binding = {
         "users": [user.pw_name],
-        "server": {
-            "base_url": "http://127.0.0.1:9",
-            "org_id": "o",
-            "kid": "k",
-            "token_file": str(tmp_path / "token"),
-            "private_key_file": str(tmp_path / "absent.key"),
-        },
+        "server": {"base_url": "http://127.0.0.1:9", "org_id": "o", "kid": "k", "token_file": str(tmp_path / "token"),
+                   "private_key_file": str(tmp_path / "absent.key")},
     }
     proc = play(tmp_path, write_playbook(tmp_path / "bound.yml", sandbox, "present", **binding), tmp_path / "f.json")
     assert proc.returncode != 0

@@ -34,10 +34,8 @@ def _selected(config: pytest.Config) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    skip = pytest.mark.skip(
-        reason="the e2e suite runs only when selected: python -m pytest -m e2e tests/e2e "
-        "(or ELYDORA_E2E=1); see docs/e2e.md"
-    )
+    skip = pytest.mark.skip(reason="the e2e suite runs only when selected: python -m pytest -m e2e tests/e2e "
+                                   "(or ELYDORA_E2E=1); see docs/e2e.md")
     for item in items:
         if Path(str(item.fspath)).is_relative_to(E2E_DIR):
             item.add_marker(pytest.mark.e2e)
@@ -58,10 +56,8 @@ def agent_cache() -> dict[str, Any]:
     try:
         manifest: dict[str, Any] = json.loads(manifest_path.read_text())
     except (OSError, ValueError):
-        pytest.skip(
-            f"install_agents.py produced no manifest (exit {proc.returncode}); the package registries "
-            f"are probably unreachable: {proc.stderr[-800:]}"
-        )
+        pytest.skip(f"install_agents.py produced no manifest (exit {proc.returncode}); the package registries "
+                    f"are probably unreachable: {proc.stderr[-800:]}")
     return manifest
 
 

@@ -50,12 +50,7 @@ def run(request: dict) -> dict:
     t0 = time.monotonic()
     with open(request["stdout"], "wb") as out, open(request["stderr"], "wb") as err:
         proc = subprocess.Popen(
-            request["argv"],
-            cwd=request["cwd"],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
+            request["argv"], cwd=request["cwd"], env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
             start_new_session=True,
         )
         timed_out = False

@@ -39,9 +39,8 @@ ANSWERS: dict[str, Any] = {"agents/list-remote-tools": {"tools": []}}
 class FakeLike(Protocol):
     shell_tool: str
 
-    def decide(
-        self, tools: dict[str, dict[str, Any]], prefix: str
-    ) -> tuple[str, str | None, dict[str, Any] | None]: ...
+    def decide(self, tools: dict[str, dict[str, Any]], prefix: str) -> tuple[str, str | None,
+                                                                              dict[str, Any] | None]: ...
 
     def record(self, entry: dict[str, Any]) -> None: ...
 
@@ -87,7 +86,7 @@ def offered_tools(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def answer(handler: HandlerLike, path: str, body: dict[str, Any], entry: dict[str, Any], final_text: str) -> None:
     """Answer one Augment request; ``final_text`` is what the model says when it calls no tool."""
-    endpoint = path[len(PREFIX) :]
+    endpoint = path[len(PREFIX):]
     overrides = endpoint.startswith(OVERRIDES)
     endpoint = endpoint.removeprefix(OVERRIDES)
     hooks = not endpoint.startswith(NO_HOOKS)
@@ -123,15 +122,11 @@ def _chat_stream(handler: HandlerLike, body: dict[str, Any], entry: dict[str, An
         entry.update(tool_call_id=call_id, tool_name=handler.fake.shell_tool, tool_args=args)
     handler.fake.record(entry)
     if kind == "tool_call":
-        node = {
-            "id": 0,
-            "type": TOOL_USE_NODE,
-            "content": "",
-            "tool_use": {"tool_use_id": call_id, "tool_name": handler.fake.shell_tool, "input_json": json.dumps(args)},
-        }
+        node = {"id": 0, "type": TOOL_USE_NODE, "content": "",
+                "tool_use": {"tool_use_id": call_id, "tool_name": handler.fake.shell_tool,
+                             "input_json": json.dumps(args)}}
         lines: list[dict[str, Any]] = [
-            {"text": "", "nodes": [node]},
-            {"text": "", "nodes": [], "stop_reason": STOP_TOOL_USE},
+            {"text": "", "nodes": [node]}, {"text": "", "nodes": [], "stop_reason": STOP_TOOL_USE},
         ]
     else:
         lines = [{"text": final_text, "nodes": []}, {"text": "", "nodes": [], "stop_reason": STOP_END_TURN}]

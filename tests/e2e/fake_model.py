@@ -239,32 +239,23 @@ class _Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         if path.endswith("/models"):
             answer = "models"
-            self._json(
-                200,
-                {
-                    "object": "list",
-                    "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "e2e"}],
-                    "models": [{"name": f"models/{MODEL}", "supportedGenerationMethods": ["generateContent"]}],
-                },
-            )
+            self._json(200, {
+                "object": "list",
+                "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "e2e"}],
+                "models": [{"name": f"models/{MODEL}", "supportedGenerationMethods": ["generateContent"]}],
+            })
         else:
             answer = "404"
             self._json(404, {})
-        self.fake.record(
-            {"t": time.time(), "method": "GET", "path": self.path, "answer": answer, "headers": dict(self.headers)}
-        )
+        self.fake.record({"t": time.time(), "method": "GET", "path": self.path, "answer": answer,
+                          "headers": dict(self.headers)})
 
     def do_POST(self) -> None:
         body, undecoded = self._body()
         parts = urlsplit(self.path)
         path, query = parts.path, parse_qs(parts.query)
-        entry: dict[str, Any] = {
-            "t": time.time(),
-            "method": "POST",
-            "path": self.path,
-            "headers": dict(self.headers),
-            "body": body,
-        }
+        entry: dict[str, Any] = {"t": time.time(), "method": "POST", "path": self.path,
+                                 "headers": dict(self.headers), "body": body}
         if undecoded:
             entry["undecoded_body"] = undecoded[:20000]
         if not isinstance(body, dict):
@@ -296,9 +287,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.record(entry)
             self._json(404, {})
 
-    def _decide(
-        self, dialect: str, body: dict[str, Any], entry: dict[str, Any], prefix: str
-    ) -> tuple[str, str | None, dict[str, Any] | None]:
+    def _decide(self, dialect: str, body: dict[str, Any], entry: dict[str, Any], prefix: str) -> tuple[
+        str, str | None, dict[str, Any] | None
+    ]:
         tools = offered_tools(dialect, body)
         kind, call_id, args = self.fake.decide(tools, prefix)
         entry.update(dialect=dialect, tools=sorted(tools), answer=kind)
@@ -312,7 +303,8 @@ class _Handler(BaseHTTPRequestHandler):
         kind, call_id, args = self._decide("anthropic", body, entry, "toolu_")
         msg_id = f"msg_{uuid.uuid4().hex[:24]}"
         model = body.get("model") or MODEL
-        usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0,
+                 "cache_read_input_tokens": 0}
         if kind == "tool_call":
             block: dict[str, Any] = {"type": "tool_use", "id": call_id, "name": self.fake.shell_tool, "input": args}
             stop = "tool_use"
@@ -320,58 +312,23 @@ class _Handler(BaseHTTPRequestHandler):
             block = {"type": "text", "text": FINAL_TEXT}
             stop = "end_turn"
         if not body.get("stream"):
-            self._json(
-                200,
-                {
-                    "id": msg_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [block],
-                    "stop_reason": stop,
-                    "stop_sequence": None,
-                    "usage": usage,
-                },
-            )
+            self._json(200, {"id": msg_id, "type": "message", "role": "assistant", "model": model,
+                             "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage})
             return
         start_block = dict(block, input={}) if kind == "tool_call" else {"type": "text", "text": ""}
-        delta = (
-            {"type": "input_json_delta", "partial_json": json.dumps(args)}
-            if kind == "tool_call"
-            else {"type": "text_delta", "text": FINAL_TEXT}
-        )
-        self._sse(
-            [
-                (
-                    "message_start",
-                    {
-                        "type": "message_start",
-                        "message": {
-                            "id": msg_id,
-                            "type": "message",
-                            "role": "assistant",
-                            "model": model,
-                            "content": [],
-                            "stop_reason": None,
-                            "stop_sequence": None,
-                            "usage": dict(usage, output_tokens=1),
-                        },
-                    },
-                ),
-                ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start_block}),
-                ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                (
-                    "message_delta",
-                    {
-                        "type": "message_delta",
-                        "delta": {"stop_reason": stop, "stop_sequence": None},
-                        "usage": {"output_tokens": 5},
-                    },
-                ),
-                ("message_stop", {"type": "message_stop"}),
-            ]
-        )
+        delta = ({"type": "input_json_delta", "partial_json": json.dumps(args)} if kind == "tool_call"
+                 else {"type": "text_delta", "text": FINAL_TEXT})
+        self._sse([
+            ("message_start", {"type": "message_start", "message": {
+                "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
+                "stop_reason": None, "stop_sequence": None, "usage": dict(usage, output_tokens=1)}}),
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start_block}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                               "usage": {"output_tokens": 5}}),
+            ("message_stop", {"type": "message_stop"}),
+        ])
 
     # -- OpenAI chat completions
     def _chat(self, body: dict[str, Any], entry: dict[str, Any]) -> None:
@@ -381,38 +338,22 @@ class _Handler(BaseHTTPRequestHandler):
         created = int(time.time())
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         if kind == "tool_call":
-            call = {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": self.fake.shell_tool, "arguments": json.dumps(args)},
-            }
+            call = {"id": call_id, "type": "function",
+                    "function": {"name": self.fake.shell_tool, "arguments": json.dumps(args)}}
             message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
         else:
             message = {"role": "assistant", "content": FINAL_TEXT}
             finish = "stop"
         if not body.get("stream"):
-            self._json(
-                200,
-                {
-                    "id": cid,
-                    "object": "chat.completion",
-                    "created": created,
-                    "model": model,
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    "usage": usage,
-                },
-            )
+            self._json(200, {"id": cid, "object": "chat.completion", "created": created, "model": model,
+                             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                             "usage": usage})
             return
 
         def chunk(delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
-            return {
-                "id": cid,
-                "object": "chat.completion.chunk",
-                "created": created,
-                "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-            }
+            return {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
 
         if kind == "tool_call":
             deltas = [chunk({"role": "assistant", "content": None, "tool_calls": [dict(call, index=0)]}, None)]
@@ -421,19 +362,8 @@ class _Handler(BaseHTTPRequestHandler):
         deltas.append(chunk({}, finish))
         events: list[tuple[str | None, Any]] = [(None, d) for d in deltas]
         if (body.get("stream_options") or {}).get("include_usage"):
-            events.append(
-                (
-                    None,
-                    {
-                        "id": cid,
-                        "object": "chat.completion.chunk",
-                        "created": created,
-                        "model": model,
-                        "choices": [],
-                        "usage": usage,
-                    },
-                )
-            )
+            events.append((None, {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                                  "choices": [], "usage": usage}))
         events.append((None, "[DONE]"))
         self._sse(events)
 
@@ -443,74 +373,33 @@ class _Handler(BaseHTTPRequestHandler):
         rid = f"resp_{uuid.uuid4().hex[:24]}"
         model = body.get("model") or MODEL
         if kind == "tool_call":
-            item: dict[str, Any] = {
-                "type": "function_call",
-                "id": f"fc_{uuid.uuid4().hex[:20]}",
-                "call_id": call_id,
-                "name": self.fake.shell_tool,
-                "arguments": json.dumps(args),
-                "status": "completed",
-            }
+            item: dict[str, Any] = {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:20]}",
+                                    "call_id": call_id, "name": self.fake.shell_tool,
+                                    "arguments": json.dumps(args), "status": "completed"}
         else:
-            item = {
-                "type": "message",
-                "id": f"msg_{uuid.uuid4().hex[:20]}",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}],
-            }
-        usage = {
-            "input_tokens": 10,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": 5,
-            "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": 15,
-        }
-        response = {
-            "id": rid,
-            "object": "response",
-            "created_at": int(time.time()),
-            "status": "completed",
-            "model": model,
-            "output": [item],
-            "usage": usage,
-        }
+            item = {"type": "message", "id": f"msg_{uuid.uuid4().hex[:20]}", "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}]}
+        usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
+        response = {"id": rid, "object": "response", "created_at": int(time.time()), "status": "completed",
+                    "model": model, "output": [item], "usage": usage}
         if not body.get("stream"):
             self._json(200, response)
             return
         events: list[tuple[str | None, Any]] = [
-            (
-                "response.created",
-                {
-                    "type": "response.created",
-                    "sequence_number": 0,
-                    "response": dict(response, status="in_progress", output=[]),
-                },
-            ),
-            (
-                "response.output_item.added",
-                {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": item},
-            ),
+            ("response.created", {"type": "response.created", "sequence_number": 0,
+                                  "response": dict(response, status="in_progress", output=[])}),
+            ("response.output_item.added", {"type": "response.output_item.added", "sequence_number": 1,
+                                            "output_index": 0, "item": item}),
         ]
         if kind == "text":
-            events.append(
-                (
-                    "response.output_text.delta",
-                    {
-                        "type": "response.output_text.delta",
-                        "sequence_number": 2,
-                        "item_id": item["id"],
-                        "output_index": 0,
-                        "content_index": 0,
-                        "delta": FINAL_TEXT,
-                    },
-                )
-            )
+            events.append(("response.output_text.delta", {
+                "type": "response.output_text.delta", "sequence_number": 2, "item_id": item["id"],
+                "output_index": 0, "content_index": 0, "delta": FINAL_TEXT}))
         events += [
-            (
-                "response.output_item.done",
-                {"type": "response.output_item.done", "sequence_number": 3, "output_index": 0, "item": item},
-            ),
+            ("response.output_item.done", {"type": "response.output_item.done", "sequence_number": 3,
+                                           "output_index": 0, "item": item}),
             ("response.completed", {"type": "response.completed", "sequence_number": 4, "response": response}),
         ]
         self._sse(events)

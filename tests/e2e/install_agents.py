@@ -201,9 +201,7 @@ def find_python(minimum: tuple[int, ...], below: tuple[int, ...] | None = None) 
         try:
             out = subprocess.run(
                 [exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                capture_output=True,
-                text=True,
-                timeout=30,
+                capture_output=True, text=True, timeout=30,
             )
         except (OSError, subprocess.TimeoutExpired):
             continue
@@ -297,11 +295,8 @@ def seed_config_deps(cache: Path, agent: str, entry: dict[str, Any], *, update_l
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agents", nargs="*", help="agents to install (default: all in the lock file)")
-    parser.add_argument(
-        "--update-locks",
-        action="store_true",
-        help="resolve the dependency trees afresh and save them under locks/ (after a version bump)",
-    )
+    parser.add_argument("--update-locks", action="store_true",
+                        help="resolve the dependency trees afresh and save them under locks/ (after a version bump)")
     args = parser.parse_args(argv)
     lock = json.loads(LOCK.read_text())
     wanted = args.agents or list(lock["agents"])
@@ -343,10 +338,8 @@ def main(argv: list[str] | None = None) -> int:
                 "reason": f"{entry['package']}@{entry['version']} could not be installed from its registry: "
                 + re.sub(r"\s+", " ", text)[:500],
             }
-        log(
-            f"{agent}: {'ok' if manifest[agent]['available'] else manifest[agent]['reason']}"
-            f" ({time.monotonic() - t0:.1f}s)"
-        )
+        log(f"{agent}: {'ok' if manifest[agent]['available'] else manifest[agent]['reason']}"
+            f" ({time.monotonic() - t0:.1f}s)")
     tmp = manifest_path.with_suffix(".tmp")
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     tmp.replace(manifest_path)

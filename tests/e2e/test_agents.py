@@ -42,9 +42,8 @@ KNOWN_PRODUCT_BUGS: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(scope="module", params=ROWS)
-def session(
-    request: pytest.FixtureRequest, agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[AgentSession]:
+def session(request: pytest.FixtureRequest, agent_cache: dict[str, Any],
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentSession]:
     agent_id: str = request.param
     if agent_id not in registry.implemented_ids():
         pytest.skip(f"{agent_id}: no installer yet (elydora_cli/providers/{agent_id}.py is not there)")

@@ -26,9 +26,8 @@ pytestmark = pytest.mark.e2e
 WITHOUT_HOOKS = dataclasses.replace(AGENTS["augment"], env=lambda sb, port: session_env(port, hooks=False))
 
 
-def test_auggie_skips_our_hooks_without_enable_hooks(
-    agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_auggie_skips_our_hooks_without_enable_hooks(agent_cache: dict[str, Any],
+                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
     """The server answers ``enable_hooks: false`` (Auggie's default): a frozen agent's tool runs, neither hook
     fires, nothing is recorded; ``status`` is healthy as far as files go and its note names the flag."""
     root = tmp_path_factory.mktemp("e2e-augment-no-hooks")
@@ -57,22 +56,18 @@ def _earlier_quoted_form(s: AgentSession) -> None:
     sb, agent_dir = s.sandbox, s.sandbox.agent_dir
     settings = sb.home / ".augment" / "settings.json"
     value = json.loads(settings.read_text(encoding="utf-8"))
-    for event, (wrapper, runtime) in {
-        "PreToolUse": ("augment-guard.sh", "guard.py"),
-        "PostToolUse": ("augment-hook.sh", "hook.py"),
-    }.items():
+    for event, (wrapper, runtime) in {"PreToolUse": ("augment-guard.sh", "guard.py"),
+                                      "PostToolUse": ("augment-hook.sh", "hook.py")}.items():
         script = agent_dir / wrapper
         script.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{agent_dir / runtime}'\n", encoding="utf-8")
         script.chmod(0o700)
-        value["hooks"][event] = [
-            {"matcher": ".*", "hooks": [{"type": "command", "command": f"'{script}'", "timeout": 10000}]}
-        ]
+        value["hooks"][event] = [{"matcher": ".*", "hooks": [
+            {"type": "command", "command": f"'{script}'", "timeout": 10000}]}]
     settings.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
 
 
 def test_auggie_cannot_spawn_the_earlier_quoted_form_and_install_replaces_it(
-    agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+        agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> None:
     """With the flag on, Auggie spawns the quoted wrapper path without a shell: ENOENT, which it treats as
     non-blocking, so a frozen agent runs its tool. ``status`` says unhealthy; ``install`` replaces the entries
     with the exec form, and the guard blocks again."""

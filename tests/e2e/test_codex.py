@@ -22,7 +22,9 @@ pytestmark = pytest.mark.e2e
 
 # -- Codex: hooks run only once trusted --------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def codex_untrusted(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentSession]:
+def codex_untrusted(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[
+    AgentSession
+]:
     yield from open_session("codex", agent_cache, tmp_path_factory.mktemp("e2e-codex-untrusted"))
 
 
@@ -42,7 +44,9 @@ def test_codex_skips_untrusted_hooks(codex_untrusted: AgentSession) -> None:
 
 def test_codex_status_reports_untrusted_hooks(codex_untrusted: AgentSession) -> None:
     status = codex_untrusted.status
-    assert "trust" in (status.stdout + status.stderr).lower() and "healthy" not in status.stdout.split(), status.stdout
+    assert "trust" in (status.stdout + status.stderr).lower() and "healthy" not in status.stdout.split(), (
+        status.stdout
+    )
 
 
 # -- Codex: trusted by `install --trust`, no bypass flag --------------------------------------------------------
@@ -52,9 +56,8 @@ def _codex_path(info: dict[str, Any]) -> list[str]:
 
 
 def _codex_status(s: AgentSession) -> dict[str, Any]:
-    out = s.sandbox.elydora(
-        "status", "codex", "--root", str(s.sandbox.home), "--json", check=False, path_prefix=_codex_path(s.info)
-    )
+    out = s.sandbox.elydora("status", "codex", "--root", str(s.sandbox.home), "--json", check=False,
+                            path_prefix=_codex_path(s.info))
     row: dict[str, Any] = json.loads(out.stdout)["providers"][0]
     return row
 
@@ -73,9 +76,8 @@ def _codex_run_untrusting(s: AgentSession, phase: str) -> Run:
 @pytest.fixture(scope="module")
 def codex_trusted(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentSession]:
     for s in open_session("codex", agent_cache, tmp_path_factory.mktemp("e2e-codex-trusted")):
-        out = s.sandbox.elydora(
-            "install", "codex", "--root", str(s.sandbox.home), "--trust", path_prefix=_codex_path(s.info)
-        )
+        out = s.sandbox.elydora("install", "codex", "--root", str(s.sandbox.home), "--trust",
+                                path_prefix=_codex_path(s.info))
         assert "confirmed by codex app-server" in out.stdout, out.stdout
         yield s
 

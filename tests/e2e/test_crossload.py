@@ -55,7 +55,6 @@ def _install_claudecode(supervised: bool) -> Callable[[Sandbox], None]:
     def install(sb: Sandbox) -> None:
         extra = ["--hook-command", _supervisor(sb)] if supervised else []
         sb.elydora("install", "claudecode", "--root", str(sb.home), "--python", str(_wrapper(sb)), *extra)
-
     return install
 
 
@@ -69,8 +68,8 @@ def _claude_scripts(sb: Sandbox, before: int) -> list[str]:
     (our launcher through its ``#!`` line); anything else is a stray interpreter."""
     prefix = f"-IS {sb.home / '.elydora' / 'claudecode'}/"
     starts = _starts(sb)[before:]
-    assert all(line.startswith(prefix) and "/" not in line[len(prefix) :] for line in starts), starts
-    return [line[len(prefix) :] for line in starts]
+    assert all(line.startswith(prefix) and "/" not in line[len(prefix):] for line in starts), starts
+    return [line[len(prefix):] for line in starts]
 
 
 def _call_recorded_once(s: AgentSession, claude: Sandbox, ours_before: int, run: Any) -> None:
@@ -97,13 +96,11 @@ def _claude_entries_do_nothing(s: AgentSession, claude: Sandbox, launcher: str |
 
 
 @pytest.mark.parametrize("supervised", [False, True], ids=["runtime", "hook-command"])
-def test_grok_runs_claude_code_entries_that_do_nothing(
-    supervised: bool, agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_grok_runs_claude_code_entries_that_do_nothing(supervised: bool, agent_cache: dict[str, Any],
+                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
     launcher = "supervisor.py" if supervised else None
-    for s in open_session(
-        "grok", agent_cache, tmp_path_factory.mktemp("e2e-crossload-grok"), _install_claudecode(supervised)
-    ):
+    for s in open_session("grok", agent_cache, tmp_path_factory.mktemp("e2e-crossload-grok"),
+                          _install_claudecode(supervised)):
         sb = s.sandbox
         claude = Sandbox("claudecode", sb.root)
         _claude_entries_do_nothing(s, claude, launcher, denial="Hook denied")
@@ -116,18 +113,15 @@ def test_grok_runs_claude_code_entries_that_do_nothing(
 
 @pytest.mark.parametrize("supervised", [False, True], ids=["runtime", "hook-command"])
 def test_copilot_runs_project_claude_code_entries_that_do_nothing(
-    supervised: bool,
-    agent_cache: dict[str, Any],
-    monkeypatch: pytest.MonkeyPatch,
+    supervised: bool, agent_cache: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """claudecode at project level (``CLAUDE_CONFIG_DIR=.claude``, taken from the project folder): its entries
     land in ``<project>/.claude/settings.json``, which Copilot runs; Copilot denies on any non-zero exit."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", ".claude")  # `elydora` runs from the project folder
     launcher = "supervisor.py" if supervised else None
-    for s in open_session(
-        "copilot", agent_cache, tmp_path_factory.mktemp("e2e-crossload-copilot"), _install_claudecode(supervised)
-    ):
+    for s in open_session("copilot", agent_cache, tmp_path_factory.mktemp("e2e-crossload-copilot"),
+                          _install_claudecode(supervised)):
         sb = s.sandbox
         claude = Sandbox("claudecode", sb.root)
         settings = json.loads((sb.work / ".claude" / "settings.json").read_text())

@@ -13,12 +13,10 @@ pytestmark = pytest.mark.e2e
 
 # -- Droid: our hooks go where Droid loads them ----------------------------------------------------------------
 @pytest.mark.parametrize("existing", ["settings.local.json", "hooks/hooks.json"])
-def test_droid_hooks_land_where_droid_loads_them(
-    existing: str, agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_droid_hooks_land_where_droid_loads_them(existing: str, agent_cache: dict[str, Any],
+                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
     """A user file ``{"hooks": {}}`` that Droid 0.225.2 never reads hooks from (``settings.local.json``) or reads
     only as a bare event map (the legacy ``hooks/hooks.json``): after install the guard still blocks."""
-
     def user_file(sb: Sandbox) -> None:
         path = sb.home / ".factory" / existing
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -16,9 +16,8 @@ pytestmark = pytest.mark.e2e
 SESSION_KEYS = ("conversation_id", "session_id", "sessionId", "session", "taskId", "sessionID")
 
 
-def test_letta_records_share_the_project_subject(
-    agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_letta_records_share_the_project_subject(agent_cache: dict[str, Any],
+                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
     """docs/providers.md (Letta, record subject): with no session id in the payload the subject is ``dir:`` and
     the payload's working directory, the same for two headless runs in one project although the tool call ids
     (and the model's replies) differ."""
@@ -38,9 +37,8 @@ def test_letta_records_share_the_project_subject(
         assert first != second, "the two runs got the same tool call id: the subject check proves nothing"
 
 
-def test_letta_records_a_failed_call_once(
-    agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_letta_records_a_failed_call_once(agent_cache: dict[str, Any],
+                                          tmp_path_factory: pytest.TempPathFactory) -> None:
     """The shell command fails (the proof file's name is taken by a directory): one tool call, one record, from
     PostToolUse (Letta 0.34.12 fires PostToolUseFailure after it for a failed call; docs/e2e.md, finding 8)."""
     for s in open_session("letta", agent_cache, tmp_path_factory.mktemp("e2e-letta-failure")):
@@ -49,13 +47,9 @@ def test_letta_records_a_failed_call_once(
         run = s.run_raw("failed", s.agent.argv(s.info["bin"]), tool=s.agent.shell_tool)
         assert_reached_only_the_fake_model(run)
         assert run.tool_call is not None
-        records = [
-            e["record"]
-            for e in sb.ledger()
-            if e["record"]["payload"].get("tool_call_id") == run.tool_call["tool_call_id"]
-        ]
+        records = [e["record"] for e in sb.ledger() if e["record"]["payload"].get("tool_call_id")
+                   == run.tool_call["tool_call_id"]]
         events = sorted(r["payload"]["event_type"] for r in records)
-        assert events and all(r["payload"].get("tool_result", {}).get("status", "error") == "error" for r in records), (
-            f"the call did not fail: {records}"
-        )
+        assert events and all(r["payload"].get("tool_result", {}).get("status", "error") == "error"
+                              for r in records), f"the call did not fail: {records}"
         assert events == ["PostToolUse"], f"one failed call left {len(records)} records: {events}"

@@ -147,9 +147,8 @@ def test_gemini_folder_trust_is_on_by_default_and_the_administrator_can_pin_it_o
             run = _raw(gemini, "managed-trust-default")
             assert run.rc != 0 and run.tool_call is None, run.describe()
             assert "not running in a trusted directory" in run.stderr, run.describe()
-        path.write_text(
-            before.replace('{"hooksConfig"', '{"security": {"folderTrust": {"enabled": false}}, "hooksConfig"', 1)
-        )
+        path.write_text(before.replace('{"hooksConfig"', '{"security": {"folderTrust": {"enabled": false}}, '
+                                       '"hooksConfig"', 1))
         with frozen(gemini, {"security": {"folderTrust": {"enabled": True}}}):
             gemini.check_blocked(gemini.run("managed-trust-pinned-off"))
     finally:
@@ -187,9 +186,8 @@ def test_status_then_uninstall_after_the_agents_own_runs(gemini: System, qwen: S
     system file (we created it: it is gone); Qwen, run as root, rewrote it in its own layout and stamped
     ``$version``, which stays (its bytes, not ours)."""
     for system in (gemini, qwen):
-        result = system.s.sandbox.elydora(
-            "status", system.s.agent.id, "--json", "--scope", "system", "--root", str(system.sysroot), check=False
-        )
+        result = system.s.sandbox.elydora("status", system.s.agent.id, "--json", "--scope", "system", "--root",
+                                          str(system.sysroot), check=False)
         row = json.loads(result.stdout)["providers"][0]
         assert (row["covered"], row["enforced"]) == (True, True), row
         system.elydora("uninstall", system.s.agent.id)

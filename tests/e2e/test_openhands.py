@@ -12,13 +12,11 @@ from elydora_testkit.e2e_session import assert_reached_only_the_fake_model, open
 pytestmark = pytest.mark.e2e
 
 
-def test_openhands_project_hooks_file_shadows_ours(
-    agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_openhands_project_hooks_file_shadows_ours(agent_cache: dict[str, Any],
+                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
     """OpenHands CLI 1.16.0 loads the first of ``<project>/.openhands/hooks.json`` and ``~/.openhands/hooks.json``
     that exists: with a project file (here an empty one) a frozen agent's tool runs and our guard never starts,
     so ``status`` from that project must be unhealthy, naming the file."""
-
     def project_file(sb: Sandbox) -> None:
         path = sb.work / ".openhands" / "hooks.json"
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,9 @@ def _imports_main(path: Path) -> bool:
 
 def test_nothing_below_the_entry_point_imports_main() -> None:
     offenders = [
-        str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if p.name not in FRONT_ENDS and _imports_main(p)
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if p.name not in FRONT_ENDS and _imports_main(p)
     ]
     assert sorted(offenders) == sorted(DRIVERS)
 

@@ -112,15 +112,8 @@ def test_unknown_providers_and_invalid_agent_ids_exit_2(
 
 
 @pytest.mark.parametrize(
-    ("alias", "pid"),
-    [
-        ("claude", "claudecode"),
-        ("claude-code", "claudecode"),
-        ("auggie", "augment"),
-        ("factory", "droid"),
-        ("Claude", "claudecode"),
-        ("cursor-agent", "cursor"),
-    ],
+    ("alias", "pid"), [("claude", "claudecode"), ("claude-code", "claudecode"), ("auggie", "augment"),
+                       ("factory", "droid"), ("Claude", "claudecode"), ("cursor-agent", "cursor")]
 )
 def test_aliases_name_the_provider(home: Path, capsys: pytest.CaptureFixture[str], alias: str, pid: str) -> None:
     code, out, _ = run(capsys, "install", alias, "--root", str(home), "--json")
@@ -134,9 +127,7 @@ def test_the_alias_table_lives_in_the_catalog() -> None:
     names = [n for p in catalog.providers() for n in (p.id, *p.aliases)]
     assert len(names) == len(set(names))  # no alias stands for two agents
     assert {catalog.canonical_id(a) for a in ("claude", "claude-code", "auggie", "factory")} == {
-        "claudecode",
-        "augment",
-        "droid",
+        "claudecode", "augment", "droid"
     }
 
 
@@ -193,9 +184,8 @@ def test_an_empty_or_unset_home_without_root_is_refused(
     assert code == 0
 
 
-def test_verbose_before_and_after_the_command_add_up(
-    capsys: pytest.CaptureFixture[str], home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_verbose_before_and_after_the_command_add_up(capsys: pytest.CaptureFixture[str], home: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from elydora_config import log
 
     seen: list[int] = []

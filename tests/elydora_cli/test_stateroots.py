@@ -30,5 +30,5 @@ def test_scripts_named_are_what_the_pattern_found(text: str) -> None:
 
 
 def test_a_hook_command_names_its_state_root() -> None:
-    text = "{\"command\": \"'/usr/bin/python3' '-I' '-S' '/srv/state/.elydora/claudecode/guard.py'\"}"
+    text = '{"command": "\'/usr/bin/python3\' \'-I\' \'-S\' \'/srv/state/.elydora/claudecode/guard.py\'"}'
     assert list(scripts_named(text)) == [("/srv/state", "claudecode")]

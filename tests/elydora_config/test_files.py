@@ -33,7 +33,6 @@ def test_read_refuses_oversized_file(tmp_path):
         read_physical(target, max_bytes=100)
     assert read_physical(target, max_bytes=101) == b"x" * 101
 
-
 def test_a_kept_read_reads_a_file_once_whatever_the_limit(tmp_path, monkeypatch):
     """Inside a read-only block the bytes of the first read serve every later one, each held to its own
     limit with the error a read of those bytes gives."""

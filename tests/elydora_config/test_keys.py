@@ -114,7 +114,6 @@ def test_base64url_agrees_with_the_base64_module() -> None:
 )
 def test_lenient_base64url_decoding_is_the_base64_modules(text: str) -> None:
     """Same bytes, or the same error and message, as ``base64.urlsafe_b64decode`` (markers report its words)."""
-
     def outcome(decode: Callable[[str], bytes]) -> tuple[str, object]:
         try:
             return "ok", decode(text)

@@ -61,7 +61,6 @@ def test_two_threads_sharing_one_lock_object_still_exclude_each_other(tmp_path: 
     assert shared_lock(str(tmp_path), 0.2) is lock
     outcome: list[str] = []
     with lock:
-
         def other() -> None:
             try:
                 lock.acquire()

@@ -33,7 +33,7 @@ def test_nesting_up_to_the_limit_parses_and_edits() -> None:
     [
         ('{"a": "[[[[{{", "b": /* [[{{ */ [1]} // [[[[', False),
         ('{"a": "\\"[[[[", "b": [1]}', False),
-        ('a = "[[[" # [[[[\nb = \'[[[[\'\nc = """[\n[[\\"""[[["""\nd = \'\'\'[[[[\'\'\'\ne = [[1]]\n', True),
+        ("a = \"[[[\" # [[[[\nb = '[[[['\nc = \"\"\"[\n[[\\\"\"\"[[[\"\"\"\nd = '''[[[['''\ne = [[1]]\n", True),
     ],
 )
 def test_brackets_in_strings_and_comments_do_not_count(text: str, toml: bool) -> None:

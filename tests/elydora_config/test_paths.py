@@ -27,30 +27,8 @@ from elydora_config.paths import (
 
 @pytest.mark.parametrize(
     "name",
-    [
-        "",
-        ".",
-        "..",
-        "a/b",
-        "a\\b",
-        "tab\there",
-        "nul\x00",
-        "del\x7f",
-        "a<b",
-        "a>b",
-        'a"b',
-        "a|b",
-        "a?b",
-        "a*b",
-        "a:b",
-        "trailing.",
-        "trailing ",
-        "CON",
-        "con.txt",
-        "Lpt1",
-        "COM9.json",
-        "aux ",
-    ],
+    ["", ".", "..", "a/b", "a\\b", "tab\there", "nul\x00", "del\x7f", "a<b", "a>b", 'a"b', "a|b", "a?b",
+     "a*b", "a:b", "trailing.", "trailing ", "CON", "con.txt", "Lpt1", "COM9.json", "aux "],
 )
 def test_unsafe_names_refused(name):
     assert unsafe_name_reason(name) is not None

@@ -110,23 +110,14 @@ def test_reading_below_a_missing_directory_is_still_an_absent_file(tmp_path: Pat
 @pytest.mark.parametrize(
     ("parse", "given", "message"),
     [
-        (
-            JsoncDocument.parse,
-            b"{}",
-            "JsoncDocument.parse takes the text as str, not bytes; for bytes use JsoncDocument.parse_bytes",
-        ),
+        (JsoncDocument.parse, b"{}", "JsoncDocument.parse takes the text as str, not bytes; for bytes use "
+         "JsoncDocument.parse_bytes"),
         (JsoncDocument.parse, None, "JsoncDocument.parse takes the text as str, not NoneType"),
-        (
-            JsoncDocument.parse_bytes,
-            "{}",
-            "JsoncDocument.parse_bytes takes bytes, not str; for text use JsoncDocument.parse",
-        ),
+        (JsoncDocument.parse_bytes, "{}", "JsoncDocument.parse_bytes takes bytes, not str; for text use "
+         "JsoncDocument.parse"),
         (TomlDocument.parse, None, "TomlDocument.parse takes the text as str or UTF-8 bytes, not NoneType"),
-        (
-            TomlDocument.parse_bytes,
-            "a = 1",
-            "TomlDocument.parse_bytes takes bytes, not str; for text use TomlDocument.parse",
-        ),
+        (TomlDocument.parse_bytes, "a = 1", "TomlDocument.parse_bytes takes bytes, not str; for text use "
+         "TomlDocument.parse"),
     ],
 )
 def test_parse_says_what_it_wants(parse: Any, given: Any, message: str) -> None:

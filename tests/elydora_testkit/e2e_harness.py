@@ -51,11 +51,7 @@ class Driver:
         mount = ["--mount"] if os.environ.get(BINDS_ENV) else []
         self.proc = subprocess.Popen(
             ["unshare", "--net", *mount, sys.executable, str(E2E_DIR / "driver.py")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-            bufsize=1,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, bufsize=1,
         )
         hello = self._read()
         if not hello.get("ready"):
@@ -133,10 +129,8 @@ class Run:
         return out
 
     def describe(self) -> str:
-        reqs = [
-            f"{r.get('method')} {r.get('path')} -> {r.get('answer')} tools={len(r.get('tools') or [])}"
-            for r in self.requests
-        ]
+        reqs = [f"{r.get('method')} {r.get('path')} -> {r.get('answer')} tools={len(r.get('tools') or [])}"
+                for r in self.requests]
         return (
             f"[{self.phase}] rc={self.rc} timed_out={self.timed_out} {self.seconds}s proof={self.proof_exists}\n"
             f"requests:\n  " + "\n  ".join(reqs or ["(none)"]) + "\n"
@@ -161,9 +155,8 @@ class Sandbox:
         for d in (self.home, self.work, self.logs, self.home / "tmp"):
             d.mkdir(parents=True, exist_ok=True)
 
-    def elydora(
-        self, *args: str, check: bool = True, path_prefix: Sequence[str] = ()
-    ) -> subprocess.CompletedProcess[str]:
+    def elydora(self, *args: str, check: bool = True,
+                path_prefix: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
         """``elydora ARGS`` exactly as a user would type it, from the project folder (``path_prefix``: folders
         put in front of ``PATH``, e.g. an agent's executable for its introspection)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ELYDORA_", "PYTHON"))}
@@ -171,11 +164,7 @@ class Sandbox:
         if path_prefix:
             env["PATH"] = os.pathsep.join([*path_prefix, env.get("PATH", os.defpath)])
         proc = subprocess.run(
-            [sys.executable, "-m", "elydora_cli", *args],
-            cwd=self.work,
-            env=env,
-            capture_output=True,
-            text=True,
+            [sys.executable, "-m", "elydora_cli", *args], cwd=self.work, env=env, capture_output=True, text=True,
             timeout=120,
         )
         if check and proc.returncode != 0:
@@ -199,15 +188,13 @@ class Sandbox:
         hooks' own background flusher holds the lock, it says busy and we wait for it)."""
         deadline = time.monotonic() + wait
         while True:
-            flush = self.elydora(
-                "audit", "flush", "--provider", self.agent, "--root", str(self.home), "--json", check=False
-            )
+            flush = self.elydora("audit", "flush", "--provider", self.agent, "--root", str(self.home), "--json",
+                                 check=False)
             if '"drained"' in flush.stdout or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
-        tail = self.elydora(
-            "audit", "tail", "--provider", self.agent, "--root", str(self.home), "--json", "-n", "100000"
-        )
+        tail = self.elydora("audit", "tail", "--provider", self.agent, "--root", str(self.home), "--json",
+                            "-n", "100000")
         return [json.loads(ln) for ln in tail.stdout.splitlines() if ln.strip()]
 
     def clear_bytecode(self) -> None:

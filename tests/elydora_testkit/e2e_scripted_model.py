@@ -31,20 +31,8 @@ SOURCE = "scripted model (the agent's --fake-responses file, exhausted after the
 def write_script(path: Path, tool: str, arguments: dict[str, Any] | None = None) -> None:
     """One answer: a call of ``tool`` running the e2e command."""
     call = {"name": tool, "args": arguments or {"command": COMMAND, "description": "Create the e2e proof file"}}
-    answer = {
-        "method": "generateContentStream",
-        "response": [
-            {
-                "candidates": [
-                    {
-                        "content": {"role": "model", "parts": [{"functionCall": call}]},
-                        "finishReason": "STOP",
-                        "index": 0,
-                    }
-                ]
-            }
-        ],
-    }
+    answer = {"method": "generateContentStream", "response": [{"candidates": [{
+        "content": {"role": "model", "parts": [{"functionCall": call}]}, "finishReason": "STOP", "index": 0}]}]}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(answer) + "\n")
 
@@ -85,11 +73,8 @@ def dumped_requests(transcript: Path) -> list[dict[str, Any]]:
 
 
 def _tool_names(request: dict[str, Any]) -> list[str]:
-    names = [
-        ((t.get("function") or {}).get("name") or t.get("name"))
-        for t in request.get("tools") or []
-        if isinstance(t, dict)
-    ]
+    names = [((t.get("function") or {}).get("name") or t.get("name")) for t in request.get("tools") or []
+             if isinstance(t, dict)]
     return sorted(n for n in names if isinstance(n, str))
 
 
@@ -121,15 +106,8 @@ def log_entries(dumped: dict[str, Any], tool: str) -> list[dict[str, Any]]:
         parsed = arguments
     return [
         # What the script answered; the tools offered are read from the follow-up, which offers the same set.
-        {
-            "answer": "tool_call",
-            "tool_call_id": call.get("id"),
-            "tool_name": tool,
-            "tool_args": parsed,
-            "tools": _tool_names(request),
-            "body": None,
-            "source": SOURCE,
-        },
+        {"answer": "tool_call", "tool_call_id": call.get("id"), "tool_name": tool, "tool_args": parsed,
+         "tools": _tool_names(request), "body": None, "source": SOURCE},
         {"answer": "text", "body": request, "tools": _tool_names(request), "source": SOURCE},
     ]
 
@@ -139,9 +117,8 @@ def requests_from_transcripts(folder: Path, since: float, tool: str) -> list[dic
     entries: list[dict[str, Any]] = []
     if not folder.is_dir():
         return entries
-    transcripts = sorted(
-        (p for p in folder.rglob("*.jsonl") if p.stat().st_mtime >= since), key=lambda p: p.stat().st_mtime
-    )
+    transcripts = sorted((p for p in folder.rglob("*.jsonl") if p.stat().st_mtime >= since),
+                         key=lambda p: p.stat().st_mtime)
     for transcript in transcripts:
         for request in dumped_requests(transcript):
             entries += log_entries(request, tool)

@@ -23,9 +23,8 @@ def guard_line(agent_id: str) -> str:
 class AgentSession:
     """One agent's sandbox, its namespace driver and its runs, shared by the three phases."""
 
-    def __init__(
-        self, agent: Agent, info: dict[str, Any], root: Path, before_install: Callable[[Sandbox], None] | None = None
-    ) -> None:
+    def __init__(self, agent: Agent, info: dict[str, Any], root: Path,
+                 before_install: Callable[[Sandbox], None] | None = None) -> None:
         self.agent = agent
         self.info = info
         self.sandbox = Sandbox(agent.id, root)
@@ -50,22 +49,15 @@ class AgentSession:
         self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log), **(call or {}))
         env = run_env(self.agent, sb, self.driver.port, self.info["path_prefix"])
         started = time.time()
-        answer = self.driver.call(
-            op="run", argv=argv, env=env, cwd=str(sb.work), timeout=RUN_TIMEOUT, stdout=str(out), stderr=str(err)
-        )
+        answer = self.driver.call(op="run", argv=argv, env=env, cwd=str(sb.work), timeout=RUN_TIMEOUT,
+                                  stdout=str(out), stderr=str(err))
         requests = read_log(log)
         if self.agent.model_log is not None:
             requests += self.agent.model_log(sb, started)
         return Run(
-            phase=phase,
-            rc=answer["rc"],
-            timed_out=answer["timed_out"],
-            seconds=answer["seconds"],
-            stdout=out.read_text(errors="replace"),
-            stderr=err.read_text(errors="replace"),
-            requests=requests,
-            proof_exists=(sb.work / PROOF_FILE).exists(),
-            workdir=sb.work,
+            phase=phase, rc=answer["rc"], timed_out=answer["timed_out"], seconds=answer["seconds"],
+            stdout=out.read_text(errors="replace"), stderr=err.read_text(errors="replace"),
+            requests=requests, proof_exists=(sb.work / PROOF_FILE).exists(), workdir=sb.work,
         )
 
     def run(self, phase: str, extra_args: tuple[str, ...] = ()) -> Run:
@@ -82,7 +74,9 @@ class AgentSession:
 
 def assert_reached_only_the_fake_model(run: Run, *, expect_followup: bool = True) -> None:
     """The namespace has nothing but loopback, so every model request the agent made is in this log."""
-    assert run.tool_call is not None, f"the fake model never got a request offering the shell tool\n{run.describe()}"
+    assert run.tool_call is not None, (
+        f"the fake model never got a request offering the shell tool\n{run.describe()}"
+    )
     if expect_followup:
         assert run.after_tool_call(), f"the agent did not report the tool result to the model\n{run.describe()}"
 
@@ -101,13 +95,9 @@ def installed_ok(agent_id: str, status: Any) -> bool:
     return bool(status.returncode == 0 and words[1:2] == ["healthy"])
 
 
-def open_session(
-    agent_id: str,
-    agent_cache: dict[str, Any],
-    root: Path,
-    before_install: Callable[[Sandbox], None] | None = None,
-    agent: Agent | None = None,
-) -> Generator[AgentSession, None, None]:
+def open_session(agent_id: str, agent_cache: dict[str, Any], root: Path,
+                 before_install: Callable[[Sandbox], None] | None = None,
+                 agent: Agent | None = None) -> Generator[AgentSession, None, None]:
     """A session for a test of its own (beyond the four phases): skipped when the agent is not in the cache.
     ``agent``: a variant of the agent's row (e.g. another environment) instead of the row itself."""
     info = agent_cache.get(agent_id) or {}

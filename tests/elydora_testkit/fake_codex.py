@@ -26,7 +26,9 @@ def install_fake(bin_dir: Path, mode: str = "ok") -> Path:
     """Write ``bin_dir/codex`` running this fake with ``mode``; returns its path."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     exe = bin_dir / "codex"
-    exe.write_text(f"#!/bin/sh\nFAKE_CODEX_MODE={mode} exec '{sys.executable}' '{Path(__file__).resolve()}' \"$@\"\n")
+    exe.write_text(
+        f"#!/bin/sh\nFAKE_CODEX_MODE={mode} exec '{sys.executable}' '{Path(__file__).resolve()}' \"$@\"\n"
+    )
     exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
     return exe
 
@@ -52,15 +54,8 @@ def _hooks(mode: str) -> list[dict[str, Any]]:
                 current = fake_hash(event, group.get("matcher"), handler)
                 stored = state.get(key, {}).get("trusted_hash")
                 trust = "untrusted" if stored is None else "trusted" if stored == current else "modified"
-                listed.append(
-                    {
-                        "key": key,
-                        "currentHash": current,
-                        "trustStatus": trust,
-                        "enabled": mode != "disabled",
-                        "sourcePath": str(path),
-                    }
-                )
+                listed.append({"key": key, "currentHash": current, "trustStatus": trust,
+                               "enabled": mode != "disabled", "sourcePath": str(path)})
     return [] if mode == "hide" else listed
 
 

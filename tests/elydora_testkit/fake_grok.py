@@ -30,16 +30,9 @@ def _listed(data: dict[str, Any], folder: Path, extra: dict[str, Any]) -> list[d
     for event, groups in data.get("hooks", {}).items():
         for group in groups:
             for handler in group.get("hooks", []):
-                listed.append(
-                    {
-                        "event": event,
-                        "hookType": handler.get("type"),
-                        "target": handler.get("command"),
-                        "source": {"type": "user", "path": str(folder)},
-                        "matcher": group.get("matcher"),
-                        **extra,
-                    }
-                )
+                listed.append({"event": event, "hookType": handler.get("type"), "target": handler.get("command"),
+                               "source": {"type": "user", "path": str(folder)}, "matcher": group.get("matcher"),
+                               **extra})
     return listed
 
 

@@ -39,7 +39,7 @@ SYSIO_NAMES = tuple(
 
 OLD_SETTINGS = b'{\n  "model": "opus",\n  "hooks": {}\n}\n'
 NEW_SETTINGS = b'{\n  "model": "opus",\n  "hooks": {"PreToolUse": [{"command": "elydora hook guard"}]}\n}\n'
-OLD_GUARD = b'#!/bin/sh\nexec elydora-old-guard "$@"\n'
+OLD_GUARD = b"#!/bin/sh\nexec elydora-old-guard \"$@\"\n"
 NEW_AGENT = b'[elydora]\nagent_id = "a-1"\nsecret = "0123456789abcdef"\n'
 
 

@@ -48,9 +48,8 @@ def manifest(root: Path) -> dict[str, object]:
     return data
 
 
-def test_install_without_trust_awaits_it_and_names_the_fix(
-    codex_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_install_without_trust_awaits_it_and_names_the_fix(codex_root: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(capsys, codex_root, "install", "codex")[0] == 0
     assert config(codex_root) == USER_CONFIG
     code, row = status(capsys, codex_root)
@@ -58,9 +57,8 @@ def test_install_without_trust_awaits_it_and_names_the_fix(
     assert any(f"elydora install codex --trust --root {codex_root / 'home'}" in p for p in row["problems"])
 
 
-def test_trust_is_written_confirmed_and_removed_byte_for_byte(
-    codex_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_trust_is_written_confirmed_and_removed_byte_for_byte(codex_root: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     code, out = cli(capsys, codex_root, "install", "codex", "--trust")
     assert code == 0 and "confirmed by codex app-server" in out, out
     text = config(codex_root)
@@ -72,9 +70,8 @@ def test_trust_is_written_confirmed_and_removed_byte_for_byte(
     assert config(codex_root) == USER_CONFIG
 
 
-def test_a_reinstall_that_changes_our_entries_trusts_them_again(
-    codex_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_reinstall_that_changes_our_entries_trusts_them_again(codex_root: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(capsys, codex_root, "install", "codex", "--trust")[0] == 0
     before = config(codex_root)
     assert cli(capsys, codex_root, "install", "codex", "--hook-timeout-seconds", "12")[0] == 0
@@ -82,9 +79,8 @@ def test_a_reinstall_that_changes_our_entries_trusts_them_again(
     assert status(capsys, codex_root)[1]["state"] == "healthy"
 
 
-def test_a_change_codex_did_not_hash_is_modified_until_trusted(
-    codex_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_change_codex_did_not_hash_is_modified_until_trusted(codex_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(capsys, codex_root, "install", "codex", "--trust")[0] == 0
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # Codex not at hand: the reinstall cannot trust again
     code, out = cli(capsys, codex_root, "install", "codex", "--hook-timeout-seconds", "12")
@@ -103,9 +99,8 @@ def test_a_change_codex_did_not_hash_is_modified_until_trusted(
 
 
 @pytest.mark.parametrize(("mode", "words"), [("disabled", "disabled"), ("hide", "does not load")])
-def test_what_codex_does_not_load_or_enable_is_unhealthy(
-    codex_root: Path, mode: str, words: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_what_codex_does_not_load_or_enable_is_unhealthy(codex_root: Path, mode: str, words: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(capsys, codex_root, "install", "codex", "--trust")[0] == 0
     install_fake(codex_root / "bin", mode)
     code, row = status(capsys, codex_root)
@@ -113,26 +108,23 @@ def test_what_codex_does_not_load_or_enable_is_unhealthy(
     assert any(words in p for p in row["problems"]), row["problems"]
 
 
-def test_text_status_says_how_it_checked(
-    codex_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_text_status_says_how_it_checked(codex_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(capsys, codex_root, "install", "codex", "--trust")[0] == 0
     assert "note: checked with codex app-server" in cli(capsys, codex_root, "status", "codex")[1]
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     assert "note: file-level check only" in cli(capsys, codex_root, "status", "codex")[1]
 
 
-def verify_agent_checks(
-    capsys: pytest.CaptureFixture[str], root: Path
-) -> tuple[int, list[dict[str, object]], list[str]]:
+def verify_agent_checks(capsys: pytest.CaptureFixture[str],
+                        root: Path) -> tuple[int, list[dict[str, object]], list[str]]:
     code, out = cli(capsys, root, "verify", "codex", "--json")
     doc = json.loads(out)
     return code, [c for c in doc["checks"] if c["probe"] == "agent"], doc["notes"]
 
 
-def test_verify_asks_codex_and_fails_on_what_it_skips(
-    codex_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_verify_asks_codex_and_fails_on_what_it_skips(codex_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(capsys, codex_root, "install", "codex", "--trust")[0] == 0
     code, agent, notes = verify_agent_checks(capsys, codex_root)
     assert (code, [c["ok"] for c in agent], notes) == (0, [True], [])
@@ -145,9 +137,9 @@ def test_verify_asks_codex_and_fails_on_what_it_skips(
 
 
 @pytest.mark.parametrize(("answer", "trusted"), [("y\n", True), ("\n", False)])
-def test_on_a_terminal_install_asks_before_trusting(
-    codex_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answer: str, trusted: bool
-) -> None:
+def test_on_a_terminal_install_asks_before_trusting(codex_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str], answer: str,
+                                                    trusted: bool) -> None:
     import io
     import sys
 

@@ -29,17 +29,15 @@ def status(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[int, dict[st
     return code, row
 
 
-def test_status_asks_grok_and_is_healthy_when_it_lists_our_hooks(
-    grok_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_status_asks_grok_and_is_healthy_when_it_lists_our_hooks(grok_root: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     code, row = status(capsys, grok_root)
     assert (code, row["state"], row["check"], row["check_note"]) == (0, "healthy", "agent", "checked with grok inspect")
 
 
 @pytest.mark.parametrize("mode", ["hide", "disabled"])
-def test_hooks_grok_does_not_load_are_unhealthy_in_status_and_verify(
-    grok_root: Path, mode: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_hooks_grok_does_not_load_are_unhealthy_in_status_and_verify(grok_root: Path, mode: str,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     install_fake(grok_root / "bin", mode)  # not listed, or listed with "disabled": true
     code, row = status(capsys, grok_root)
     assert (code, row["state"]) == (1, "unhealthy")
@@ -49,9 +47,8 @@ def test_hooks_grok_does_not_load_are_unhealthy_in_status_and_verify(
     assert code == 1 and [c["ok"] for c in checks if c["probe"] == "agent"] == [False, False, False]
 
 
-def test_without_grok_the_check_is_file_level(
-    grok_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_without_grok_the_check_is_file_level(grok_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     for path in ("/usr/bin:/bin", None):
         if path is None:
             install_fake(grok_root / "bin", "exit")
@@ -62,9 +59,8 @@ def test_without_grok_the_check_is_file_level(
         assert str(row["check_note"]).startswith("file-level check only: Grok")
 
 
-def test_install_asks_no_trust_question_for_grok(
-    grok_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_install_asks_no_trust_question_for_grok(grok_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     import sys
 
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
@@ -74,9 +70,8 @@ def test_install_asks_no_trust_question_for_grok(
     assert "trusted" not in json.loads((grok_root / "home" / ".elydora" / "grok" / "install-manifest.json").read_text())
 
 
-def test_claude_code_hooks_grok_lists_beside_ours_change_nothing(
-    grok_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_claude_code_hooks_grok_lists_beside_ours_change_nothing(grok_root: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """Grok also lists the Claude Code hooks it cross-loads (``vendor: "claude"``): claudecode's entries are not
     grok's, and grok's status stays the same with them present."""
     assert main(["install", "claudecode", "--root", str(grok_root / "home")]) == 0

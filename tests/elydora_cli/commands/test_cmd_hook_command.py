@@ -78,13 +78,8 @@ def test_install_status_verify_uninstall_round_trip(
     assert cli(capsys, root, "install", provider, "--hook-command", supervisor)[0] == 0
     agent = root / "home" / ".elydora" / provider
     launcher = ["supervisor.py"] if provider == "claudecode" else []  # other agents run Claude's entries
-    assert {p.name for p in agent.iterdir()} == {
-        "config.json",
-        "private.key",
-        "status.json",
-        "install-manifest.json",
-        *launcher,
-    }
+    assert {p.name for p in agent.iterdir()} == {"config.json", "private.key", "status.json", "install-manifest.json",
+                                                 *launcher}
     manifest = json.loads((agent / "install-manifest.json").read_text())
     assert manifest["hook_command"] == supervisor and manifest["runtime"] == launcher
     text = path.read_text()

@@ -87,10 +87,8 @@ def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True)
     if not site:
         env["PYTHONPATH"] = str(Path(elydora_cli.__file__).resolve().parent.parent)
     subprocess.run(
-        [sys.executable, *flags, "-c", WRAPPER if site else BARE_WRAPPER, str(out), *args],
-        capture_output=True,
-        check=False,
-        env=env,
+        [sys.executable, *flags, "-c", WRAPPER if site else BARE_WRAPPER, str(out), *args], capture_output=True,
+        check=False, env=env,
         cwd=tmp_path,
     )
     result = json.loads(out.read_text(encoding="utf-8"))
@@ -168,10 +166,7 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
     bare = subprocess.run(
         [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**env, "PATH": str(empty)},
+        capture_output=True, text=True, check=True, env={**env, "PATH": str(empty)},
     )
     ours = sorted(set(modules) - set(json.loads(bare.stdout)))
     assert _loaded(ours, (*READ_ONLY, *START_UP)) == []

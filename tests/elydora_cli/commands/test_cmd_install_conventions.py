@@ -66,7 +66,9 @@ def test_a_named_agent_is_installed_anyway_and_every_installs_all(
     assert installed(root) == set(implemented_ids())
 
 
-def test_json_lists_each_failure_with_provider_file_and_message(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_lists_each_failure_with_provider_file_and_message(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     settings = root / "home" / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text('{"model": ')
@@ -92,9 +94,8 @@ def test_the_summary_names_the_files_changed_and_a_repair_is_a_change(
     settings = root / "home" / ".claude" / "settings.json"
     code, out, _ = cli(capsys, root, "install", "claudecode")
     assert code == 0 and f"changed: {settings}, " in out
-    assert cli(capsys, root, "install", "claudecode")[1].startswith(
-        "claudecode: installed for agent claudecode (already up to date)"
-    )
+    assert cli(capsys, root, "install", "claudecode")[1].startswith("claudecode: installed for agent claudecode "
+                                                                    "(already up to date)")
     guard = root / "home" / ".elydora" / "claudecode" / "guard.py"
     guard.unlink()
     code, out, _ = cli(capsys, root, "install", "claudecode", "--json")
@@ -106,22 +107,14 @@ def test_remembered_options_survive_a_plain_reinstall(root: Path, capsys: pytest
     settings = root / "home" / ".claude" / "settings.json"
     assert cli(capsys, root, "install", "claudecode", "--hook-timeout-seconds", "45")[0] == 0
     assert cli(capsys, root, "install", "claudecode")[0] == 0
-    timeouts = {
-        h["timeout"]
-        for groups in json.loads(settings.read_text())["hooks"].values()
-        for g in groups
-        for h in g["hooks"]
-    }
+    timeouts = {h["timeout"] for groups in json.loads(settings.read_text())["hooks"].values() for g in groups
+                for h in g["hooks"]}
     assert timeouts == {45}
     assert cli(capsys, root, "status", "claudecode")[0] == 0
     assert cli(capsys, root, "verify", "claudecode")[0] == 0
     assert cli(capsys, root, "install", "claudecode", "--hook-timeout-seconds", "10")[0] == 0  # explicit wins
-    timeouts = {
-        h["timeout"]
-        for groups in json.loads(settings.read_text())["hooks"].values()
-        for g in groups
-        for h in g["hooks"]
-    }
+    timeouts = {h["timeout"] for groups in json.loads(settings.read_text())["hooks"].values() for g in groups
+                for h in g["hooks"]}
     assert timeouts == {10}
     manifest = json.loads((root / "home" / ".elydora" / "claudecode" / "install-manifest.json").read_text())
     assert manifest["timeout_seconds"] == 10 and os.path.isfile(settings)

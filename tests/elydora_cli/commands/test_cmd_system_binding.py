@@ -71,9 +71,8 @@ def home(sandbox: Path, user: pwd.struct_passwd) -> Path:
     return path
 
 
-def provision_cli(
-    sandbox: Path, server: FakeElydora, user: str, key_file: str, *extra: str, token: Path | None = None
-) -> int:
+def provision_cli(sandbox: Path, server: FakeElydora, user: str, key_file: str, *extra: str,
+                  token: Path | None = None) -> int:
     if token is None:
         token = sandbox / "token"
         if not token.exists():
@@ -125,18 +124,12 @@ def test_provision_writes_the_users_bound_state_owner_only_and_is_idempotent(
     doc = json.loads(out)
     state = state_of(sandbox, ME)
     assert doc["agent_id"] == f"claudecode@{ME.pw_name}" and doc["agent_dir"] == str(state)
-    assert sorted(doc["changed"]) == sorted(
-        [str(state / "config.json"), str(state / "private.key"), str(marker(sandbox, ME.pw_name))]
-    )
+    assert sorted(doc["changed"]) == sorted([str(state / "config.json"), str(state / "private.key"),
+                                             str(marker(sandbox, ME.pw_name))])
     config = identity.read_config(state)
     assert (config.base_url, config.org_id, config.kid, config.token) == (server.base_url, "org-1", "kid-1", TOKEN)
-    for path, mode in (
-        (state.parent, 0o700),
-        (state, 0o700),
-        (state / "config.json", 0o600),
-        (state / "private.key", 0o600),
-        (marker(sandbox, ME.pw_name), managed.POLICY_MODE),
-    ):
+    for path, mode in ((state.parent, 0o700), (state, 0o700), (state / "config.json", 0o600),
+                       (state / "private.key", 0o600), (marker(sandbox, ME.pw_name), managed.POLICY_MODE)):
         assert stat.S_IMODE(os.lstat(path).st_mode) == mode, path
     assert TOKEN not in marker(sandbox, ME.pw_name).read_text() and TOKEN not in out + err
     before = {p: p.read_bytes() for p in (state / "config.json", state / "private.key", marker(sandbox, ME.pw_name))}
@@ -168,9 +161,8 @@ def test_files_are_owned_by_the_user_provisioned(sandbox: Path, server: FakeElyd
     assert os.geteuid() == 0 and os.getegid() == 0  # root's own rights are back
 
 
-def test_a_link_the_user_planted_is_not_followed_with_roots_rights(
-    sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_link_the_user_planted_is_not_followed_with_roots_rights(sandbox: Path, server: FakeElydora,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     nobody = pwd.getpwnam("nobody")
     key_file = register(server, sandbox, "nobody")
     target = sandbox / "root-only"
@@ -208,9 +200,8 @@ def test_refusals_are_one_error_line_and_write_nothing(
     assert not state_of(sandbox, ME).exists() and not marker(sandbox, ME.pw_name).exists()
 
 
-def test_unknown_user_and_missing_install_are_refused(
-    sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_unknown_user_and_missing_install_are_refused(sandbox: Path, server: FakeElydora,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
     key_file = register(server, sandbox, ME.pw_name)
     assert provision_cli(sandbox, server, "no-such-user-x", key_file) == 1
     assert "user 'no-such-user-x' does not exist" in capsys.readouterr().err
@@ -285,9 +276,8 @@ def test_a_user_whose_delivery_the_server_stops_is_not_delivering(
     assert any(p.startswith(f"user {ME.pw_name}: delivery stopped") for p in row["problems"])  # type: ignore[attr-defined]
 
 
-def test_a_home_the_user_cannot_write_is_one_error_line(
-    sandbox: Path, server: FakeElydora, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_home_the_user_cannot_write_is_one_error_line(sandbox: Path, server: FakeElydora,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     nobody = pwd.getpwnam("nobody")
     key_file = register(server, sandbox, "nobody")
     os.chown(home(sandbox, nobody), 0, 0)  # root's, 0755: the user could not write it, so neither do we
@@ -332,13 +322,8 @@ def test_the_probe_reports_a_bound_users_refused_status_query(
 ) -> None:
     state, _key_file = provisioned(sandbox, server)
     assert probe(sandbox, capsys)[0] == 0  # not used yet: no status read, and that is no problem
-    cache = {
-        "status": "active",
-        "cached_at": 1.0,
-        "checked_at": 2.0,
-        "query_error": "HTTP 401 UNAUTHORIZED",
-        "query_failing_since": 1.0,
-    }
+    cache = {"status": "active", "cached_at": 1.0, "checked_at": 2.0, "query_error": "HTTP 401 UNAUTHORIZED",
+             "query_failing_since": 1.0}
     (state / "status-cache.json").write_text(json.dumps(cache))
     code, row = probe(sandbox, capsys)
     bound = row["bound_users"][ME.pw_name]  # type: ignore[index]

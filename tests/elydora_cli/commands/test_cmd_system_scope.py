@@ -186,10 +186,8 @@ def test_status_probe(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytes
     assert [u["provider"] for u in doc["unguarded"]] == ["kimi"]
     rows = {r["provider"]: r for r in doc["providers"]}
     assert rows["claudecode"]["covered"] and rows["claudecode"]["enforced"] and rows["claudecode"]["delivering"]
-    assert (
-        rows["claudecode"]["lock_down"]["on"]
-        and "user, project and local" in rows["claudecode"]["lock_down"]["switches_off"]
-    )
+    assert rows["claudecode"]["lock_down"]["on"] and "user, project and local" in rows["claudecode"]["lock_down"][
+        "switches_off"]
     (bin_dir / "kimi").unlink()
     assert system(root, "status", "--json") == 0
     (runtime(root, "claudecode") / "_elydora_guard.py").chmod(0o666)  # a user could now rewrite the guard

@@ -88,8 +88,7 @@ def test_an_administrators_system_settings_are_kept_byte_for_byte(root: Path, ag
     once = path.read_bytes()
     assert b"fleet policy" in once or text == "bare"
     assert pinned(agent, value(path)) is PIN[agent][2] and value(path).get("general", {}) == (
-        {"enableAutoUpdate": False} if text == "admin" else {}
-    )
+        {"enableAutoUpdate": False} if text == "admin" else {})
     assert stat.S_IMODE(path.stat().st_mode) == 0o640  # an existing file keeps its mode
     assert install(root, agent) == 0
     assert path.read_bytes() == once
@@ -127,9 +126,8 @@ def test_hooks_switched_off_in_the_system_file_refuse_the_install(
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_lock_down_installs_without_a_switch_and_says_so(
-    root: Path, agent: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_lock_down_installs_without_a_switch_and_says_so(root: Path, agent: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert install(root, agent, "--lock-down") == 0
     assert "--lock-down: this managed layer has no switch" in capsys.readouterr().out
     assert "ManagedHooksOnly" not in layer(root, agent).read_text()

@@ -45,16 +45,14 @@ def test_hashes_for_a_file_not_yet_written_come_from_the_agent(tmp_path: Path) -
     assert not (ctx.home / ".codex" / "hooks.json").exists()
 
 
-@pytest.mark.parametrize(
-    ("mode", "words"),
-    [
-        (None, "Codex not found"),
-        ("exit", "did not answer"),
-        ("garbage", "not JSON-RPC"),
-        ("hang", "did not answer in time"),
-    ],
-)
-def test_every_failure_is_one_probe_error_and_a_file_level_report(tmp_path: Path, mode: str | None, words: str) -> None:
+@pytest.mark.parametrize(("mode", "words"), [
+    (None, "Codex not found"),
+    ("exit", "did not answer"),
+    ("garbage", "not JSON-RPC"),
+    ("hang", "did not answer in time"),
+])
+def test_every_failure_is_one_probe_error_and_a_file_level_report(tmp_path: Path, mode: str | None,
+                                                                   words: str) -> None:
     probe = codex.CodexProbe(context(tmp_path, mode), timeout=2.0)
     started = time.monotonic()
     with pytest.raises(ProbeError, match=words):

@@ -215,7 +215,7 @@ def test_looks_like_python_is_what_the_patterns_said(folder: str, base: str) -> 
 
 
 @settings(max_examples=1000)
-@given(st.text(alphabet=st.sampled_from(list('Cc1é:\\/"%\r')), max_size=5))
+@given(st.text(alphabet=st.sampled_from(list("Cc1é:\\/\"%\r")), max_size=5))
 def test_system_root_takes_what_the_pattern_took(value: str) -> None:
     absolute = bool(re.match(r"^[A-Za-z]:\\", value)) or value.startswith("\\\\")
     expected = value.rstrip("\\") if absolute and not any(c in value for c in '"%\r\n') else "C:\\Windows"

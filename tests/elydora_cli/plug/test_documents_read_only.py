@@ -29,7 +29,7 @@ def test_comments_count_only_where_the_dialect_allows_them() -> None:
         parse(HEADER + "{}", Format.JSON, Path("settings.json"), read_only=True)
 
 
-@pytest.mark.parametrize("text", ['{"a": 1, "a": 2}', '{"a": NaN}', '// c\n{"a": 1,,}', '{"a": 1 /* x */'])
+@pytest.mark.parametrize("text", ['{"a": 1, "a": 2}', '{"a": NaN}', "// c\n{\"a\": 1,,}", '{"a": 1 /* x */'])
 def test_read_only_parse_reports_what_the_editor_reports(text: str) -> None:
     path = Path("settings.json")
     with pytest.raises(MalformedConfigError) as editor:

@@ -13,9 +13,8 @@ from elydora_cli.plug.layers import managed_file
 
 
 def _ctx(**changes: object) -> Context:
-    return Context(
-        home=Path("/sandbox"), state_root=Path("/sandbox"), repo_root=Path("/w"), rooted=True, system=True
-    ).with_options(**changes)
+    return Context(home=Path("/sandbox"), state_root=Path("/sandbox"), repo_root=Path("/w"), rooted=True,
+                   system=True).with_options(**changes)
 
 
 def test_managed_files_are_placed_below_the_root() -> None:

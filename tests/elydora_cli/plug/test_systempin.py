@@ -36,9 +36,8 @@ def test_a_missing_parent_is_created_logged_and_removed_again() -> None:
     systempin.apply(docs, PATH, NESTED)
     assert _value(docs) == {"ui": {}, "hooksConfig": {"enabled": True}}
     log = docs.log(PATH)
-    assert log.created == [["hooksConfig"]] and log.inserted == [
-        {"at": ["hooksConfig", "enabled"], "value": {"pin": "hooksConfig.enabled"}}
-    ]
+    assert log.created == [["hooksConfig"]] and log.inserted == [{"at": ["hooksConfig", "enabled"],
+                                                                  "value": {"pin": "hooksConfig.enabled"}}]
     later = _docs(docs.final_text(PATH) or "", recorded=[{"pin": "hooksConfig.enabled"}], created=[["hooksConfig"]])
     systempin.remove(later, PATH, NESTED)
     assert later.final_text(PATH) == '{"ui": {}}'

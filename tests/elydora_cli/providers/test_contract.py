@@ -13,7 +13,9 @@ from elydora_cli import providers
 from elydora_cli.plug.contract import Provider
 
 PROJECT = Path(__file__).resolve().parents[3]
-NAMES = sorted(set(typing.get_type_hints(Provider)) | {n for n in vars(Provider) if not n.startswith("_")} - {"mro"})
+NAMES = sorted(
+    set(typing.get_type_hints(Provider)) | {n for n in vars(Provider) if not n.startswith("_")} - {"mro"}
+)
 
 
 @pytest.mark.parametrize("provider_id", providers.implemented_ids())

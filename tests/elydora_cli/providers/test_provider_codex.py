@@ -19,7 +19,7 @@ from elydora_config.errors import ConcurrentModificationError, UnsafePathError
 def _trust(home, hooks_json, events=("pre_tool_use", "post_tool_use")) -> None:
     config = home / ".codex" / "config.toml"
     lines = [f'[hooks.state."{hooks_json}:{event}:0:0"]\ntrusted_hash = "sha256:0"\n' for event in events]
-    config.write_text('model = "x"\n' + "".join(lines))
+    config.write_text("model = \"x\"\n" + "".join(lines))
 
 
 def test_handler_shape_is_exact(tmp_path):
@@ -37,10 +37,7 @@ def test_handler_shape_is_exact(tmp_path):
         "-EncodedCommand "
     )
     assert {k: entry[k] for k in ("type", "timeout", "statusMessage")} == {
-        "type": "command",
-        "timeout": 10,
-        "statusMessage": "Checking Elydora agent state",
-    }
+        "type": "command", "timeout": 10, "statusMessage": "Checking Elydora agent state"}
 
 
 def test_status_awaits_trust_until_codex_records_it(tmp_path):

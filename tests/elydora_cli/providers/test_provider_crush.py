@@ -89,9 +89,7 @@ def test_uninstall_keeps_the_users_settings_and_hooks_byte_for_byte(tmp_path: Pa
     operations.install("crush", ctx)
     operations.install("crush", ctx)
     assert [h["name"] for h in json.loads(_file(ctx).read_text())["hooks"]["PreToolUse"]] == [
-        "fmt",
-        GUARD_NAME,
-        AUDIT_NAME,
+        "fmt", GUARD_NAME, AUDIT_NAME
     ]
     operations.uninstall("crush", ctx)
     assert _file(ctx).read_bytes() == before

@@ -169,16 +169,8 @@ WITHOUT_HOOKS = {"theme": "dark"}
         ({LOCAL: WITHOUT_HOOKS, SETTINGS: WITH_HOOKS}, SETTINGS),
         ({LOCAL: WITHOUT_HOOKS, SETTINGS: WITHOUT_HOOKS}, HOOKS_JSON),
     ],
-    ids=[
-        "nothing",
-        "hooks.json",
-        "hooks.json-over-nested",
-        "nested",
-        "settings-over-local",
-        "local-only",
-        "settings",
-        "no-hooks-key",
-    ],
+    ids=["nothing", "hooks.json", "hooks.json-over-nested", "nested", "settings-over-local", "local-only",
+         "settings", "no-hooks-key"],
 )
 def test_active_source(ctx, present, active):
     for name, value in present.items():

@@ -39,7 +39,9 @@ def test_a_timeout_kimi_refuses_is_a_usage_error(tmp_path: Path) -> None:
     assert not _config(ctx).exists() and not ctx.agent_dir("kimi").exists()
 
 
-@pytest.mark.parametrize("text", ['hooks = "x"\n', '[[hooks]]\nevent = "PreToolUse"\ncommand = "c"\nshell = "bash"\n'])
+@pytest.mark.parametrize(
+    "text", ['hooks = "x"\n', '[[hooks]]\nevent = "PreToolUse"\ncommand = "c"\nshell = "bash"\n']
+)
 def test_malformed_hooks_are_refused(tmp_path: Path, text: str) -> None:
     ctx = make_context(tmp_path)
     _config(ctx).parent.mkdir(parents=True)

@@ -199,7 +199,7 @@ def test_dry_run_prints_the_file_and_writes_nothing(tmp_path, capsys):
     code = main(["install", "kirocli", "--dry-run", "--root", str(ctx.home), "--repo-root", str(ctx.repo_root)])
     out = capsys.readouterr().out
     assert code == 0
-    assert '+  "version": "v1",' in out and '+      "trigger": "PreToolUse",' in out
+    assert '+  "version": "v1",' in out and "+      \"trigger\": \"PreToolUse\"," in out
     assert not _file(ctx).exists() and not (ctx.home / ".elydora" / "kirocli").exists()
 
 

@@ -305,17 +305,11 @@ def test_legacy_and_reference_entries_are_migrated_and_look_alikes_kept(ctx: Con
 def test_uninstall_removes_our_old_failure_event_entry(ctx: Context) -> None:
     """An earlier install's audit entry on PostToolUseFailure (docs/e2e.md, finding 8) is ours to remove."""
     user_group = {"matcher": "Bash", "hooks": [{"type": "command", "command": "notify-send failed"}]}
-    write(
-        settings(ctx),
-        {
-            "theme": "dark",
-            "hooks": {
-                "PreToolUse": [ours(ctx.home, "guard.py")],
-                "PostToolUse": [ours(ctx.home, "hook.py")],
-                "PostToolUseFailure": [user_group, ours(ctx.home, "hook.py")],
-            },
-        },
-    )
+    write(settings(ctx), {"theme": "dark", "hooks": {
+        "PreToolUse": [ours(ctx.home, "guard.py")],
+        "PostToolUse": [ours(ctx.home, "hook.py")],
+        "PostToolUseFailure": [user_group, ours(ctx.home, "hook.py")],
+    }})
     operations.uninstall("letta", ctx)
     assert json.loads(settings(ctx).read_text()) == {"theme": "dark", "hooks": {"PostToolUseFailure": [user_group]}}
 

@@ -26,19 +26,12 @@ ADMIN = {
     "augment": '{\n  "model": "sonnet",\n  "hooks": {\n    "SessionStart": [{"hooks": [{"type": "command", '
     '"command": "/opt/fleet/start.sh"}]}]\n  }\n}\n',
     "cursor": '{\n  "version": 1,\n  "hooks": {\n    "beforeShellExecution": [{"command": "/opt/fleet/check.sh"}]\n'
-    "  }\n}\n",
+    '  }\n}\n',
 }
 """An administrator's own managed files, in their own layout."""
-AUGGIE_PRE = {
-    "hook_event_name": "PreToolUse",
-    "conversation_id": "c1",
-    "workspace_roots": ["/w"],
-    "tool_name": "launch-process",
-    "tool_input": {"command": "echo hi"},
-    "tool_output": "[undefined]",
-    "tool_error": None,
-    "is_mcp_tool": False,
-}
+AUGGIE_PRE = {"hook_event_name": "PreToolUse", "conversation_id": "c1", "workspace_roots": ["/w"],
+              "tool_name": "launch-process", "tool_input": {"command": "echo hi"}, "tool_output": "[undefined]",
+              "tool_error": None, "is_mcp_tool": False}
 AUGGIE_POST = {**AUGGIE_PRE, "hook_event_name": "PostToolUse", "tool_output": "hi\n"}
 
 
@@ -69,13 +62,10 @@ def test_install_points_the_managed_files_at_root_owned_launchers(tmp_path: Path
     pre = hooks["hooks"]["preToolUse"][0]
     assert pre["failClosed"] is True and str(runtime(tmp_path, "cursor") / "guard.py") in pre["command"]
     for agent in AGENTS:
-        for path, mode in (
-            (layer(tmp_path, agent), 0o644),
-            (layer(tmp_path, agent).parent, 0o755),
-            (runtime(tmp_path, agent) / "guard.py", 0o755),
-            (runtime(tmp_path, agent) / "_elydora_policy.py", 0o644),
-            (runtime(tmp_path, agent) / managed.SYSTEM_STATUS, 0o644),
-        ):
+        for path, mode in ((layer(tmp_path, agent), 0o644), (layer(tmp_path, agent).parent, 0o755),
+                           (runtime(tmp_path, agent) / "guard.py", 0o755),
+                           (runtime(tmp_path, agent) / "_elydora_policy.py", 0o644),
+                           (runtime(tmp_path, agent) / managed.SYSTEM_STATUS, 0o644)):
             info = os.lstat(path)
             assert (stat.S_IMODE(info.st_mode), info.st_uid) == (mode, os.geteuid()), path
     assert not (tmp_path / "root" / ".augment").exists() and not (tmp_path / "root" / ".cursor").exists()
@@ -86,11 +76,9 @@ def test_an_administrators_file_keeps_its_bytes_and_gets_them_back(tmp_path: Pat
     assert install(tmp_path) == 0
     once = {p: p.read_bytes() for p in before}
     assert json.loads(once[layer(tmp_path, "augment")])["hooks"]["SessionStart"][0]["hooks"][0]["command"] == (
-        "/opt/fleet/start.sh"
-    )
+        "/opt/fleet/start.sh")
     assert json.loads(once[layer(tmp_path, "cursor")])["hooks"]["beforeShellExecution"] == [
-        {"command": "/opt/fleet/check.sh"}
-    ]
+        {"command": "/opt/fleet/check.sh"}]
     assert all(once[p].startswith(b'{\n  "') for p in once)
     assert all(stat.S_IMODE(os.lstat(p).st_mode) == 0o640 for p in before)  # an existing file keeps its mode
     assert install(tmp_path) == 0
@@ -118,9 +106,8 @@ def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path: Path, capsys: pytes
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_lock_down_installs_without_a_switch_and_says_so(
-    tmp_path: Path, agent: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_lock_down_installs_without_a_switch_and_says_so(tmp_path: Path, agent: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert system(tmp_path, "install", agent, "--python", sys.executable, "--lock-down") == 0  # so --all works too
     out = capsys.readouterr().out
     assert "--lock-down: this managed layer has no switch" in out
@@ -150,9 +137,8 @@ def test_a_version_less_enterprise_file_is_refused_untouched(
     assert path.read_text() == '{"hooks": {}}\n'
 
 
-def test_status_rows_and_the_probe(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_status_rows_and_the_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
     agents_on_path(monkeypatch, tmp_path / "bin", "auggie", "cursor-agent")
     assert system(tmp_path, "status", "--json") == 1  # present, nothing installed yet
     doc = json.loads(capsys.readouterr().out)
@@ -199,13 +185,8 @@ def test_the_launchers_record_per_user_and_block_from_root_policy(tmp_path: Path
     blocked = _run(tmp_path, "augment", "guard.py", AUGGIE_PRE)
     assert blocked.returncode == 2 and b"is frozen in Elydora" in blocked.stderr
     (runtime(tmp_path, "cursor") / managed.SYSTEM_STATUS).unlink()  # fail closed: Cursor gets a deny
-    cursor_pre = {
-        "hook_event_name": "preToolUse",
-        "conversation_id": "c",
-        "generation_id": "g",
-        "tool_name": "Shell",
-        "tool_input": {"command": "ls"},
-    }
+    cursor_pre = {"hook_event_name": "preToolUse", "conversation_id": "c", "generation_id": "g",
+                  "tool_name": "Shell", "tool_input": {"command": "ls"}}
     missing = _run(tmp_path, "cursor", "guard.py", cursor_pre)
     assert missing.returncode == 2 and json.loads(missing.stdout)["permission"] == "deny", missing
 
@@ -224,9 +205,8 @@ def _augment_notes(root: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
     return notes
 
 
-def test_status_says_whether_users_can_override_the_hooks_flag(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_status_says_whether_users_can_override_the_hooks_flag(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """Auggie takes ``featureFlagOverrides`` from the managed file first: set there, users' overrides are ignored."""
     assert system(tmp_path, "install", "augment", "--python", sys.executable) == 0
     assert any("featureFlagOverrides is not set here" in n for n in _augment_notes(tmp_path, capsys))
@@ -238,9 +218,8 @@ def test_status_says_whether_users_can_override_the_hooks_flag(
     assert any("turns enable_hooks off" in n for n in _augment_notes(tmp_path, capsys))
 
 
-def test_lock_down_over_several_agents_sets_the_switch_where_one_exists(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_lock_down_over_several_agents_sets_the_switch_where_one_exists(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     assert system(tmp_path, "install", "claude", "augment", "--python", sys.executable, "--lock-down") == 0
     assert json.loads(layer(tmp_path, "claudecode").read_text())["allowManagedHooksOnly"] is True
     assert "--lock-down: this managed layer has no switch" in capsys.readouterr().out

@@ -40,7 +40,7 @@ def test_first_use_of_a_bound_user_whose_state_is_gone_logs_and_keeps_the_events
     lock = os.open(state / "flush.lock", os.O_RDWR | os.O_CREAT, 0o600)
     assert flush.main([str(state), flush.LOCK_FD_FLAG, str(lock), flush.PROVISION_FLAG, "claudecode"]) == 1
     assert "has lost the server identity root provisioned" in (state / ERROR_LOG).read_text()
-    assert not (state / identity.CONFIG).exists() and (state / SPOOL).read_bytes().endswith(b'Bash"}\n')
+    assert not (state / identity.CONFIG).exists() and (state / SPOOL).read_bytes().endswith(b"Bash\"}\n")
     record.unlink()  # no binding: first use creates the local identity as before
     lock = os.open(state / "flush.lock", os.O_RDWR | os.O_CREAT, 0o600)
     assert flush.main([str(state), flush.LOCK_FD_FLAG, str(lock), flush.PROVISION_FLAG, "claudecode"]) == 0

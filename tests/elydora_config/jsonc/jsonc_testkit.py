@@ -252,9 +252,8 @@ def derive_ops(before: Any, after: Any, path: JsonPath = ()) -> list[tuple[Any, 
     return ops
 
 
-def assert_agrees_with_reference(
-    text: str, dialects: tuple[Dialect, ...], parse: Callable[[Dialect], Any], path: str
-) -> None:
+def assert_agrees_with_reference(text: str, dialects: tuple[Dialect, ...], parse: Callable[[Dialect], Any],
+                                 path: str) -> None:
     """``parse(dialect)`` gives what the reference scanner gives for ``text`` in each dialect: the same value,
     or a refusal at the same line and column for the same reason (``path`` names the parser in messages)."""
     for candidate in dialects:

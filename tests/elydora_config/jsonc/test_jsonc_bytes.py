@@ -50,11 +50,9 @@ def test_the_byte_offset_of_a_character_is_found_in_its_window_or_counted(seed: 
     rnd = random.Random(seed)
     # mostly ASCII with a few wide characters, and a block that repeats: its context occurs more than once
     # in the text, sometimes only once within the window where the offset can lie
-    block = "".join(rnd.choice('ab, \n"') for _ in range(rnd.randrange(70, 200)))
-    parts = [
-        block if rnd.random() < 0.3 else rnd.choice(["x" * rnd.randrange(1, 90), "\u00e9", "\u65e5", "\U0001f600"])
-        for _ in range(rnd.randrange(20, 120))
-    ]
+    block = "".join(rnd.choice("ab, \n\"") for _ in range(rnd.randrange(70, 200)))
+    parts = [block if rnd.random() < 0.3 else rnd.choice(["x" * rnd.randrange(1, 90), "\u00e9", "\u65e5", "\U0001f600"])
+             for _ in range(rnd.randrange(20, 120))]
     text = "".join(parts)
     data = text.encode("utf-8")
     for pos in [*rnd.sample(range(len(text) + 1), min(40, len(text) + 1)), len(text)]:

@@ -149,7 +149,7 @@ def test_a_text_with_cr_lexes_line_comments_to_either_break() -> None:
         assert _lanes(text) == _expected_lanes(text)
         assert JsoncDocument.parse_bytes(text.encode(), JSONC).value == oracle_loads(lf)
     lone_cr = '[1, // c\r"a", // d\n 2]'  # a CR alone ends a line comment: what follows is a value
-    assert _lanes(lone_cr) == '[1, \t\t\t\t\r"a", \t\t\t\t\n 2]'
+    assert _lanes(lone_cr) == "[1, \t\t\t\t\r\"a\", \t\t\t\t\n 2]"
     assert JsoncDocument.parse_bytes(lone_cr.encode(), JSONC).value == [1, "a", 2]
 
 

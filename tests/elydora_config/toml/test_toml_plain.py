@@ -47,7 +47,7 @@ def _types(value: Any) -> Any:
 
 
 OURS = (
-    "[[hooks]]\nevent = \"PreToolUse\"\ncommand = \"'/usr/bin/python3' '-I' '-S' '/h/.elydora/kimi/guard.py'\"\n"
+    '[[hooks]]\nevent = "PreToolUse"\ncommand = "\'/usr/bin/python3\' \'-I\' \'-S\' \'/h/.elydora/kimi/guard.py\'"\n'
     "timeout = 10\n"
 )
 
@@ -101,7 +101,7 @@ def test_subset_texts_decode_as_tomllib_does(text: str) -> None:
         "a = 1 b = 2\n",
         "a = truex\n",
         "a = 'x' 'y'\n",
-        'a = "ctl \x01"\n',
+        "a = \"ctl \x01\"\n",
         "# ctl \x7f\n",
         "a = 1\rb = 2\n",  # a lone carriage return
         "a =\n",

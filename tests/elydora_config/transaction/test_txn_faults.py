@@ -146,7 +146,8 @@ def test_fault_at_every_step_once_and_persistent(tmp_path: Path, variant: str) -
                 problems += [f"{label}: {p}" for p in found]
                 results["error" if error else "tolerated"] += 1
                 results["kept for recovery"] += isinstance(error, RollbackIncompleteError) or bool(pending(scn.state))
-    print(f"\nfault points ({variant}): {len(steps)} steps, {sum(results.values())} runs -> {dict(results)}")
+    print(f"\nfault points ({variant}): {len(steps)} steps, {sum(results.values())} runs "
+          f"-> {dict(results)}")
     assert problems == [], "\n".join(problems[:400]) + f"\n... {len(problems)} problems"
     assert results["error"] >= len(steps)
     # The journalled commit tolerates e.g. a refused hard link (it copies the original instead); a single

@@ -146,9 +146,8 @@ def test_foreign_write_at_every_step_is_detected_and_kept(
             if read_state(target) != foreign:
                 problems.append(f"{label}: the foreign bytes were lost")
             counts[type(error).__name__] += 1
-    print(
-        f"\nforeign writer ({which}{' alone' if single else ''}, {'' if renameat2 else 'no '}renameat2): {dict(counts)}"
-    )
+    print(f"\nforeign writer ({which}{' alone' if single else ''}, {'' if renameat2 else 'no '}renameat2): "
+          f"{dict(counts)}")
     assert problems == [], "\n".join(problems)
     detected = sum(counts[k] for k in ("ConcurrentModificationError", "RollbackIncompleteError"))
     assert detected >= (8 if single else 20)

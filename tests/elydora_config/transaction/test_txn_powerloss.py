@@ -137,7 +137,9 @@ def test_power_loss_during_commit_always_recovers_to_old_or_new(tmp_path: Path, 
     assert total >= 10_000
 
 
-def test_power_loss_during_a_single_target_commit_always_recovers_to_old_or_new(tmp_path: Path, fast_dir: Path) -> None:
+def test_power_loss_during_a_single_target_commit_always_recovers_to_old_or_new(
+    tmp_path: Path, fast_dir: Path
+) -> None:
     """The single-target commit writes no journal: each kind of change, the first commit in a fresh state (the
     temp-dir list is created) and recovery finding the temp file through that list."""
     kinds = [(kind, False, kind) for kind in ("replaced", "removed", "created")]
@@ -159,10 +161,8 @@ def _trials_in_workers(tmp_path: Path, fast_dir: Path, scenarios: list[tuple[str
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0, f"{tag} worker failed"
         summary = json.loads(out.read_text())
-        print(
-            f"\npower loss ({tag}): {summary['trials']} trials over {summary['points']} crash points of "
-            f"{summary['ops']} ops -> {summary['outcomes']}"
-        )
+        print(f"\npower loss ({tag}): {summary['trials']} trials over {summary['points']} crash points of "
+              f"{summary['ops']} ops -> {summary['outcomes']}")
         assert summary["failures"] == [], "\n".join(summary["failures"]) + "\n" + "\n".join(summary["trace"])
         assert summary["points"] == summary["ops"] + 1
         assert summary["must_be_new_from"] <= summary["ops"], "commit returned before it was durable"

@@ -188,7 +188,6 @@ def test_recover_finishes_when_a_saved_version_is_unreadable(tmp_path: Path) -> 
     [report] = recover(scn.state)
     assert [c.ours for c in report.conflicts] == [None] and report.conflicts[0].original
     assert scn.replaced.read_bytes() == b'{"theirs": true}\n' and pending(scn.state) == []
-    assert (
-        "ours (what the transaction meant to write): not available"
-        in (Path(report.saved_in or "") / "README.txt").read_text()
-    )
+    assert "ours (what the transaction meant to write): not available" in (
+        Path(report.saved_in or "") / "README.txt"
+    ).read_text()

@@ -22,7 +22,8 @@ from typing import Any
 from elydora_testkit.e2e_agents.shape import Agent, Json, member, post_event_named, write_json
 from elydora_testkit.e2e_harness import Sandbox, cache_dir
 
-POST_KEYS = frozenset({"hook_event_name", "cwd", "tool", "sessionID", "callID", "args", "title", "output", "metadata"})
+POST_KEYS = frozenset({"hook_event_name", "cwd", "tool", "sessionID", "callID", "args", "title", "output",
+                       "metadata"})
 PROVIDER = "fake"
 MODEL = "fake-model"
 
@@ -48,34 +49,24 @@ def plugin_host_row(agent_id: str, name: str, *, settings: str, schema: str, env
     config_dir = str(Path(settings).parent)
 
     def configure(sb: Sandbox, port: int) -> None:
-        write_json(
-            sb.home / settings,
-            {
-                "$schema": schema,
-                "provider": {
-                    PROVIDER: {
-                        "npm": "@ai-sdk/openai-compatible",
-                        "name": "Fake model",
-                        "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "e2e-dummy-key"},
-                        "models": {MODEL: {"name": MODEL}},
-                    }
-                },
-                "model": f"{PROVIDER}/{MODEL}",
-                "small_model": f"{PROVIDER}/{MODEL}",
-                "autoupdate": False,
-                "share": "disabled",
-            },
-        )
+        write_json(sb.home / settings, {
+            "$schema": schema,
+            "provider": {PROVIDER: {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Fake model",
+                "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "e2e-dummy-key"},
+                "models": {MODEL: {"name": MODEL}},
+            }},
+            "model": f"{PROVIDER}/{MODEL}",
+            "small_model": f"{PROVIDER}/{MODEL}",
+            "autoupdate": False,
+            "share": "disabled",
+        })
         seed_config_deps(sb, agent_id)
 
     return Agent(
-        id=agent_id,
-        name=name,
-        shell_tool="bash",
-        hook_tool="bash",
-        post_keys=POST_KEYS,
-        configure=configure,
-        env=lambda sb, port: dict(env),
+        id=agent_id, name=name, shell_tool="bash", hook_tool="bash", post_keys=POST_KEYS,
+        configure=configure, env=lambda sb, port: dict(env),
         argv=lambda exe: [exe, "run", "--auto", "--format", "json", "Run echo hello"],
         config_files=(settings, f"{config_dir}/plugins", f"{config_dir}/plugin"),
         post_event_ok=post_event_named("tool.execute.after"),

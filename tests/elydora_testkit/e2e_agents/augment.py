@@ -36,24 +36,10 @@ def _workspace_root(payload: Json) -> Any:
 
 
 ROW = Agent(
-    id="augment",
-    name="Auggie",
-    shell_tool="launch-process",
-    hook_tool="launch-process",
-    post_keys=frozenset(
-        {
-            "hook_event_name",
-            "conversation_id",
-            "workspace_roots",
-            "tool_name",
-            "tool_input",
-            "tool_output",
-            "tool_error",
-            "is_mcp_tool",
-        }
-    ),
-    configure=no_config,
-    env=_env,
+    id="augment", name="Auggie", shell_tool="launch-process", hook_tool="launch-process",
+    post_keys=frozenset({"hook_event_name", "conversation_id", "workspace_roots", "tool_name", "tool_input",
+                         "tool_output", "tool_error", "is_mcp_tool"}),
+    configure=no_config, env=_env,
     argv=lambda exe: [exe, "--print", "--max-turns", "4", "Run echo hello"],
     config_files=(".augment/settings.json",),
     payload_cwd=_workspace_root,

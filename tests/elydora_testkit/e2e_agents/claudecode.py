@@ -18,28 +18,11 @@ def _env(sb: Sandbox, port: int) -> dict[str, str]:
 
 
 ROW = Agent(
-    id="claudecode",
-    name="Claude Code",
-    shell_tool="Bash",
-    hook_tool="Bash",
-    post_keys=frozenset(
-        {
-            "session_id",
-            "transcript_path",
-            "cwd",
-            "prompt_id",
-            "permission_mode",
-            "effort",
-            "hook_event_name",
-            "tool_name",
-            "tool_input",
-            "tool_response",
-            "tool_use_id",
-            "duration_ms",
-        }
-    ),
-    configure=no_config,
-    env=_env,
+    id="claudecode", name="Claude Code", shell_tool="Bash", hook_tool="Bash",
+    post_keys=frozenset({"session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "effort",
+                         "hook_event_name", "tool_name", "tool_input", "tool_response", "tool_use_id",
+                         "duration_ms"}),
+    configure=no_config, env=_env,
     argv=lambda exe: [exe, "-p", "Run echo hello", "--output-format", "json", "--allowedTools", "Bash"],
     config_files=(".claude/settings.json", ".claude/settings.local.json"),
     payload_call_id=member("tool_use_id"),

@@ -23,27 +23,14 @@ def _command(payload: Json) -> Any:
 
 
 ROW = Agent(
-    id="copilot",
-    name="GitHub Copilot CLI",
-    shell_tool="bash",
-    hook_tool="bash",
+    id="copilot", name="GitHub Copilot CLI", shell_tool="bash", hook_tool="bash",
     post_keys=frozenset({"sessionId", "timestamp", "cwd", "toolName", "toolArgs", "toolResult"}),
-    configure=no_config,
-    env=_env,
-    argv=lambda exe: [
-        exe,
-        "-p",
-        "Run echo hello",
-        "--allow-all-tools",
-        "--disable-client-telemetry",
-        "--no-auto-update",
-        "-s",
-    ],
+    configure=no_config, env=_env,
+    argv=lambda exe: [exe, "-p", "Run echo hello", "--allow-all-tools", "--disable-client-telemetry",
+                      "--no-auto-update", "-s"],
     config_files=(".copilot/hooks", ".copilot/settings.json", ".copilot/config.json"),
     # the guard prints {"permissionDecision": "deny", "permissionDecisionReason": <our line>} (docs/e2e.md)
-    block_feedback=DENIAL_WITH_REASON,
-    denial_text="Denied by preToolUse hook: ",
+    block_feedback=DENIAL_WITH_REASON, denial_text="Denied by preToolUse hook: ",
     post_event_ok=lambda payload: "toolResult" in payload,  # Copilot's payload has no event-name field
-    payload_tool=member("toolName"),
-    payload_command=_command,
+    payload_tool=member("toolName"), payload_command=_command,
 )

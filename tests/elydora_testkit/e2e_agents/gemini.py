@@ -8,15 +8,12 @@ from elydora_testkit.e2e_harness import Sandbox
 
 def _configure(sb: Sandbox, port: int) -> None:
     # Current key names: Gemini rewrites a file that uses deprecated ones (e.g. general.disableAutoUpdate).
-    write_json(
-        sb.home / ".gemini" / "settings.json",
-        {
-            "security": {"auth": {"selectedType": "gemini-api-key"}},
-            "privacy": {"usageStatisticsEnabled": False},
-            "telemetry": {"enabled": False},
-            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-        },
-    )
+    write_json(sb.home / ".gemini" / "settings.json", {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    })
 
 
 def _env(sb: Sandbox, port: int) -> dict[str, str]:
@@ -29,25 +26,12 @@ def _env(sb: Sandbox, port: int) -> dict[str, str]:
 
 
 ROW = Agent(
-    id="gemini",
-    name="Gemini CLI",
-    shell_tool="run_shell_command",
-    hook_tool="run_shell_command",
-    post_keys=frozenset(
-        {
-            "session_id",
-            "transcript_path",
-            "cwd",
-            "hook_event_name",
-            "timestamp",
-            "tool_name",
-            "tool_input",
-            "tool_response",
-        }
-    ),
-    configure=_configure,
-    env=_env,
-    argv=lambda exe: [exe, "-p", "Run echo hello", "--approval-mode", "yolo", "-m", "gemini-2.5-flash", "-o", "json"],
+    id="gemini", name="Gemini CLI", shell_tool="run_shell_command", hook_tool="run_shell_command",
+    post_keys=frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp", "tool_name",
+                         "tool_input", "tool_response"}),
+    configure=_configure, env=_env,
+    argv=lambda exe: [exe, "-p", "Run echo hello", "--approval-mode", "yolo", "-m", "gemini-2.5-flash",
+                      "-o", "json"],
     config_files=(".gemini/settings.json",),
     post_event_ok=post_event_named("AfterTool"),
 )

@@ -17,30 +17,19 @@ MODEL_HANDLE = "openai-compatible/fake-model"
 
 def _setup(exe: str, port: int) -> list[str]:
     backend = [exe, "backend", "local"]
-    connect = [
-        exe,
-        "connect",
-        "openai-compatible",
-        "--base-url",
-        f"http://127.0.0.1:{port}/v1",
-        "--api-key",
-        "e2e-dummy-key",
-    ]
+    connect = [exe, "connect", "openai-compatible", "--base-url", f"http://127.0.0.1:{port}/v1",
+               "--api-key", "e2e-dummy-key"]
     return ["/bin/sh", "-c", f"{shlex.join(backend)} && {shlex.join(connect)}"]
 
 
 ROW = Agent(
-    id="letta",
-    name="Letta Code",
-    shell_tool="Bash",
-    hook_tool="Bash",
-    post_keys=frozenset(
-        {"event_type", "working_directory", "tool_name", "tool_input", "tool_call_id", "tool_result", "agent_id"}
-    ),
-    configure=no_config,
-    env=no_env,
+    id="letta", name="Letta Code", shell_tool="Bash", hook_tool="Bash",
+    post_keys=frozenset({"event_type", "working_directory", "tool_name", "tool_input", "tool_call_id",
+                         "tool_result", "agent_id"}),
+    configure=no_config, env=no_env,
     setup_argv=_setup,
-    argv=lambda exe: [exe, "--backend", "local", "-p", "Run echo hello", "-m", MODEL_HANDLE, "--output-format", "json"],
+    argv=lambda exe: [exe, "--backend", "local", "-p", "Run echo hello", "-m", MODEL_HANDLE,
+                      "--output-format", "json"],
     config_files=(".letta/settings.json",),
     post_event_ok=lambda payload: payload.get("event_type") == "PostToolUse",
     payload_cwd=member("working_directory"),

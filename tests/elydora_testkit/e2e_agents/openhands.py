@@ -28,15 +28,10 @@ def _post_tool(payload: Json) -> bool:
 
 
 ROW = Agent(
-    id="openhands",
-    name="OpenHands CLI",
-    shell_tool="terminal",
-    hook_tool="terminal",
-    post_keys=frozenset(
-        {"event_type", "tool_name", "tool_input", "tool_response", "message", "session_id", "working_dir", "metadata"}
-    ),
-    configure=no_config,
-    env=_env,
+    id="openhands", name="OpenHands CLI", shell_tool="terminal", hook_tool="terminal",
+    post_keys=frozenset({"event_type", "tool_name", "tool_input", "tool_response", "message", "session_id",
+                         "working_dir", "metadata"}),
+    configure=no_config, env=_env,
     argv=lambda exe: [exe, "--headless", "--json", "--override-with-envs", "-t", "Run echo hello"],
     config_files=(".openhands/hooks.json",),
     post_event_ok=_post_tool,

@@ -18,16 +18,13 @@ SCRIPT = "model-script.jsonl"  # beside the home and the project folder, named r
 
 
 def _configure(sb: Sandbox, port: int) -> None:
-    write_json(
-        sb.home / ".qoder" / "settings.json",
-        {
-            "security": {"auth": {"useExternal": True}},
-            "privacy": {"usageStatisticsEnabled": False},
-            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-            # its bundled security-scan plugin would download a scanner binary at every start
-            "securityScan": {"l1StaticCheck": False, "l2LightweightScan": False, "l3DeepScan": False},
-        },
-    )
+    write_json(sb.home / ".qoder" / "settings.json", {
+        "security": {"auth": {"useExternal": True}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        # its bundled security-scan plugin would download a scanner binary at every start
+        "securityScan": {"l1StaticCheck": False, "l2LightweightScan": False, "l3DeepScan": False},
+    })
     write_script(sb.root / SCRIPT, SHELL_TOOL)
 
 
@@ -40,35 +37,12 @@ def _env(sb: Sandbox, port: int) -> dict[str, str]:
 
 
 ROW = Agent(
-    id="qoder",
-    name="Qoder CLI",
-    shell_tool=SHELL_TOOL,
-    hook_tool=SHELL_TOOL,
-    post_keys=frozenset(
-        {
-            "session_id",
-            "transcript_path",
-            "cwd",
-            "hook_event_name",
-            "permission_mode",
-            "tool_use_id",
-            "tool_name",
-            "tool_input",
-            "tool_response",
-        }
-    ),
-    configure=_configure,
-    env=_env,
-    argv=lambda exe: [
-        exe,
-        "-p",
-        "Run echo hello",
-        "--dangerously-skip-permissions",
-        "--fake-responses",
-        f"../{SCRIPT}",
-        "-o",
-        "json",
-    ],
+    id="qoder", name="Qoder CLI", shell_tool=SHELL_TOOL, hook_tool=SHELL_TOOL,
+    post_keys=frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "permission_mode",
+                         "tool_use_id", "tool_name", "tool_input", "tool_response"}),
+    configure=_configure, env=_env,
+    argv=lambda exe: [exe, "-p", "Run echo hello", "--dangerously-skip-permissions",
+                      "--fake-responses", f"../{SCRIPT}", "-o", "json"],
     config_files=(".qoder/settings.json",),
     payload_call_id=member("tool_use_id"),
     model_log=_model_log,

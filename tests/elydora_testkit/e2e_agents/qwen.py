@@ -7,14 +7,11 @@ from elydora_testkit.e2e_harness import Sandbox
 
 
 def _configure(sb: Sandbox, port: int) -> None:
-    write_json(
-        sb.home / ".qwen" / "settings.json",
-        {
-            "privacy": {"usageStatisticsEnabled": False},
-            "telemetry": {"enabled": False},
-            "general": {"enableAutoUpdate": False},
-        },
-    )
+    write_json(sb.home / ".qwen" / "settings.json", {
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+    })
 
 
 def _env(sb: Sandbox, port: int) -> dict[str, str]:
@@ -27,30 +24,13 @@ def _env(sb: Sandbox, port: int) -> dict[str, str]:
 
 
 ROW = Agent(
-    id="qwen",
-    name="Qwen Code",
-    shell_tool="run_shell_command",
-    hook_tool="run_shell_command",
-    post_keys=frozenset(
-        {
-            "session_id",
-            "transcript_path",
-            "cwd",
-            "hook_event_name",
-            "timestamp",
-            "permission_mode",
-            "prompt_id",
-            "tool_name",
-            "tool_input",
-            "tool_response",
-            "tool_use_id",
-            "tool_call_id",
-            "duration_ms",
-        }
-    ),
-    configure=_configure,
-    env=_env,
-    argv=lambda exe: [exe, "-p", "Run echo hello", "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json"],
+    id="qwen", name="Qwen Code", shell_tool="run_shell_command", hook_tool="run_shell_command",
+    post_keys=frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp",
+                         "permission_mode", "prompt_id", "tool_name", "tool_input", "tool_response",
+                         "tool_use_id", "tool_call_id", "duration_ms"}),
+    configure=_configure, env=_env,
+    argv=lambda exe: [exe, "-p", "Run echo hello", "--auth-type", "openai", "--approval-mode", "yolo",
+                      "-o", "json"],
     config_files=(".qwen/settings.json",),
     payload_call_id=member("tool_call_id"),
 )
