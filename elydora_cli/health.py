@@ -9,7 +9,11 @@ answer of the running hooks, exactly as the generated guard reads it:
 - the agent state (``active``/``frozen``/``revoked``) the guard applies;
 - the local audit delivery: events spooled past the delivered offset, the age of the oldest, whether a
   flusher runs, the last delivery error of ``error.log``; events waiting longer than :data:`STALL_SECONDS`
-  with no flusher running make the agent *unaudited*.
+  with no flusher running make the agent *unaudited*, and so does a flusher that cannot start (named at once)
+  and a chain state that disagrees with the ledger (``runtime/chaincheck.py``: entries removed, a corrupted
+  head; the flusher stops then);
+- the trace: gap entries and records written since ``audit verify`` last showed them, and the events the host
+  check skipped or did not recognise (``runtime/trace.py``).
 
 Every read is bounded and refuses FIFOs, devices and links without blocking. Nothing is written.
 """
@@ -38,6 +42,8 @@ SPOOL_SCAN_LIMIT = 64 << 20
 """At most this much undelivered spool is scanned to count events (the count is then a lower bound)."""
 ERROR_TAIL = 64 << 10
 DELIVERY_COMPONENTS = ("flush", "deliver", "client")
+START_FAILURE = "cannot start the flusher"
+"""What the audit hook's boot code logs when its interpreter cannot import the flusher (``templates/hook.py``)."""
 
 
 @record
@@ -49,6 +55,13 @@ class AuditHealth:
     last_delivery_error: str | None = None
     dropped: int = 0
     """Events the audit hook could not spool (disk full) and recorded as dropped."""
+    gaps: int = 0
+    """Ledger entries standing for an event that is not there whole (gap entries and gap records)."""
+    gaps_unreviewed: int = 0
+    """Of those, the ones written since ``elydora audit verify`` last showed them (status: ``audit gaps``)."""
+    host_check: dict[str, int] = field(default_factory=dict)
+    """``host-check.log``: events of other agents skipped (``foreign``), events without the host's marks
+    decided and recorded as the host's (``unrecognised``)."""
     server: dict[str, Any] | None = None
     """Server-bound delivery health (filled by the server delivery module; ``None`` for a local agent)."""
     problems: list[str] = field(default_factory=list)
@@ -61,6 +74,9 @@ class AuditHealth:
             "flusher_alive": self.flusher_alive,
             "last_delivery_error": self.last_delivery_error,
             "dropped": self.dropped,
+            "gaps": self.gaps,
+            "gaps_unreviewed": self.gaps_unreviewed,
+            "host_check": dict(self.host_check),
             "server": self.server,
             "problems": list(self.problems),
         }
@@ -172,11 +188,16 @@ def _input(agent_dir: str, name: str, problems: list[str]) -> dict[str, object] 
 
 
 def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
-    from .runtime import dropmark
+    from .runtime import chaincheck, dropmark, trace
 
     health = AuditHealth()
     now = time.time() if now is None else now
-    offset = _delivered_offset(agent_dir, health)
+    offset, health.gaps = _saved_state(agent_dir)
+    health.gaps_unreviewed = max(0, health.gaps - trace.reviewed_gaps(agent_dir))
+    health.host_check = trace.host_counts(agent_dir)
+    disagreement = chaincheck.disagreement(agent_dir)
+    if disagreement is not None:
+        health.problems.append(chaincheck.describe(disagreement))
     spool_path = os.path.join(agent_dir, names.SPOOL)
     health.spooled, oldest_ms = _undelivered(spool_path, offset, health)
     if oldest_ms is not None:
@@ -185,7 +206,10 @@ def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
     health.last_delivery_error = last_error(agent_dir, DELIVERY_COMPONENTS)
     health.dropped = dropmark.pending_drops(agent_dir)
     age = health.oldest_undelivered_age_seconds
-    if health.spooled and age is not None and age > STALL_SECONDS and not health.flusher_alive:
+    start = last_error(agent_dir, ("flush", "audit")) if health.spooled and not health.flusher_alive else None
+    if start is not None and START_FAILURE in start and _logged_since(start, oldest_ms):  # named at once
+        health.problems.append(f"{spool_path}: {health.spooled} event(s) undelivered: {start}")
+    elif health.spooled and age is not None and age > STALL_SECONDS and not health.flusher_alive:
         why = f"; last delivery error: {health.last_delivery_error}" if health.last_delivery_error else ""
         health.problems.append(
             f"{spool_path}: {health.spooled} event(s) undelivered, the oldest {int(age)} s old, and no flusher "
@@ -194,14 +218,28 @@ def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
     return health
 
 
-def _delivered_offset(agent_dir: str, health: AuditHealth) -> int:
+def _logged_since(line: str, since_ms: int | None) -> bool:
+    """Whether an ``error.log`` line (``last_error`` form: its UTC stamp first) was written at or after the
+    receipt of the oldest undelivered event (a second of slack), so an old failure is not blamed again."""
+    import calendar
+
+    try:
+        stamp = calendar.timegm(time.strptime(line.partition(" ")[0], "%Y-%m-%dT%H:%M:%SZ"))
+    except ValueError:
+        return False
+    return since_ms is None or stamp >= since_ms // 1000 - 1
+
+
+def _saved_state(agent_dir: str) -> tuple[int, int]:
+    """(delivered spool offset, gap count) of ``chain-state.json``; (0, 0) when it cannot be read (the chain
+    check reports why)."""
     from .runtime import state
 
     try:
-        return state.load(agent_dir).spool_offset
-    except (ConfigError, OSError) as exc:
-        health.problems.append(exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}")
-        return 0
+        saved = state.load(agent_dir)
+    except (ConfigError, OSError):
+        return 0, 0
+    return saved.spool_offset, saved.gaps
 
 
 def _undelivered(path: str, offset: int, health: AuditHealth) -> tuple[int, int | None]:

@@ -3,6 +3,12 @@
 Every hook entry and the generated scripts name this interpreter by its absolute path, so it must outlive
 the install: an interpreter inside a virtual environment or a temporary directory disappears with it, and
 every hook then fails (exit 127; fail-closed agents block every tool call). Install warns about both.
+
+The hooks themselves need only the standard library; the flusher and the status refresher they start need this
+package, and run with the interpreter that runs the install (``runtime.generate.package_python``), so a
+system interpreter without the package is fine for the hooks. Under ``--scope system`` every user runs them
+with the hooks' interpreter, which must therefore import the flusher: install runs it to check
+(:func:`require_flusher`) and refuses one that cannot.
 """
 
 from __future__ import annotations
@@ -33,6 +39,23 @@ def choose(path: str) -> str:
     return chosen
 
 
+FLUSHER_CHECK = "import elydora_cli.runtime.flush, elydora_cli.runtime.flusher"
+
+
+def require_flusher(python: str) -> None:
+    """Refuse ``python`` when it cannot import the flusher (tried by running it): records would never be signed."""
+    try:
+        result = subprocess.run([python, "-I", "-c", FLUSHER_CHECK], capture_output=True, timeout=CHECK_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise UsageError(f"--python {python}: cannot run it: {exc}") from None
+    if result.returncode != 0:
+        said = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {result.returncode}"]
+        raise UsageError(
+            f"--python {python}: cannot run the flusher ({said[0]}); under --scope system the hooks' interpreter"
+            " signs the records: install elydora-config for it, or omit --python"
+        )
+
+
 def warnings(python: str) -> list[str]:
     """Why ``python`` may not outlive the install (empty: it looks stable)."""
     found = []
@@ -40,7 +63,8 @@ def warnings(python: str) -> list[str]:
     if venv is not None:
         found.append(
             f"the hooks will run {python}, inside the virtual environment {venv}; deleting it breaks every hook. "
-            "Pass --python with a system interpreter (e.g. --python /usr/bin/python3) to avoid that"
+            "Pass --python with a system interpreter (e.g. --python /usr/bin/python3) to avoid that (the flusher"
+            " and the status refresher still run with this installation's interpreter)"
         )
     temps = {os.path.realpath(d) for d in (*TEMP_DIRS, tempfile.gettempdir())}
     real = os.path.realpath(os.path.dirname(python))

@@ -46,8 +46,18 @@ POLICY_MODULE = "_elydora_policy"
 """System scope only: where each user's state is and the root-owned status the guard decides from."""
 RUNTIME_FLAGS = ("-I", "-S")
 """Interpreter flags of every hook command: isolated mode and no ``site`` import (saves ~25 ms a call)."""
-VERIFY_ENV = "ELYDORA_VERIFY_STATE"
-"""Set by ``elydora verify`` for a probe: the scratch directory whose status decides and whose spool records."""
+PROBE_ENV = "ELYDORA_VERIFY_PROBE"
+"""Set by ``elydora verify`` for a probe: the random name of its scratch directory ``<PROBE_PREFIX><name>`` inside
+the runtime's own directory, whose status decides and whose spool records (see docs/verify.md)."""
+PROBE_PREFIX = "verify-probe."
+PROBE_NAME_BYTES = 16
+"""Random bytes of a probe's name (128 bits, written as 32 hex digits)."""
+PROBE_LIFETIME = 60.0
+"""Seconds after its last change a probe directory is honoured (the runtime templates restate these three)."""
+AUDIT_REVIEWED = "audit-reviewed.json"
+"""``{"gaps", "seq", "at"}``: how many gap entries and records ``audit verify`` last showed (``runtime/trace.py``)."""
+HOST_LOG = "host-check.log"
+"""Events whose payload did not show the agent the entries belong to (``runtime/templates/hookinput.py``)."""
 
 
 def check_agent_id(agent_id: str) -> str:
@@ -76,6 +86,7 @@ def agent_dir_path(state_root: str, agent_id: str) -> str:
 
 __all__ = [
     "AUDIT_MODULE",
+    "AUDIT_REVIEWED",
     "AUDIT_SCRIPT",
     "CHAIN_STATE",
     "CONFIG",
@@ -88,11 +99,16 @@ __all__ = [
     "FLUSH_LOCK",
     "GUARD_MODULE",
     "GUARD_SCRIPT",
+    "HOST_LOG",
     "LEDGER",
     "LOCAL_ORG",
     "OUTBOX",
     "POLICY_MODULE",
     "PRIVATE_KEY",
+    "PROBE_ENV",
+    "PROBE_LIFETIME",
+    "PROBE_NAME_BYTES",
+    "PROBE_PREFIX",
     "QUERY_GRACE",
     "REFRESH_LOCK",
     "REJECTED",
@@ -107,7 +123,6 @@ __all__ = [
     "STATUSES",
     "STATUS_CACHE",
     "SUPERVISOR_SCRIPT",
-    "VERIFY_ENV",
     "agent_dir_path",
     "check_agent_id",
 ]

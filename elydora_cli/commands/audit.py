@@ -25,7 +25,8 @@ def register(subparsers: Any) -> None:
         epilog="examples:\n"
         "  elydora audit tail --provider claude -n 5      # the last signed entries (pending events first)\n"
         "  elydora audit verify --provider claude         # every signature and the whole chain\n"
-        "  elydora audit flush --provider codex           # deliver the spooled events now",
+        "  elydora audit flush --provider codex           # deliver the spooled events now\n"
+        "  elydora audit flush --provider codex --accept-ledger  # resume after a rollback was reported",
     )
     verbs = parser.add_subparsers(dest="audit_command", metavar="VERB", required=True)
     verify = verbs.add_parser("verify", help="check every signature and the whole chain of the local ledger")
@@ -36,6 +37,12 @@ def register(subparsers: Any) -> None:
     tail.set_defaults(data_output=True)
     flush = verbs.add_parser("flush", help="deliver spooled events now (normally done in the background)")
     add_selection_args(flush)
+    flush.add_argument(
+        "--accept-ledger",
+        action="store_true",
+        help="when the chain state and the ledger disagree (entries removed, a restored copy): resume on the"
+        " ledger's last entry, with a signed record of what was accepted",
+    )
     parser.set_defaults(func=run)
 
 
@@ -72,7 +79,7 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
 
 def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
     from .. import identity
-    from ..runtime import ledger
+    from ..runtime import chaincheck, ledger, state, trace
 
     config = identity.read_config(directory)
     key = identity.read_private_key(directory)
@@ -85,14 +92,14 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
         org_id=config.org_id,
         server_keys=server_keys,
         allow_resync=not config.is_local,
+        server_bound=not config.is_local,
     )
     if report.ok:
-        from ..runtime import state
-
-        saved = state.load(directory)
-        problem = ledger.check_against_state(report, saved.seq, saved.prev_chain_hash)
+        problem = chaincheck.disagreement(directory)
         if problem is not None:
-            report.first_break, report.break_line = problem, report.entries + 1
+            report.first_break, report.break_line = chaincheck.describe(problem), report.entries + 1
+    gaps = _gap_details(path, sorted(report.gaps + report.gap_records))
+    hosts = trace.host_counts(directory)
     data: dict[str, Any] = {
         "ledger": path,
         "ok": report.ok,
@@ -101,23 +108,58 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
         "resyncs": report.resyncs,
         "pending": pending,
         "gaps": report.gaps,
+        "gap_records": report.gap_records,
+        "gap_details": gaps,
         "receipts_checked": report.receipts_checked if server_keys is not None else None,
+        "server_entries": report.server_entries if not config.is_local else None,
+        "receiptless": report.receiptless,
+        "host_check": hosts,
     }
+    lines = [f"  gap at line {g['line']}: {g['reason']} ({g['bytes']} bytes, tool {g['tool']})" for g in gaps]
     if report.ok:
         note = f"; re-based on the server's chain at lines {report.resyncs}" if report.resyncs else ""
         note += f"; events set aside (signed gap entries) at lines {report.gaps}" if report.gaps else ""
+        note += f"; events recorded as signed gap records at lines {report.gap_records}" if report.gap_records else ""
+        if report.receiptless:
+            note += f"; server entries without a receipt, for a stated reason, at lines {report.receiptless}"
         if server_keys is not None:
-            note += f"; {report.receipts_checked} server receipts verified"
-        _emit(args, data, f"ledger OK: {report.entries} entries, chain head {report.head}{note}")
+            note += f"; {report.receipts_checked} of {report.server_entries} server receipts verified"
+        if any(hosts.values()):
+            note += (
+                f"; host check: {hosts['foreign']} events of other agents skipped, {hosts['unrecognised']}"
+                " without the host's marks recorded (host-check.log)"
+            )
+        _emit(args, data, "\n".join([f"ledger OK: {report.entries} entries, chain head {report.head}{note}", *lines]))
+        trace.mark_reviewed(directory, state.load(directory).gaps, report.last_seq)  # status: gaps shown now
         return 0
     data.update(break_line=report.break_line, reason=report.first_break)
-    _emit(
-        args,
-        data,
-        f"ledger BROKEN at line {report.break_line}: {report.first_break}"
-        f" ({report.entries} entries before it verified)",
+    head = (
+        f"ledger BROKEN at line {report.break_line}: {report.first_break} ({report.entries} entries before it verified)"
     )
+    _emit(args, data, "\n".join([head, *lines]))
     return 1
+
+
+def _gap_details(path: str, numbers: list[int]) -> list[dict[str, Any]]:
+    """Line, reason, byte count, tool and SHA-256 of each gap entry and gap record (what ``verify`` lists)."""
+    import json
+
+    from ..runtime import ledger
+
+    wanted, found = set(numbers), []
+    for number, line in enumerate(ledger.iter_lines(path) if wanted else (), start=1):
+        if number not in wanted:
+            continue
+        entry = json.loads(line)
+        if entry.get("sink") == "gap":
+            gap = entry["gap"]
+            found.append({"line": number, **{k: gap.get(k) for k in ("reason", "bytes", "tool", "sha256")}})
+            continue
+        payload = entry["record"]["payload"]
+        event = payload.get("event") if isinstance(payload.get("event"), dict) else {}
+        facts = {"reason": payload.get("reason"), "tool": event.get("tool_name")}
+        found.append({"line": number, **facts, "bytes": event.get("bytes"), "sha256": event.get("sha256")})
+    return found
 
 
 def _server_keys(directory: str) -> Any:
@@ -180,19 +222,19 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
 
     identity.read_config(directory)
     try:
-        outcome = _flush_waiting(directory)
+        outcome = _flush_waiting(directory, accept=args.accept_ledger)
     except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
         raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
     messages = {
         flush.DRAINED: "every spooled event is delivered",
         flush.BUSY: "a background flusher is still running; it delivers the spooled events",
-        flush.STOPPED: "delivery stopped for now (see error.log); the events stay queued",
+        flush.STOPPED: "delivery stopped for now (see error.log and elydora status); the events stay queued",
     }
     _emit(args, {"outcome": outcome}, messages[outcome])
     return 1 if outcome == flush.STOPPED else 0
 
 
-def _flush_waiting(directory: str) -> str:
+def _flush_waiting(directory: str, *, accept: bool = False) -> str:
     """Flush now; while a background flusher holds the lock, wait for it (bounded, as ``tail`` does) and
     flush again, so that a flush right after a hook run finds the events delivered."""
     import time
@@ -201,8 +243,8 @@ def _flush_waiting(directory: str) -> str:
     from ..runtime import flush
 
     deadline = time.monotonic() + WAIT_SECONDS
-    outcome = flush.flush(directory)
+    outcome = flush.flush(directory, accept=accept)
     while outcome == flush.BUSY and time.monotonic() < deadline:
         time.sleep(POLL_SECONDS)
-        outcome = flush.flush(directory)
+        outcome = flush.flush(directory, accept=accept)
     return outcome

@@ -125,6 +125,8 @@ def _interpreter(args: argparse.Namespace, ctx: Any) -> tuple[Any, list[str]]:
 
     if args.python is not None:
         ctx = ctx.with_options(python=interpreter.choose(args.python))
+        if ctx.system and not ctx.hook_command:
+            interpreter.require_flusher(ctx.python)
     return ctx, [] if ctx.hook_command else interpreter.warnings(ctx.python)
 
 

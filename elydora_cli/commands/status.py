@@ -27,6 +27,7 @@ STATES = (
     "unhealthy",
     "unguarded",
     "unaudited",
+    "audit gaps",
     "other state root",
     "awaiting approval",
     "frozen",
@@ -153,6 +154,8 @@ def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
         return "unguarded"
     if not found.audited:
         return "unaudited"
+    if found.audit.gaps_unreviewed:
+        return "audit gaps"
     if st.awaiting_approval:
         return "awaiting approval"
     if found.agent_state in ("frozen", "revoked"):
@@ -210,6 +213,17 @@ def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> 
                 print(f"  - audit: {problem}")
             if audit["dropped"]:
                 print(f"  - audit: {audit['dropped']} event(s) dropped (disk full); a gap record follows")
+            if audit.get("gaps_unreviewed"):
+                print(
+                    f"  - audit: {audit['gaps_unreviewed']} event(s) recorded only as signed gap records since the"
+                    " last `elydora audit verify` (run it to review them)"
+                )
+            hosts = audit.get("host_check") or {}
+            if hosts.get("foreign") or hosts.get("unrecognised"):
+                print(
+                    f"  - host check: {hosts.get('foreign', 0)} event(s) of other agents skipped,"
+                    f" {hosts.get('unrecognised', 0)} without the host's marks recorded (host-check.log)"
+                )
             if audit.get("server"):
                 from ..runtime.health import summary
 

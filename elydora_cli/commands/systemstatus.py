@@ -81,6 +81,8 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
                               "(elydora_cli is not importable by it): nothing is delivered"))
     bound = _bound(ctx, st.agent_id) if st.installed else {}  # users root bound to a server (agent provision)
     errors += [Finding(f"user {name}: {problem}") for name, b in bound.items() for problem in b["problems"]]
+    rolled_back = _witness(ctx, st.agent_id) if st.installed else {}  # root's record of each user's chain head
+    errors += [Finding(f"user {name}: {problem}") for name, problem in rolled_back.items()]
     delivering = delivering and all(b["delivering"] for b in bound.values())
     state = "not installed" if not st.installed else "unhealthy" if errors else (
         machine if machine in ("frozen", "revoked") else "healthy")
@@ -98,6 +100,7 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
         "agent_state": machine,
         "user_states": users,
         "bound_users": bound,
+        "rolled_back_users": rolled_back,
         "interpreter": interpreter,
         "lock_down": _lock_down(st.findings, facts),
         "guarantees": facts.promise,
@@ -112,6 +115,12 @@ def _bound(ctx: Any, agent_id: str) -> dict[str, Any]:
     from .agentprovision import bound_users
 
     return bound_users(ctx.runtime_dir(agent_id), ctx.home if ctx.rooted else None)
+
+
+def _witness(ctx: Any, agent_id: str) -> dict[str, str]:
+    from ..runtime.witness import check_users
+
+    return check_users(ctx.agent_dir(agent_id), agent_id, ctx.home if ctx.rooted else None)
 
 
 def _lock_down(findings: list[Any], facts: Any) -> dict[str, Any] | None:

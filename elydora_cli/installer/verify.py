@@ -7,22 +7,25 @@ event from ``verify_payloads.json``, else a minimal event). Guard entries are pr
 active (allow: exit 0 and the agent's success output) and frozen (the agent's block protocol); audit entries
 once (exit 0, the success output, and the event recorded).
 
-The status a probe sees, and where its audit record goes, is a scratch directory of the probe's own named by
-``ELYDORA_VERIFY_STATE``: the generated runtime and ``elydora hook`` read ``status.json`` there instead of the
-agent's status, and spool there without starting the flusher. The agent's real state is only read
-(``config.json``, and the enforcement inputs checked by :mod:`.health`: a missing, corrupt or too open
-``status.json`` fails verify although the probes would pass), never changed, and no probe event reaches the
-ledger. A ``--hook-command`` supervisor must
-honour the variable the same way to pass.
+The status a probe sees, and where its audit record goes, is a scratch directory of the probe's own: a fresh
+owner-only directory ``verify-probe.<128 random bits in hex>`` made inside the runtime's own directory (the
+agent's state directory; under system scope the root-owned runtime directory) for the probe alone and removed
+after it; the probe's environment names it by its random name only (``ELYDORA_VERIFY_PROBE``). The generated
+runtime and ``elydora hook`` read ``status.json`` there instead of the agent's status, and spool there without
+starting the flusher; they ignore a name that is not such a fresh directory. The agent's real state is only
+read (``config.json``, and the enforcement inputs checked by :mod:`.health`: a missing, corrupt or too open
+``status.json`` fails verify although the probes would pass) and no probe event reaches the ledger. A
+``--hook-command`` supervisor must honour the variable the same way to pass (``docs/verify.md``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -32,7 +35,7 @@ from elydora_config.records import record
 
 from .. import catalog, health, identity, packagedata
 from ..plug.context import Context
-from ..statefiles import VERIFY_ENV
+from ..statefiles import PROBE_ENV, PROBE_LIFETIME, PROBE_NAME_BYTES, PROBE_PREFIX
 from . import operations
 from .entries import Entry
 
@@ -77,6 +80,8 @@ class Probe:
     payload: bytes
     timeout: float
     cwd: str | None
+    base: str
+    """The runtime's own directory, where the probe's scratch directory is made."""
 
 
 @cache
@@ -209,7 +214,7 @@ def judge(probe: Probe, code: int, stdout: bytes, stderr: bytes, scratch: str | 
         return _success_problem(stdout, facts.guard.success_stdout_template)
     problem = _success_problem(stdout, facts.audit.success_stdout_template)
     if problem is None and scratch is not None and not _recorded(scratch, probe.payload):
-        problem = f"the event was not recorded (nothing in the probe's spool; a supervisor must honour {VERIFY_ENV})"
+        problem = f"the event was not recorded (nothing in the probe's spool; a supervisor must honour {PROBE_ENV})"
     return problem
 
 
@@ -250,12 +255,42 @@ def _result(probe: Probe, problem: str | None, code: int | None = None, elapsed:
     return Check(probe.provider, entry.event, probe.kind, problem is None, reason, str(entry.source), code, elapsed)
 
 
+def make_probe_dir(base: str, status: str) -> tuple[str, str]:
+    """(name, path) of a new probe directory in ``base``: a random 128-bit name, owner-only, holding the
+    ``status.json`` the probe decides from. Only a directory made this way, seconds ago, is honoured."""
+    name = secrets.token_hex(PROBE_NAME_BYTES)
+    path = os.path.join(base, PROBE_PREFIX + name)
+    os.mkdir(path, 0o700)
+    os.chmod(path, 0o700)  # whatever the umask
+    _private_file(os.path.join(path, identity.STATUS), identity.status_bytes(status, "elydora verify"))
+    return name, path
+
+
+def remove_stale_probes(base: str, now: float | None = None) -> None:
+    """Remove probe directories a killed verify left behind (the runtime no longer honours them anyway)."""
+    moment = time.time() if now is None else now
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(PROBE_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(base, name)
+        try:
+            if moment - os.stat(path, follow_symlinks=False).st_mtime > PROBE_LIFETIME:
+                shutil.rmtree(path)
+        except OSError:
+            continue
+
+
 def run_probe(probe: Probe) -> Check:
     """Run one probe against a scratch state of its own (``frozen`` for a block probe, else ``active``)."""
-    with tempfile.TemporaryDirectory(prefix="elydora-verify-") as scratch:
-        status = "frozen" if probe.kind == "block" else "active"
-        _private_file(os.path.join(scratch, identity.STATUS), identity.status_bytes(status, "elydora verify"))
-        env = {**os.environ, VERIFY_ENV: scratch}
+    status = "frozen" if probe.kind == "block" else "active"
+    try:
+        name, scratch = make_probe_dir(probe.base, status)
+    except OSError as exc:
+        return _result(probe, f"cannot make a probe directory in {probe.base}: {exc.strerror or exc}")
+    try:
+        env = {**os.environ, PROBE_ENV: name}
         started = time.monotonic()
         try:
             code, stdout, stderr = execute(probe, env)
@@ -265,6 +300,8 @@ def run_probe(probe: Probe) -> Check:
             return _result(probe, f"cannot run {probe.entry.argv[0]}: {exc.strerror or exc}")
         elapsed = int((time.monotonic() - started) * 1000)
         return _result(probe, judge(probe, code, stdout, stderr, scratch), code, elapsed)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 # -- one provider, then all ----------------------------------------------------------------------------------
@@ -296,6 +333,8 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
         agent_dir = str(ctx.agent_dir(status.agent_id))
         problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
     cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
+    base = str(ctx.runtime_dir(status.agent_id))
+    remove_stale_probes(base)
     probes = []
     for event, role in _events(provider, ctx):
         mine = [e for e in entries if e.event == event and e.role == role]
@@ -305,7 +344,7 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
             kinds = ("allow", "block") if role == "guard" else ("audit",)
             timeout = entry.timeout if entry.timeout else float(ctx.timeout_seconds)
             sent = payload(provider, event, cwd or str(ctx.repo_root))
-            probes += [Probe(provider, entry, kind, sent, timeout, cwd) for kind in kinds]
+            probes += [Probe(provider, entry, kind, sent, timeout, cwd, base) for kind in kinds]
     return problems, probes
 
 

@@ -6,8 +6,9 @@ objects, parsed by the guard's own reader. A local agent's status is ``status.js
 ``status-cache.json``, and a cache that is absent, broken or older than 60 s starts the detached refresher
 exactly as the guard does (an absent or broken cache is an error; a stale one still decides).
 
-Under ``elydora verify`` (``ELYDORA_VERIFY_STATE`` names a scratch directory, see :func:`verify_directory`)
-the status is that directory's ``status.json`` and the event is spooled there, as the generated runtime does.
+Under ``elydora verify`` (``ELYDORA_VERIFY_PROBE`` names a fresh probe directory inside the agent directory,
+see :func:`probe_directory`) the status is that directory's ``status.json`` and the event is spooled there, as
+the generated runtime does; a value naming no valid probe is ignored (and logged by the caller).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import time
 from types import TracebackType
 from typing import Any
@@ -25,12 +27,15 @@ from elydora_config.records import record
 from ..statefiles import (
     CONFIG,
     CONFIG_LIMIT,
+    PROBE_ENV,
+    PROBE_LIFETIME,
+    PROBE_NAME_BYTES,
+    PROBE_PREFIX,
     QUERY_GRACE,
     REFRESH_LOCK,
     STATUS,
     STATUS_CACHE,
     STATUSES,
-    VERIFY_ENV,
     agent_dir_path,
 )
 from ..statefiles import CONFIG_KEYS as _CONFIG_KEYS
@@ -171,14 +176,27 @@ class AgentState:
     """The file the status came from (``status.json`` or ``status-cache.json``)."""
 
 
-def verify_directory(environ: Any = os.environ) -> str | None:
-    """The scratch state directory ``elydora verify`` names for a probe (``None`` outside verify)."""
-    value = environ.get(VERIFY_ENV)
-    if value is None:
-        return None
-    if not os.path.isabs(value):
-        raise AgentStateError(f"{VERIFY_ENV} must be an absolute path")
-    return str(value)
+def probe_directory(agent: AgentDir, environ: Any = os.environ) -> tuple[str | None, str | None]:
+    """(the scratch directory of an ``elydora verify`` probe, ``None``); (``None``, why) when ``PROBE_ENV`` is
+    set but names no probe this agent may honour; (``None``, ``None``) outside verify. The rule of the generated
+    runtime (``runtime/templates/hookinput.probe_directory``): a directory ``<PROBE_PREFIX><32 hex digits>``
+    inside the agent directory, not a link, owner-only, this user's, changed within ``PROBE_LIFETIME``."""
+    name = environ.get(PROBE_ENV)
+    if name is None:
+        return None, None
+    if len(name) != 2 * PROBE_NAME_BYTES or any(c not in "0123456789abcdef" for c in name):
+        return None, f"{PROBE_ENV} is not a probe name ({name[:40]!r})"
+    path = os.path.join(agent.path, PROBE_PREFIX + name)
+    try:
+        info = os.stat(PROBE_PREFIX + name, dir_fd=agent.fd, follow_symlinks=False)
+    except OSError:
+        return None, f"{PROBE_ENV} names no probe of elydora verify ({name})"
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o077 or info.st_uid != os.getuid():
+        return None, f"{PROBE_ENV}: {path} is not an owner-only directory of uid {os.getuid()}"
+    age = time.time() - info.st_mtime
+    if not -1.0 <= age <= PROBE_LIFETIME:
+        return None, f"{PROBE_ENV}: {path} is not a fresh probe ({int(age)} s old)"
+    return path, None
 
 
 def read_state(

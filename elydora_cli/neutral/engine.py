@@ -19,10 +19,10 @@ from elydora_config.errors import ConfigError
 from elydora_config.records import record, replace
 
 from .. import catalog
-from .agentstate import AgentDir, AgentState, agent_directory, read_state, verify_directory
+from .agentstate import AgentDir, AgentState, agent_directory, probe_directory, read_state
 from .audit import append_event as spool_event
 from .audit import spool_body, start_flusher
-from .contract import ADAPTERS, GATED_EVENTS, ContractError, resolve_provider
+from .contract import ADAPTERS, GATED_EVENTS, MAX_INPUT_BYTES, ContractError, resolve_provider
 from .request import HookRequest, parse_request
 from .response import Outcome, build_response, encode, exit_code, new_hook_id
 
@@ -62,8 +62,10 @@ def _decide(data: bytes, selection: Selection, provider_id: str | None, gated: b
         raise ContractError(
             "no agent answers this hook: the request names no Elydora provider; pass --provider <id> or --agent-id"
         )
-    scratch = verify_directory()
     with AgentDir(agent_directory(selection.state_root, agent_id)) as agent:
+        scratch, ignored = probe_directory(agent)
+        if ignored is not None:  # a planted variable: the real state decides and the event is recorded
+            _log(agent.path, "hook", f"ignored: {ignored}")
         if scratch is not None:  # an `elydora verify` probe: its own status, its own spool, no flusher
             with AgentDir(scratch) as probe:
                 state = read_state(agent, provider_id=provider_id, python=selection.python, status_from=probe)
@@ -126,6 +128,7 @@ def run_native(data: bytes, selection: Selection) -> Answer:
     except ContractError as exc:
         if facts is None:
             raise
+        _record_gap(data, selection, facts.id, exc.message)
         return _failure(facts, True, exc.message, None)
     if facts is None:
         pid = catalog_id(request.provider_hint or request.source)
@@ -149,6 +152,29 @@ def run_native(data: bytes, selection: Selection) -> Answer:
         stderr = (facts.guard_stderr(status) + "\n").encode("utf-8")
         return Answer(facts.deny_stdout(status), stderr, facts.guard.deny_exit_code)
     return Answer(facts.guard.success_stdout if gated else facts.audit.success_stdout, b"", 0)
+
+
+def _record_gap(data: bytes, selection: Selection, provider_id: str, problem: str) -> None:
+    """A request that cannot be read still leaves a signed trace: the audit hook's gap event (its size, the
+    SHA-256 of what was read, the reason, the tool name when it can be read), spooled for the flusher (or into
+    a verify probe's scratch spool). Best effort: an agent that cannot be opened gets the failure mode alone."""
+    from ..runtime.templates.gapevent import gap_line
+
+    reason = "too_large" if len(data) > MAX_INPUT_BYTES else "not_json"
+    body = gap_line(reason, problem, data, len(data), None, provider_id)
+    try:
+        with AgentDir(agent_directory(selection.state_root, selection.agent_id or provider_id)) as agent:
+            scratch, ignored = probe_directory(agent)
+            if ignored is not None:
+                _log(agent.path, "hook", f"ignored: {ignored}")
+            if scratch is not None:
+                with AgentDir(scratch) as probe:
+                    spool_event(probe, body)
+                return
+            spool_event(agent, body)
+            start_flusher(agent, selection.python)
+    except (ConfigError, OSError):
+        return
 
 
 def _spelled_alike(event: str, name: str) -> bool:

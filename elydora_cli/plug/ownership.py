@@ -115,7 +115,8 @@ def supervisor_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, in
 
     assert ctx.provider is not None  # hosted() says so
     argv, env = supervisor_exec(ctx.hook_command, ctx, agent_id)
-    return {SUPERVISOR_SCRIPT: (supervisor_launcher(ctx.provider, agent_id, ctx.python, argv, env), SCRIPT_MODE)}
+    launcher = supervisor_launcher(ctx.provider, ctx.agent_dir(agent_id), ctx.python, argv, env)
+    return {SUPERVISOR_SCRIPT: (launcher, SCRIPT_MODE)}
 
 
 def _launcher_agent(argv: list[str], ctx: Context) -> str | None:

@@ -2,6 +2,13 @@
 
 Every call carries ``Authorization: Bearer <token>`` when a token is configured; the token never appears
 in an exception or log message, and redirects are not followed (a 3xx is an answer like any other).
+
+The runtime's background processes inherit the agent's environment (an agent's settings can put any variable
+into its hooks'), so nothing there may redirect a call or re-trust the network: proxy variables
+(``https_proxy``, ``http_proxy``, ``all_proxy``...) are not honoured, and TLS is verified against the trust
+store the interpreter was built with (OpenSSL's compiled-in paths, else ``certifi``), never against a file or
+directory ``SSL_CERT_FILE``/``SSL_CERT_DIR`` names. Otherwise a proxy and a certificate of the agent's choosing
+could answer the status query "active" for a frozen agent, or take its records.
 Non-2xx answers come back as a :class:`Response` with the server's error ``code``/``message`` and a parsed
 ``Retry-After``; transport failures raise :class:`TransportError`.
 """
@@ -10,6 +17,8 @@ from __future__ import annotations
 
 import email.utils
 import json
+import os
+import ssl
 import time
 import urllib.error
 import urllib.request
@@ -30,7 +39,26 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect)
+def tls_context() -> ssl.SSLContext:
+    """Certificate verification against the interpreter's own trust store, whatever the environment names."""
+    paths = ssl.get_default_verify_paths()
+    cafile = paths.openssl_cafile if os.path.isfile(paths.openssl_cafile) else None
+    capath = paths.openssl_capath if os.path.isdir(paths.openssl_capath) else None
+    if cafile is None and capath is None:
+        try:
+            import certifi  # type: ignore[import-not-found,unused-ignore]  # no usable compiled-in store
+
+            cafile = certifi.where()
+        except ImportError:
+            return ssl.create_default_context()
+    return ssl.create_default_context(cafile=cafile, capath=capath)
+
+
+_OPENER = urllib.request.build_opener(
+    _NoRedirect,
+    urllib.request.ProxyHandler({}),  # no proxy from the environment (see the module docstring)
+    urllib.request.HTTPSHandler(context=tls_context()),
+)
 
 
 class TransportError(Exception):

@@ -45,8 +45,8 @@ def remove(agent_dir: str, names: list[str]) -> None:
             continue
 
 
-def gap_line(found: list[tuple[int, str]], now_ms: int) -> bytes:
-    """The spool line of a gap event: how many events were dropped and between which receipt times."""
+def gap_event(found: list[tuple[int, str]]) -> bytes:
+    """The gap event for drop markers: how many events were dropped and between which receipt times."""
     event = {
         "hook_event_name": GAP_EVENT,
         "session_id": "elydora-runtime",
@@ -56,31 +56,16 @@ def gap_line(found: list[tuple[int, str]], now_ms: int) -> bytes:
         "first_dropped_ms": found[0][0],
         "last_dropped_ms": found[-1][0],
     }
-    return b"\n%d " % now_ms + json.dumps(event).encode("ascii") + b"\n"
+    return json.dumps(event).encode("ascii")
 
 
 def spool_gap(agent_dir: str, spool_path: str) -> int:
     """Turn the drop markers into one gap event in the spool (signed like any event by the flusher), then
     remove them; a failed append keeps them for the next run. Returns the number of drops recorded."""
-    found = markers(agent_dir)
-    if not found:
-        return 0
-    import fcntl  # only here: status reads the markers without it
+    from .spool import append_event  # only here: status reads the markers without the spool's locking
 
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(spool_path, flags, 0o600)
-    except OSError:
+    found = markers(agent_dir)
+    if not found or not append_event(spool_path, gap_event(found), time.time_ns() // 1_000_000):
         return 0
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
-        line = gap_line(found, time.time_ns() // 1_000_000)
-        if os.write(fd, line) != len(line):
-            return 0
-        os.fsync(fd)
-    except OSError:
-        return 0
-    finally:
-        os.close(fd)
     remove(agent_dir, [name for _, name in found])
     return len(found)

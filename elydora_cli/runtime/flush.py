@@ -109,12 +109,21 @@ def has_work(agent_dir: str) -> bool:
     return pending_drops(agent_dir) > 0
 
 
-def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 0.0, held_fd: int | None = None) -> str:
-    """Drain the spool; returns ``drained``, ``stopped`` (delivery gave up for now) or ``busy``.
+def flush(
+    agent_dir: str,
+    *,
+    policy: RetryPolicy | None = None,
+    linger: float = 0.0,
+    held_fd: int | None = None,
+    accept: bool = False,
+) -> str:
+    """Drain the spool; returns ``drained``, ``stopped`` (delivery gave up for now, or the chain state and the
+    ledger disagree: :mod:`.chaincheck`) or ``busy``.
 
     With ``linger``, a drained flusher keeps the lock that long waiting for more events, so a burst of
     tool calls is served by one process instead of one start-up per call. The heavy modules (signing,
-    HTTP) are imported only once there is work.
+    HTTP) are imported only once there is work. ``accept`` (``audit flush --accept-ledger``): a disagreeing
+    chain state is replaced by the ledger's head, and a signed record says so.
     """
     directory = os.path.abspath(agent_dir)
     outcome = BUSY
@@ -126,17 +135,18 @@ def flush(agent_dir: str, *, policy: RetryPolicy | None = None, linger: float = 
             # Events that arrive while lingering are drained under the same lock: releasing it between
             # passes would let a hook of the same burst take it and start a second flusher.
             while True:
-                outcome = _run(directory, policy) if has_work(directory) else DRAINED
+                outcome = _run(directory, policy, accept) if accept or has_work(directory) else DRAINED
+                accept = False
                 if outcome != DRAINED or not _wait_for_events(directory, linger):
                     break
         if outcome != DRAINED or not has_undelivered(directory):
             return outcome
 
 
-def _run(directory: str, policy: RetryPolicy | None) -> str:
+def _run(directory: str, policy: RetryPolicy | None, accept: bool = False) -> str:
     from .flusher import Flusher  # the HTTP client (deliver) loads only for a server-bound agent
 
-    return Flusher(directory, policy).run()
+    return Flusher(directory, policy, accept=accept).run()
 
 
 def _wait_for_events(directory: str, linger: float) -> bool:

@@ -24,11 +24,16 @@ from ..identity import (
     read_config,
     read_private_key,
 )
-from . import dropmark, ledger, spool, state
+from ..statefiles import GENESIS
+from . import chaincheck, dropmark, ledger, ledgertail, spool, state
 from .errorlog import log_error
 from .flush import BATCH, DRAINED, STOPPED
 from .jcs import CanonicalizationError, canonicalize
 from .record import build_record, wire_payload
+from .templates.gapevent import TOOL_MEMBERS, member_text
+
+_TOOL_SCAN = 64 << 10
+"""Bytes of a set-aside spool line searched for the event's tool name."""
 
 if TYPE_CHECKING:  # the key class is not needed at run time (see keys.private_key_from_seed); the delivery
     # modules (the HTTP client) load only for a server-bound agent
@@ -41,11 +46,18 @@ if TYPE_CHECKING:  # the key class is not needed at run time (see keys.private_k
 class Flusher:
     """One pass over the spool under the lock; see the module docstring."""
 
-    def __init__(self, agent_dir: str, policy: RetryPolicy | None = None) -> None:
+    def __init__(self, agent_dir: str, policy: RetryPolicy | None = None, *, accept: bool = False) -> None:
         self.dir = agent_dir
+        self.accept = accept
+        """``elydora audit flush --accept-ledger``: resume on the ledger's head when the chain state disagrees."""
         self.config: AgentConfig = read_config(agent_dir)
         self.key: Ed25519PrivateKey = read_private_key(agent_dir)
-        self.state = state.load(agent_dir)
+        try:
+            self.state = state.load(agent_dir)
+        except state.StateError:
+            if not accept:
+                raise
+            self.state = state.ChainState()
         self.ledger_path = os.path.join(agent_dir, LEDGER)
         self.spool_path = os.path.join(agent_dir, SPOOL)
         self.pending: list[bytes] = []
@@ -79,7 +91,10 @@ class Flusher:
             self._save_jwks()
 
     def _run(self) -> str:
-        self._recover()
+        problem = self._recover()
+        if problem is not None:  # never chain on a state that disagrees with the ledger: it would hide the cut
+            log_error(self.dir, "flush", chaincheck.describe(problem))
+            return STOPPED
         dropmark.spool_gap(self.dir, self.spool_path)  # events a full disk refused become a signed gap record
         if self.delivery is not None and not self._deliver_outbox():
             return STOPPED
@@ -96,7 +111,8 @@ class Flusher:
         return DRAINED
 
     # -- recovery ---------------------------------------------------------------------------------------
-    def _recover(self) -> None:
+    def _recover(self) -> str | None:
+        """Finish what a crash interrupted; why the chain state and the ledger disagree (then nothing is done)."""
         if spool.retired_exists(self.dir):
             self.state.spool_offset = 0
             state.save(self.dir, self.state)
@@ -104,7 +120,12 @@ class Flusher:
         cut = ledger.repair_tail(self.ledger_path)
         if cut:
             log_error(self.dir, "flush", f"removed a torn ledger tail of {cut} bytes left by a crash")
-        adopted = state.reconcile(self.state, ledger.last_entry(self.ledger_path))
+        problem = chaincheck.disagreement(self.dir)
+        if problem is not None:
+            if not self.accept:
+                return problem
+            self._accept_ledger(problem)
+        adopted = state.reconcile(self.state, ledgertail.last_entry(self.ledger_path))
         if adopted != self.state:
             self.state = adopted
             state.save(self.dir, self.state)
@@ -112,6 +133,20 @@ class Flusher:
         if current is not None and current < self.state.spool_offset:
             log_error(self.dir, "flush", "spool.jsonl is shorter than the delivered offset; starting at 0")
             self.state.spool_offset = 0
+        return None
+
+    def _accept_ledger(self, problem: str) -> None:
+        """Take the ledger's last entry as the chain head, and spool a gap event saying what was accepted (it is
+        signed and chained like any event, and status reports it until ``audit verify`` shows it)."""
+        last = chaincheck.last_entry(self.dir)
+        head = chaincheck.head_of(last) if last is not None else None
+        seq = int(str(last["seq"])) if last is not None else 0
+        size = spool.size(self.spool_path) or 0
+        offset = self.state.spool_offset if self.state.spool_offset <= size else 0
+        self.state = state.ChainState(head or GENESIS, seq, offset, self.state.gaps)
+        state.save(self.dir, self.state)
+        spool.append_event(self.spool_path, chaincheck.accepted_event(problem), time.time_ns() // 1_000_000)
+        log_error(self.dir, "flush", f"the ledger was accepted as it is (--accept-ledger): {problem}")
 
     # -- one spool line ------------------------------------------------------------------------------------
     def _process(self, line: spool.SpoolLine) -> bool:
@@ -128,21 +163,22 @@ class Flusher:
                 self._record_locally(line, received, event)
                 return True
             return self._send(line, received, event)
-        except CanonicalizationError as exc:  # a value without an RFC 8785 form: never jams the queue
+        except (CanonicalizationError, RecursionError) as exc:  # no RFC 8785 form: never jams the queue
             self._set_aside_line(line, received, f"the event has no canonical form: {exc}")
             return True
 
     def _set_aside_line(self, line: spool.SpoolLine, received: int, reason: str) -> None:
         spool.quarantine(self.dir, line.raw)
         log_error(self.dir, "flush", f"moved a bad spool line to {REJECTED}: {reason}")
-        self._gap(line.end, received, reason, line.raw, REJECTED)
+        self._gap(line.end, received, reason, line.raw, REJECTED, member_text(line.raw[:_TOOL_SCAN], TOOL_MEMBERS))
 
-    def _gap(self, spool_end: int, received: int, reason: str, data: bytes, kept_in: str) -> None:
+    def _gap(self, spool_end: int, received: int, reason: str, data: bytes, kept_in: str, tool: str | None) -> None:
         """A signed gap entry in place of what was set aside (it does not move the chain head)."""
         seq = self.state.seq + 1
-        entry = ledger.gap_entry(seq, spool_end, received, self.state.prev_chain_hash, reason, data, kept_in, self.key)
+        head = self.state.prev_chain_hash
+        entry = ledger.gap_entry(seq, spool_end, received, head, reason, data, kept_in, self.key, tool=tool)
         self.pending.append(ledger.encode_entry(entry))
-        self.state = state.ChainState(self.state.prev_chain_hash, seq, spool_end)
+        self.state = state.ChainState(head, seq, spool_end, self.state.gaps + 1)
         if self.delivery is not None:
             self._commit()
 
@@ -158,7 +194,8 @@ class Flusher:
         entry = {"seq": self.state.seq + 1, "spool_end": line.end, "received_at": received, "sink": "local"}
         entry["record"] = record
         self.pending.append(ledger.encode_entry(entry))
-        self.state = state.ChainState(record["chain_hash"], self.state.seq + 1, line.end)
+        gaps = self.state.gaps + state.is_gap(entry)
+        self.state = state.ChainState(record["chain_hash"], self.state.seq + 1, line.end, gaps)
 
     def _send(self, line: spool.SpoolLine, received: int, event: dict[str, Any]) -> bool:
         assert self.delivery is not None
@@ -220,7 +257,8 @@ class Flusher:
         data = (json.dumps(kept, separators=(",", ":")) + "\n").encode("ascii")
         _append(os.path.join(self.dir, REJECTED_RECORDS), data)
         reason = f"the server refused the record for good ({outcome.code})"
-        self._gap(outbox["spool_end"], outbox["received_at"], reason, canonicalize(outcome.candidate), REJECTED_RECORDS)
+        data, tool = canonicalize(outcome.candidate), outcome.candidate["action"].get("tool")
+        self._gap(outbox["spool_end"], outbox["received_at"], reason, data, REJECTED_RECORDS, tool)
         state.remove_outbox(self.dir)
 
     def _accepted(self, outbox: dict[str, Any], accepted: dict[str, Any], receipt: dict[str, Any] | None) -> None:
@@ -236,8 +274,11 @@ class Flusher:
         if accepted["prev_chain_hash"] != self.state.prev_chain_hash:
             entry["resync_from"] = self.state.prev_chain_hash
         entry["receipt"] = receipt
+        if receipt is None:  # accepted earlier, its answer lost (PREV_HASH_MISMATCH named this candidate)
+            entry["receipt_missing"] = ledger.ANSWER_LOST
         ledger.append(self.ledger_path, [ledger.encode_entry(entry)])
-        self.state = state.ChainState(accepted["chain_hash"], outbox["seq"], outbox["spool_end"])
+        gaps = self.state.gaps + state.is_gap(entry)
+        self.state = state.ChainState(accepted["chain_hash"], outbox["seq"], outbox["spool_end"], gaps)
         state.save(self.dir, self.state)
         state.remove_outbox(self.dir)
         self.health["last_accepted"] = {"seq": outbox["seq"], "operation_id": accepted["operation_id"]}

@@ -65,9 +65,10 @@ def generate(
     if not os.path.isabs(python):
         raise ValueError("the interpreter path must be absolute")
     system = user_root is not None
-    common = {"AGENT_DIR": directory, "PYTHON": python, **_host_params(facts), "SYSTEM": system}
+    background = package_python(python, system)
+    common = {"AGENT_DIR": directory, "PACKAGE_PYTHON": background, **_host_params(facts), "SYSTEM": system}
     guard_failure = _guard_failure(facts, system)
-    flush_path = flusher_path(python)
+    flush_path = flusher_path(background)
     guard = _render(
         "guard.py",
         facts,
@@ -121,16 +122,20 @@ def _guard_failure(facts: catalog.Provider, system: bool) -> tuple[int, bytes]:
 
 
 def supervisor_launcher(
-    provider_id: str, agent_id: str, python: str, argv: list[str], env: dict[str, str]
+    provider_id: str, agent_dir: PathLike, python: str, argv: list[str], env: dict[str, str]
 ) -> bytes:
     """The argument-free launcher of a ``--hook-command`` supervisor (``templates/supervisor.py``): the host
-    check of the agent's runtime, then ``argv`` (with ``env`` added) in its place."""
+    check of the agent's runtime (noted in ``agent_dir``), then ``argv`` (with ``env`` added) in its place."""
     from .. import catalog
+    from ..identity import check_agent_id
 
     facts = catalog.provider(provider_id)
+    directory = os.path.abspath(os.fspath(agent_dir))
+    agent_id = check_agent_id(os.path.basename(directory))
     if not (argv and os.path.isabs(argv[0])):
         raise ValueError("the supervisor must be an absolute executable")
     params = {
+        "AGENT_DIR": directory,
         "ARGV": tuple(argv),
         "ENV": dict(env),
         **_host_params(facts),
@@ -138,6 +143,17 @@ def supervisor_launcher(
         "FAILURE_EXIT": facts.guard_runtime.failure_exit_code,
     }
     return _render("supervisor.py", facts, agent_id, python, params)
+
+
+def package_python(python: str, system: bool) -> str:
+    """The interpreter of the runtime's background processes (the flusher and the status refresher), which
+    import this package: the one running it now, which surely can (the hooks' own ``python`` may be a system
+    interpreter without the package: ``install --python /usr/bin/python3`` from a virtual environment or pipx,
+    as install advises), except under system scope, where every user runs them and root's own installation may
+    be out of their reach: the hooks' interpreter then, which install checks can run the flusher."""
+    import sys
+
+    return python if system else os.path.abspath(sys.executable)
 
 
 FLUSHER_MODULES = ("elydora_cli", "elydora_config", "cryptography", "_cffi_backend", "certifi")

@@ -4,7 +4,7 @@ Entry: ``{"seq", "spool_end", "received_at", "sink", "record"}`` plus ``"full_pa
 carries a reduced payload, ``"resync_from"`` when the chain was re-based on the server's last hash and
 ``"receipt"`` (the server's signed receipt) for a server record. A **gap entry** (``"sink": "gap"``) stands
 for an event that was set aside (a poison spool line, a record the server refused for good): ``{"seq",
-"spool_end", "received_at", "sink", "gap": {"reason", "sha256", "kept_in", "prev_chain_hash"},
+"spool_end", "received_at", "sink", "gap": {"reason", "sha256", "bytes", "tool"?, "kept_in", "prev_chain_hash"},
 "signature"}``, signed with the agent key over the RFC 8785 form of everything but ``signature``; it does
 not move the chain head.
 Only the flusher appends (under ``flush.lock``); a torn last line left by a crash is cut off before the next
@@ -17,7 +17,6 @@ import errno
 import hashlib
 import json
 import os
-import stat
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,15 +24,21 @@ from elydora_config.records import field, record
 
 from ..statefiles import GENESIS
 from .jcs import canonicalize
+from .ledgertail import last_newline_end, open_regular
 from .receipt import check_receipt
 from .record import REDUCED_MARKER, b64url, b64url_decode, check_record, reduce_payload
+from .state import is_gap
 
 if TYPE_CHECKING:  # only annotations: reading the ledger (audit tail) needs no cryptography
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+ANSWER_LOST = "answer_lost"
+"""``receipt_missing`` of a server entry whose acceptance was learnt from ``PREV_HASH_MISMATCH`` naming it."""
+CONFIRMED_BY_ID = "confirmed_by_id"
+RECEIPTLESS_REASONS = (ANSWER_LOST, CONFIRMED_BY_ID)
+"""The stated reasons a server entry may lack its receipt; any other server entry without one breaks the ledger."""
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_CHUNK = 1 << 16
 
 
 def gap_entry(
@@ -45,9 +50,15 @@ def gap_entry(
     data: bytes,
     kept_in: str,
     key: Ed25519PrivateKey,
+    *,
+    tool: str | None = None,
 ) -> dict[str, Any]:
-    """A signed gap entry for an event set aside in ``kept_in`` (``data`` = what was set aside)."""
-    gap = {"reason": reason[:500], "sha256": b64url(hashlib.sha256(data).digest()), "kept_in": kept_in}
+    """A signed gap entry for an event set aside in ``kept_in`` (``data`` = what was set aside: its size and
+    SHA-256; ``tool``: the event's tool name when it could be read)."""
+    gap: dict[str, Any] = {"reason": reason[:500], "sha256": b64url(hashlib.sha256(data).digest())}
+    gap.update(kept_in=kept_in, bytes=len(data))
+    if tool is not None:
+        gap["tool"] = tool[:200]
     entry: dict[str, Any] = {"seq": seq, "spool_end": spool_end, "received_at": received_at, "sink": "gap"}
     entry["gap"] = dict(gap, prev_chain_hash=head)
     entry["signature"] = b64url(key.sign(canonicalize(entry)))
@@ -68,22 +79,13 @@ def _check_gap(entry: dict[str, Any], public_key: Ed25519PublicKey) -> str | Non
     return None
 
 
-def _open_regular(path: str, flags: int, mode: int = 0o600) -> int:
-    """A descriptor of ``path`` opened without blocking (a FIFO never hangs us); non-regular files refused."""
-    fd = os.open(path, flags, mode)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "the ledger is not a regular file", path)
-    return fd
-
-
 def encode_entry(entry: dict[str, Any]) -> bytes:
     return (json.dumps(entry, separators=(",", ":")) + "\n").encode("ascii")
 
 
 def append(path: str, lines: list[bytes]) -> None:
     """Append complete entry lines and fsync them (the caller holds flush.lock)."""
-    fd = _open_regular(path, _APPEND)
+    fd = open_regular(path, _APPEND)
     try:
         if os.fstat(fd).st_mode & 0o077:
             raise PermissionError(errno.EACCES, "the ledger is accessible by other users", path)
@@ -98,14 +100,14 @@ def append(path: str, lines: list[bytes]) -> None:
 def repair_tail(path: str) -> int:
     """Cut a torn last line (no trailing newline) left by a crash; returns the bytes removed."""
     try:
-        fd = _open_regular(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_regular(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return 0
     try:
         size = os.fstat(fd).st_size
         if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
             return 0
-        keep = _last_newline_end(fd, size)
+        keep = last_newline_end(fd, size)
         os.ftruncate(fd, keep)
         os.fsync(fd)
         return size - keep
@@ -113,40 +115,9 @@ def repair_tail(path: str) -> int:
         os.close(fd)
 
 
-def _last_newline_end(fd: int, size: int) -> int:
-    """Offset just after the last newline before ``size`` (0 when there is none)."""
-    end = size
-    while end > 0:
-        start = max(0, end - _CHUNK)
-        chunk = os.pread(fd, end - start, start)
-        index = chunk.rfind(b"\n")
-        if index >= 0:
-            return start + index + 1
-        end = start
-    return 0
-
-
-def last_entry(path: str) -> dict[str, Any] | None:
-    """The last complete entry, or ``None`` for an absent or empty ledger."""
-    try:
-        fd = _open_regular(path, _READ)
-    except FileNotFoundError:
-        return None
-    try:
-        size = os.fstat(fd).st_size
-        end = _last_newline_end(fd, size)
-        if end == 0:
-            return None
-        start = _last_newline_end(fd, end - 1)
-        entry = json.loads(os.pread(fd, end - start, start))
-        return entry if isinstance(entry, dict) else None
-    finally:
-        os.close(fd)
-
-
 def iter_lines(path: str) -> Iterator[bytes]:
     try:
-        handle = open(path, "rb", opener=lambda p, _f: _open_regular(p, _READ))  # noqa: SIM115 - closed below
+        handle = open(path, "rb", opener=lambda p, _f: open_regular(p, _READ))  # noqa: SIM115 - closed below
     except FileNotFoundError:
         return
     with handle:
@@ -160,6 +131,12 @@ class Report:
     break_line: int | None = None
     resyncs: list[int] = field(default_factory=list)
     gaps: list[int] = field(default_factory=list)
+    """Lines of gap entries (events set aside)."""
+    gap_records: list[int] = field(default_factory=list)
+    """Lines of records of ``elydora.gap`` events (an event the audit hook could not spool whole, drops)."""
+    receiptless: list[int] = field(default_factory=list)
+    """Lines of server entries without a receipt, for a stated reason (:data:`RECEIPTLESS_REASONS`)."""
+    server_entries: int = 0
     receipts_checked: int = 0
     head: str = GENESIS
     last_seq: int = 0
@@ -199,13 +176,15 @@ def verify(
     org_id: str | None = None,
     server_keys: dict[str, Ed25519PublicKey] | None = None,
     allow_resync: bool = True,
+    server_bound: bool = False,
 ) -> Report:
     """Check every entry and link of the ledger at ``path``; stop at the first break.
 
     With ``agent_id``/``org_id``, every record must also name that agent and organisation. With
     ``server_keys`` (from the server's JWKS), every stored receipt must be the server's valid receipt. The
     ``resync_from``/``sink`` members that label a re-based link are not signed, so only a server-bound agent
-    (``allow_resync``) may have them: in a local ledger a label cannot excuse a missing middle.
+    (``allow_resync``) may have them: in a local ledger a label cannot excuse a missing middle. ``server_bound``:
+    every record must be a server entry with its receipt, or state why it has none (:data:`RECEIPTLESS_REASONS`).
     """
     report = Report()
     expected_seq: int | None = None
@@ -214,6 +193,8 @@ def verify(
         gap = entry is not None and entry.get("sink") == "gap"
         if problem is None and entry is not None and not gap:
             problem = _check_owner(entry["record"], agent_id, org_id)
+        if problem is None and entry is not None and not gap and server_bound:
+            problem = _check_server_entry(entry, number, report)
         if problem is None and entry is not None and not gap and server_keys is not None:
             problem = _check_stored_receipt(entry, server_keys, report)
         if problem is None and entry is not None:
@@ -227,9 +208,26 @@ def verify(
             report.gaps.append(number)
         else:
             report.head = entry["record"]["chain_hash"]
+            if is_gap(entry):
+                report.gap_records.append(number)
         report.last_seq = entry["seq"]
         expected_seq = entry["seq"] + 1
     return report
+
+
+def _check_server_entry(entry: dict[str, Any], number: int, report: Report) -> str | None:
+    """A server-bound agent's record entry must be a server entry with its receipt, or say why it has none: the
+    ``sink`` and ``receipt`` members are not signed, so a receipt removed or an entry relabelled local is a break."""
+    if entry.get("sink") != "server":
+        return f"a record of a server-bound agent is labelled {entry.get('sink')!r}, not 'server'"
+    report.server_entries += 1
+    if entry.get("receipt") is not None:
+        return None
+    reason = entry.get("receipt_missing")
+    if reason not in RECEIPTLESS_REASONS:
+        return "the server entry has no receipt and states no reason (receipt_missing)"
+    report.receiptless.append(number)
+    return None
 
 
 def _check_stored_receipt(

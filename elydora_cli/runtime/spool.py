@@ -24,8 +24,13 @@ if TYPE_CHECKING:
 
 from ..statefiles import REJECTED, RETIRED_SPOOL, SPOOL
 
-EVENT_LIMIT = 1 << 20
+EVENT_LIMIT = 8 << 20
+"""The largest event the audit hook spools whole (``templates/hook.py`` restates it; docs/runtime.md says why);
+a larger one is spooled as a gap event."""
 LINE_LIMIT = EVENT_LIMIT + 32
+MAX_DEPTH = 128
+"""Deepest nesting of objects and arrays an event may have (agents' events nest a few levels; Python's own
+recursion limit, which the canonical form and the ledger line meet, is near 1000)."""
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO never blocks the flusher
 
 
@@ -74,7 +79,21 @@ def parse_line(raw: bytes) -> tuple[int, dict[str, Any]]:
         raise BadLine(f"the event is not valid JSON: {exc}") from None
     if not isinstance(event, dict):
         raise BadLine("the event is not a JSON object")
+    if too_deep(event):
+        raise BadLine(f"the event is nested deeper than {MAX_DEPTH} levels")
     return int(stamp), event
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests objects and arrays deeper than ``limit`` (checked without recursion: the
+    canonical form, the hash and the ledger line are all written recursively)."""
+    level = [value]
+    for _ in range(limit):
+        level = [v for item in level for v in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(v, (dict, list))]  # fmt: skip
+        if not level:
+            return False
+    return True
 
 
 def has_complete_line(path: str, offset: int) -> bool:
@@ -96,6 +115,27 @@ def size(path: str) -> int | None:
         return os.stat(path, follow_symlinks=False).st_size
     except FileNotFoundError:
         return None
+
+
+def append_event(path: str, body: bytes, received_ms: int) -> bool:
+    """Append one event line ``\\n<ms> <body>\\n`` as the audit hook does (one ``O_APPEND`` write under a shared
+    lock), fsynced; whether it was written whole."""
+    line = b"\n%d " % received_ms + body + b"\n"
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        if os.write(fd, line) != len(line):
+            return False
+        os.fsync(fd)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
 
 
 def quarantine(agent_dir: str, raw: bytes) -> None:

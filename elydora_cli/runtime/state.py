@@ -1,7 +1,9 @@
 """Durable flusher progress: ``chain-state.json`` and the server ``outbox.json``.
 
-``chain-state.json`` = ``{"prev_chain_hash", "seq", "spool_offset"}``: the chain head, the number of the
-last delivered record and the offset in ``spool.jsonl`` of the first event not yet delivered. It is replaced
+``chain-state.json`` = ``{"prev_chain_hash", "seq", "spool_offset", "gaps"}``: the chain head, the number of
+the last delivered record, the offset in ``spool.jsonl`` of the first event not yet delivered, and how many
+ledger entries stand for an event that is not in the ledger whole (gap entries and ``elydora.gap`` records,
+:func:`is_gap`: ``status`` reports those ``audit verify`` has not shown yet). It is replaced
 atomically after the ledger lines it describes are on disk, so after a crash it is never ahead of the
 ledger; when it lags, the ledger's last entry is adopted (:func:`reconcile`).
 
@@ -23,6 +25,7 @@ from elydora_config.typecheck import TYPE_CHECKING
 
 from ..identity import CHAIN_STATE, OUTBOX
 from ..statefiles import GENESIS
+from .dropmark import GAP_EVENT
 
 if TYPE_CHECKING:
     from typing import Any
@@ -40,9 +43,11 @@ class ChainState:
     prev_chain_hash: str = GENESIS
     seq: int = 0
     spool_offset: int = 0
+    gaps: int = 0
 
     def to_bytes(self) -> bytes:
         data = {"prev_chain_hash": self.prev_chain_hash, "seq": self.seq, "spool_offset": self.spool_offset}
+        data["gaps"] = self.gaps
         return (json.dumps(data) + "\n").encode("ascii")
 
 
@@ -53,13 +58,14 @@ def load(agent_dir: str) -> ChainState:
         return ChainState()
     try:
         raw = json.loads(data)
-        state = ChainState(raw["prev_chain_hash"], raw.get("seq", 0), raw.get("spool_offset", 0))
-    except (ValueError, KeyError, TypeError):
+        state = ChainState(raw["prev_chain_hash"], raw.get("seq", 0), raw.get("spool_offset", 0), raw.get("gaps", 0))
+    except (ValueError, KeyError, TypeError, AttributeError):
         raise StateError(path, "is not valid chain state") from None
     if not isinstance(state.prev_chain_hash, str) or len(state.prev_chain_hash) != 43:
         raise StateError(path, "prev_chain_hash is not 43 base64url characters")
-    if not isinstance(state.seq, int) or not isinstance(state.spool_offset, int) or state.spool_offset < 0:
-        raise StateError(path, "seq and spool_offset must be non-negative integers")
+    numbers = (state.seq, state.spool_offset, state.gaps)
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
+        raise StateError(path, "seq, spool_offset and gaps must be non-negative integers")
     return state
 
 
@@ -73,7 +79,17 @@ def reconcile(state: ChainState, last: dict[str, Any] | None) -> ChainState:
         return state
     gap = last.get("gap")
     head = gap["prev_chain_hash"] if isinstance(gap, dict) else last["record"]["chain_hash"]
-    return ChainState(head, last["seq"], last["spool_end"])
+    return ChainState(head, last["seq"], last["spool_end"], state.gaps + is_gap(last))
+
+
+def is_gap(entry: dict[str, Any]) -> bool:
+    """Whether a ledger entry stands for an event that is not in the ledger whole: a gap entry, or a record of
+    an ``elydora.gap`` event (the audit hook's, or the flusher's for events a full disk refused)."""
+    if entry.get("sink") == "gap":
+        return True
+    record = entry.get("record")
+    payload = record.get("payload") if isinstance(record, dict) else None
+    return isinstance(payload, dict) and payload.get("hook_event_name") == GAP_EVENT
 
 
 def load_outbox(agent_dir: str) -> dict[str, Any] | None:

@@ -5,8 +5,10 @@ interface is ``lo``) and talks to it over stdin/stdout, one JSON object per line
 
 * on start it brings ``lo`` up, starts the fake model on 127.0.0.1 (free port) and writes
   ``{"ready": true, "port": P, "interfaces": [...]}``;
-* ``{"op": "reset", "tool": T, "command": C, "log": PATH}``: a fresh fake-model state (one tool call of
-  ``T`` is offered again) logging to PATH;
+* ``{"op": "reset", "tool": T, "command": C, "log": PATH, "arguments"?: {...}, "fill"?: {...}}``: a fresh
+  fake-model state (one tool call of ``T`` is offered again) logging to PATH; with ``arguments``, the call has
+  exactly those (``fill``: ``{"key": K, "size": N}`` sets ``arguments[K]`` to N bytes of text, so a large Write
+  is not sent through this pipe);
 * ``{"op": "run", "argv": [...], "env": {...}, "cwd": D, "timeout": S, "stdout": F, "stderr": F}``: runs a
   command in the namespace (the agent), kills its process group on time-out, answers
   ``{"rc": N, "timed_out": bool, "seconds": S}``;
@@ -132,8 +134,13 @@ def main() -> int:
         if op == "quit":
             break
         if op == "reset":
+            arguments = request.get("arguments")
+            fill = request.get("fill")
+            if arguments is not None and fill is not None:
+                arguments = {**arguments, fill["key"]: ("0123456789abcdef" * (fill["size"] // 16 + 1))[: fill["size"]]}
             with fake.lock:
                 fake.shell_tool, fake.command, fake.log_path = request["tool"], request["command"], request["log"]
+                fake.arguments = arguments
                 fake.tool_call_id = None
             answer: dict = {"ok": True}
         elif op == "run":

@@ -11,7 +11,8 @@ Dialects (by request path):
 * ``GET .../models``: a one-model list in the OpenAI and Gemini shapes. Anything else: ``{}`` with 404.
 
 Behaviour: the first request that offers the agent's shell tool (``shell_tool``) is answered with exactly one
-call of that tool running ``command``; every other request gets a short final text. Each request is appended
+call of that tool running ``command`` (or, when ``arguments`` is set, with exactly those arguments: e.g. a
+``Write`` of a large file); every other request gets a short final text. Each request is appended
 to ``log_path`` as one JSON line (method, path, headers, parsed body, which answer it got, the tool call id
 issued), so the tests can read what the agent told the model.
 
@@ -110,12 +111,25 @@ def tool_arguments(schema: dict[str, Any], command: str) -> dict[str, Any]:
     return args
 
 
+def _shortened(value: Any, limit: int = 1 << 16) -> Any:
+    """``value`` with every string longer than ``limit`` cut (a large Write would fill the log many times)."""
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit] + f"...[{len(value) - limit} chars cut by the fake model's log]"
+    if isinstance(value, dict):
+        return {k: _shortened(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shortened(v, limit) for v in value]
+    return value
+
+
 # -- the server -------------------------------------------------------------------------------------------
 class FakeModel:
     def __init__(self, shell_tool: str, command: str, log_path: str) -> None:
         self.shell_tool = shell_tool
         self.command = command
         self.log_path = log_path
+        self.arguments: dict[str, Any] | None = None
+        """The tool call's arguments as given (instead of a shell command fitted to the tool's schema)."""
         self.lock = threading.Lock()
         self.tool_call_id: str | None = None
         self.server: ThreadingHTTPServer | None = None
@@ -126,11 +140,13 @@ class FakeModel:
         with self.lock:
             if self.tool_call_id is None and self.shell_tool in tools:
                 self.tool_call_id = f"{prefix}e2e{uuid.uuid4().hex[:20]}"
+                if self.arguments is not None:
+                    return "tool_call", self.tool_call_id, self.arguments
                 return "tool_call", self.tool_call_id, tool_arguments(tools[self.shell_tool], self.command)
         return "text", None, None
 
     def record(self, entry: dict[str, Any]) -> None:
-        line = json.dumps(entry, sort_keys=True, default=str) + "\n"
+        line = json.dumps(_shortened(entry), sort_keys=True, default=str) + "\n"
         with self.lock, open(self.log_path, "a", encoding="utf-8") as fh:
             fh.write(line)
 

@@ -27,7 +27,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 @pytest.fixture
 def home(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("ELYDORA_VERIFY_STATE", raising=False)
+    monkeypatch.delenv("ELYDORA_VERIFY_PROBE", raising=False)
     monkeypatch.chdir(tmp_path)
     assert run(capsys, "install", "claudecode", "--root", str(tmp_path / "home"))[0] == 0
     return tmp_path / "home"

@@ -40,11 +40,13 @@ class AgentSession:
         self.install = sb.elydora("install", agent.id, "--root", str(sb.home))
         self.status = sb.elydora("status", agent.id, "--root", str(sb.home), check=False)
 
-    def run_raw(self, phase: str, argv: list[str], *, tool: str) -> Run:
+    def run_raw(self, phase: str, argv: list[str], *, tool: str, call: dict[str, Any] | None = None) -> Run:
+        """Run ``argv`` in the namespace; the fake model calls ``tool`` once (``call``: the reset's
+        ``arguments`` and ``fill``, see driver.py; default: the shell command)."""
         sb = self.sandbox
         log = sb.logs / f"{phase}.requests.jsonl"
         out, err = sb.logs / f"{phase}.stdout", sb.logs / f"{phase}.stderr"
-        self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log))
+        self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log), **(call or {}))
         env = run_env(self.agent, sb, self.driver.port, self.info["path_prefix"])
         started = time.time()
         answer = self.driver.call(op="run", argv=argv, env=env, cwd=str(sb.work), timeout=RUN_TIMEOUT,

@@ -5,12 +5,14 @@ supervisor with its arguments in ``args``: Grok Build and Copilot CLI run Claude
 dropped (or the command as a shell string), so the supervisor would start without its sub-command and every
 tool call of theirs would be denied. The entry therefore names this script alone, which needs no argument.
 
-It reads the event (bounded, with the guard's deadline), does the runtime's host check (``foreign_host``:
-the same function as in the guard and the audit hook, pinned equal by the tests) and then:
+It reads the event (bounded, with the guard's deadline), does the runtime's host check (``host_of``, inlined
+from ``hookinput.py`` like in the guard and the audit hook) and then:
 
-- another agent's event: exits 0 with no output, starts nothing;
-- its own agent's event: becomes the supervisor (``ARGV``, with ``ENV`` added to the environment), the event
-  on its standard input, so the supervisor answers exactly as if the agent had started it.
+- another agent's event (``FOREIGN``): notes it in the agent's ``host-check.log``, exits 0 with no output,
+  starts nothing;
+- its own agent's event (or an ``UNRECOGNISED`` one, noted too): becomes the supervisor (``ARGV``, with ``ENV``
+  added to the environment), the event on its standard input, so the supervisor answers exactly as if the
+  agent had started it. No environment variable makes the agent's own event foreign.
 
 If the supervisor cannot be started, the reason goes to stderr and the provider's failure mode applies.
 """
@@ -18,11 +20,12 @@ If the supervisor cannot be started, the reason goes to stderr and the provider'
 from __future__ import annotations
 
 import posix
-import select
 import sys
-import time
+
+from .hookinput import HOST, UNRECOGNISED, host_of, note_host, read_stdin  # @inline
 
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
+AGENT_DIR = "/nonexistent/.elydora/template"  # @param
 ARGV: tuple[str, ...] = ("/nonexistent/elydora", "hook")  # @param
 ENV: dict[str, str] = {}  # @param
 HOST_KEYS: tuple[bytes, ...] = ()  # @param
@@ -32,41 +35,7 @@ FAILURE_EXIT = 0  # @param
 # ---------------------------------------------------------------------------------------------------------
 
 STDIN_LIMIT = 1 << 20
-STDIN_DEADLINE = 0.75  # copies of the guard's (tests pin them equal)
-
-
-def read_stdin(limit: int = STDIN_LIMIT, deadline: float = STDIN_DEADLINE) -> tuple[bytes, bool]:
-    """(the first ``limit + 1`` bytes of stdin, whether the agent closed it within ``deadline`` seconds).
-
-    Everything beyond the cap is read and discarded, so the agent never gets EPIPE; a stdin left open ends
-    the read at the deadline instead of hanging until the agent kills the hook. What the agent wrote is never
-    lost to a late start: once the deadline has passed, the bytes already waiting are still taken (up to the
-    cap), so a process the machine scheduled late reads the same event as a prompt one.
-    """
-    chunks: list[bytes] = []
-    size = 0
-    end = time.monotonic() + deadline
-    while True:
-        left = end - time.monotonic()
-        if not select.select((0,), (), (), max(left, 0.0))[0] or (left <= 0 and size > limit):
-            return b"".join(chunks)[: limit + 1], False
-        chunk = posix.read(0, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)[: limit + 1], True
-        if size <= limit:
-            chunks.append(chunk)
-            size += len(chunk)
-
-
-def foreign_host(data: bytes) -> bool:
-    """Whether another agent runs this agent's entries: the environment holds a variable of ``FOREIGN_ENV``
-    or the payload is an object without a member name of ``HOST_KEYS`` (both empty: only this agent reads
-    the entries). Input that is no object at all gets the usual failure mode: nobody's event is lost."""
-    if not HOST_KEYS:
-        return False
-    if any(name in posix.environ for name in FOREIGN_ENV):
-        return True
-    return data.lstrip(b" \t\r\n").startswith(b"{") and not all(key in data for key in HOST_KEYS)
+"""Bytes of the event passed on (``elydora_cli.neutral.contract.MAX_INPUT_BYTES``, what ``elydora hook`` reads)."""
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -96,9 +65,12 @@ def as_stdin(data: bytes) -> None:
 
 
 def main() -> int:
-    data = read_stdin()[0]
-    if foreign_host(data):  # another agent's tool call: not ours to allow, block or record
-        return 0
+    data, _closed, size, _ = read_stdin(STDIN_LIMIT)
+    host = host_of(data, STDIN_LIMIT, HOST_KEYS, FOREIGN_ENV)
+    if host != HOST:
+        note_host(AGENT_DIR, "supervisor", host, size, FOREIGN_ENV)
+        if host != UNRECOGNISED:  # another agent's tool call: not ours to allow, block or record
+            return 0
     environment = dict(posix.environ)
     environment.update((name.encode(), value.encode()) for name, value in ENV.items())
     try:

@@ -16,7 +16,7 @@ AGENT_VARIABLES = (
     "COPILOT_HOME",
     "QWEN_HOME",
     "QWEN_RUNTIME_DIR",
-    "ELYDORA_VERIFY_STATE",
+    "ELYDORA_VERIFY_PROBE",
 )
 """Variables that would move an agent's files away from the test's settings root (or fake a probe)."""
 

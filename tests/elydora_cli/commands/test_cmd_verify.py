@@ -199,7 +199,7 @@ def test_copilots_block_protocol_is_judged(
     from elydora_cli.plug.ownership import Ref
 
     entry = Entry(tmp_path, "preToolUse", "guard", Ref("copilot", "guard", "python3", 10), {}, ["true"], 10)
-    probe = verify.Probe("copilot", entry, kind, b"{}", 10.0, None)
+    probe = verify.Probe("copilot", entry, kind, b"{}", 10.0, None, str(tmp_path))
     stderr = b'[Elydora guard] Agent "copilot" is frozen in Elydora. Tool execution blocked.\n'
     found = verify.judge(probe, code, stdout, stderr if kind == "block" else b"", str(tmp_path))
     if problem is None:

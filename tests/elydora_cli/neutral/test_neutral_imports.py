@@ -79,7 +79,11 @@ def test_restated_runtime_facts_match_the_runtime() -> None:
         identity.FLUSH_LOCK,
     )
     assert audit.spool_line(b'{"a":\r\n1}', 1700000000123) == hook_template.spool_line(b'{"a":\r\n1}', 1700000000123)
-    assert hook_template.STDIN_LIMIT == guard_template.STDIN_LIMIT == 1 << 20
+    from elydora_cli.neutral.contract import MAX_INPUT_BYTES
+    from elydora_cli.runtime.spool import EVENT_LIMIT
+
+    assert guard_template.STDIN_LIMIT == MAX_INPUT_BYTES == 1 << 20  # what a decision reads of the event
+    assert hook_template.EVENT_LIMIT == EVENT_LIMIT  # what the audit hook spools whole (docs/runtime.md, "Gaps")
 
 
 _FLAT_SAMPLES = [

@@ -107,13 +107,12 @@ def test_the_audit_gets_the_native_input_and_output(ctx: Context, tmp_path: Path
 
 def test_the_real_audit_hook_records_the_tool_output(ctx: Context, tmp_path: Path) -> None:
     operations.install("opencode", ctx)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir(mode=0o700)
-    from elydora_cli import identity
-    from elydora_cli.statefiles import VERIFY_ENV
+    from elydora_cli.installer.verify import make_probe_dir
+    from elydora_cli.statefiles import PROBE_ENV
 
-    (scratch / identity.STATUS).write_bytes(identity.status_bytes("active", None))
-    result = run_as_agent(host(AFTER, module(ctx, "opencode")), payload("opencode", AFTER), {VERIFY_ENV: str(scratch)})
+    name, made = make_probe_dir(str(ctx.agent_dir("opencode")), "active")  # verify's scratch state
+    scratch = Path(made)
+    result = run_as_agent(host(AFTER, module(ctx, "opencode")), payload("opencode", AFTER), {PROBE_ENV: name})
     assert result.returncode == 0, result.stderr
     [line] = (scratch / "spool.jsonl").read_text().split("\n", 1)[1].splitlines()
     assert json.loads(line.split(" ", 1)[1]) == json.loads(payload("opencode", AFTER))

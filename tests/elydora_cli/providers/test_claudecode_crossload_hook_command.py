@@ -68,11 +68,10 @@ def test_claude_code_itself_is_guarded_and_audited_by_the_supervisor(tmp_path: P
     ("data", "env"),
     [
         (payload("grok", "PreToolUse"), GROK_ENV),  # Grok: camelCase envelope, GROK_HOOK_EVENT for every hook
-        (payload("claudecode", "PreToolUse"), GROK_ENV),  # a Claude-shaped payload: the variable decides
-        (COPILOT_PAYLOAD, {}),  # Copilot: camelCase payload with true/null inside
+        (COPILOT_PAYLOAD, {"COPILOT_PROJECT_DIR": "/tmp"}),  # Copilot: camelCase payload with true/null inside
         (COPILOT_CLAUDE_PAYLOAD, {"COPILOT_PROJECT_DIR": "/tmp"}),  # what Copilot 1.0.102 sends Claude entries
     ],
-    ids=["grok", "grok-claude-shaped", "copilot", "copilot-claude-shaped"],
+    ids=["grok", "copilot", "copilot-claude-shaped"],
 )
 def test_another_agent_running_the_entry_without_args_changes_nothing(
     tmp_path: Path, shell: str, data: bytes, env: dict[str, str]
@@ -84,6 +83,37 @@ def test_another_agent_running_the_entry_without_args_changes_nothing(
     for role in ("guard", "audit"):
         assert run_entry([shell, "-c", argvs[role][0]], data, scratch, env) == (0, b"", b""), role
     assert _spooled(scratch) == []
+
+
+@pytest.mark.parametrize("env", [GROK_ENV, {"COPILOT_PROJECT_DIR": "/tmp"}])
+def test_claude_codes_own_event_reaches_the_supervisor_whatever_the_environment_says(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Issue 27: a variable of another agent in Claude Code's settings `env` block made the launcher skip
+    Claude Code's own events (a frozen agent ran every tool, nothing recorded)."""
+    _, argvs, scratch = _installed(tmp_path)
+    code, _, err = run_entry(argvs["guard"], payload("claudecode", "PreToolUse"), scratch, {**CLAUDE_ENV, **env})
+    assert code == 2 and b'Agent "claudecode" is frozen' in err
+    assert len(_spooled(scratch)) == 1  # `elydora hook` records the refused event
+
+
+@pytest.mark.parametrize("planted", ["ELYDORA_VERIFY_STATE", "ELYDORA_VERIFY_PROBE"])
+def test_a_planted_variable_never_lifts_a_freeze_of_the_supervisor(tmp_path: Path, planted: str) -> None:
+    """Issue 27: the supervisor (`elydora hook` behind the launcher) honoured ELYDORA_VERIFY_STATE from the
+    environment the agent gives its hooks: a directory with an "active" status.json lifted the freeze and took
+    the record. A value that names no fresh probe of verify is ignored and logged."""
+    ctx, argvs, _ = _installed(tmp_path)
+    agent_dir = ctx.agent_dir("claudecode")
+    (agent_dir / "status.json").write_bytes(b'{"status": "frozen"}\n')
+    outside = tmp_path / "outside"
+    outside.mkdir(mode=0o700)
+    (outside / "status.json").write_bytes(b'{"status": "active"}\n')
+    (outside / "status.json").chmod(0o600)
+    value = str(outside) if planted == "ELYDORA_VERIFY_STATE" else "ab" * 16
+    done = run_as_agent(argvs["guard"], payload("claudecode", "PreToolUse"), {**CLAUDE_ENV, planted: value})
+    assert done.returncode == 2 and b'Agent "claudecode" is frozen' in done.stderr
+    recorded = b"".join(p.read_bytes() for p in (agent_dir / "spool.jsonl", agent_dir / "ledger.jsonl") if p.exists())
+    assert b"PreToolUse" in recorded and not (outside / "spool.jsonl").exists()  # spooled, or already signed
 
 
 def test_a_large_event_reaches_the_supervisor_through_a_pipe_too(tmp_path: Path) -> None:

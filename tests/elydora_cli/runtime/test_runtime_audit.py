@@ -100,13 +100,6 @@ def test_eight_parallel_audit_calls_all_arrive_once_with_a_valid_chain(tmp_path:
     assert report.ok and report.entries == 8
 
 
-def test_event_over_one_mebibyte_is_refused_and_logged(tmp_path: Path) -> None:
-    agent = make_agent(tmp_path, "letta")
-    result = agent.run("hook.py", b'{"x": "' + b"y" * (1 << 20) + b'"}')
-    assert result.returncode == 1 and b"larger than" in result.stderr
-    assert not agent.path(identity.SPOOL).exists()
-
-
 def test_spool_readable_by_others_is_refused(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "cursor")
     agent.path(identity.SPOOL).write_bytes(b"")
@@ -139,12 +132,14 @@ def test_bad_spool_lines_are_quarantined_not_dropped(tmp_path: Path) -> None:
     assert not agent.path(identity.SPOOL).exists()  # fully delivered spool was retired
 
 
-def test_torn_ledger_tail_and_lagging_state_are_repaired(tmp_path: Path) -> None:
+def test_torn_ledger_tail_and_lagging_state_are_repaired(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     agent = make_agent(tmp_path, "grok")
     _spool(agent, [b'%d {"n": %d}\n' % (i, i) for i in range(5)])
     directory = str(agent.directory)
     old_state = state.load(directory)
-    flush.flush(directory)
+    with monkeypatch.context() as patch:  # a crash leaves the spool in place: it is retired after the state save
+        patch.setattr(flusher.Flusher, "_retire", lambda self: None)
+        flush.flush(directory)
     assert len(_entries(agent)) == 5
     # Crash after appending the ledger but before saving the state, then a torn half-entry.
     state.save(directory, old_state)
@@ -199,4 +194,5 @@ def test_error_log_is_owner_only_and_bounded(tmp_path: Path) -> None:
     assert agent.path(identity.ERROR_LOG + ".1").stat().st_size > 1 << 20
     assert log.stat().st_size < 400 and (log.stat().st_mode & 0o777) == 0o600
     line = log.read_text()
-    assert line.endswith("[elydora-hook] audit: stdin is not a JSON object\n") and line[:4].isdigit()
+    assert line.endswith("[elydora-hook] audit: stdin is not a JSON object; a signed gap record takes its place\n")
+    assert line[:4].isdigit()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import inspect
 import os
 import subprocess
 import time
@@ -12,9 +11,10 @@ from pathlib import Path
 import pytest
 from elydora_testkit.runtime_helpers import PYTHON, make_agent, no_flusher_running, wait_until
 
-from elydora_cli.runtime import dropmark, runtime_argv
+from elydora_cli.runtime import dropmark, runtime_argv, spool
 from elydora_cli.runtime.templates import guard as guard_template
 from elydora_cli.runtime.templates import hook as hook_template
+from elydora_cli.runtime.templates import hookinput
 from elydora_cli.runtime.templates import supervisor as supervisor_template
 
 EVENT = b'{"hook_event_name": "PreToolUse", "transcript_path": "/t", "tool_name": "Bash", "session_id": "s"}'
@@ -48,7 +48,7 @@ def test_hangs_fifo_state_file_does_not_hang_the_guard(tmp_path: Path, name: str
 def test_hangs_guard_has_a_stdin_deadline(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "claudecode")
     code, took = _open_stdin(agent.directory, "guard.py", EVENT)
-    assert code == 0 and took < guard_template.STDIN_DEADLINE + 5  # decided without waiting for EOF
+    assert code == 0 and took < hookinput.STDIN_DEADLINE + 5  # decided without waiting for EOF
     agent.set_local_status("frozen")
     assert _open_stdin(agent.directory, "guard.py", EVENT)[0] == 2
 
@@ -56,7 +56,7 @@ def test_hangs_guard_has_a_stdin_deadline(tmp_path: Path) -> None:
 def test_hangs_audit_hook_has_a_stdin_deadline(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "claudecode")
     code, took = _open_stdin(agent.directory, "hook.py", EVENT)
-    assert code == 0 and took < hook_template.STDIN_DEADLINE + 5
+    assert code == 0 and took < hookinput.STDIN_DEADLINE + 5
     assert wait_until(lambda: no_flusher_running(agent))  # the flusher may already have signed and retired it
     recorded = b"".join(agent.path(name).read_bytes() for name in ("spool.jsonl", "ledger.jsonl")
                         if agent.path(name).exists())  # fmt: skip
@@ -83,16 +83,14 @@ def test_audit_losses_disk_full_drop_leaves_a_marker(tmp_path: Path, monkeypatch
 
     monkeypatch.setattr(hook_template, "WRITE_DIR", str(agent.directory))
     monkeypatch.setattr(hook_template, "AGENT_DIR", str(agent.directory))
-    monkeypatch.setattr(hook_template, "LOG_DIR", str(agent.directory), raising=False)
     monkeypatch.setattr(hook_template, "append_spool", full)
-    monkeypatch.setattr(hook_template, "read_event", lambda: EVENT)
-    monkeypatch.delenv("ELYDORA_VERIFY_STATE", raising=False)
+    monkeypatch.setattr(hook_template, "read_stdin", lambda *_a, **_k: (EVENT, True, len(EVENT), None))
+    monkeypatch.delenv(hookinput.PROBE_ENV.decode(), raising=False)
     assert hook_template.main() == hook_template.FAILURE_EXIT
     assert dropmark.pending_drops(str(agent.directory)) == 1
 
 
-@pytest.mark.parametrize("template", [guard_template, hook_template, supervisor_template], ids=lambda t: t.__name__)
-def test_hangs_a_late_start_still_reads_what_the_agent_wrote(template: object) -> None:
+def test_hangs_a_late_start_still_reads_what_the_agent_wrote() -> None:
     """The deadline passed before the first read (a loaded machine scheduled the hook late): the bytes already
     waiting are the event, not a lost one. A deadline of zero is the latest start there can be."""
     read_end, write_end = os.pipe()
@@ -100,10 +98,10 @@ def test_hangs_a_late_start_still_reads_what_the_agent_wrote(template: object) -
     try:
         os.write(write_end, EVENT)
         os.dup2(read_end, 0)
-        data, closed = template.read_stdin(deadline=0.0)  # type: ignore[attr-defined]
-        assert (data, closed) == (EVENT, False)  # all of it, and the agent has not closed stdin
+        data, closed, size, _ = hookinput.read_stdin(1 << 20, deadline=0.0)
+        assert (data, closed, size) == (EVENT, False, len(EVENT))  # all of it, and the agent has not closed stdin
         os.close(write_end)
-        assert template.read_stdin(deadline=0.0) == (b"", True)  # type: ignore[attr-defined]
+        assert hookinput.read_stdin(1 << 20, deadline=0.0)[:3] == (b"", True, 0)
     finally:
         os.dup2(saved, 0)
         for fd in (saved, read_end):
@@ -111,14 +109,14 @@ def test_hangs_a_late_start_still_reads_what_the_agent_wrote(template: object) -
 
 
 def test_runtime_template_copies_are_equal() -> None:
+    from elydora_cli.neutral.contract import MAX_INPUT_BYTES
+
     assert hook_template.DROP_PREFIX == dropmark.PREFIX
-    assert guard_template.STDIN_DEADLINE == hook_template.STDIN_DEADLINE < 1.0  # below the 1 s minimum timeout
-    assert inspect.getsource(guard_template.read_stdin) == inspect.getsource(hook_template.read_stdin)
-    for copy in (hook_template, supervisor_template):  # the host check and the read it works on: one function
-        assert inspect.getsource(copy.foreign_host) == inspect.getsource(guard_template.foreign_host)
-    assert (supervisor_template.STDIN_LIMIT, supervisor_template.STDIN_DEADLINE) == (
-        guard_template.STDIN_LIMIT, guard_template.STDIN_DEADLINE)
-    assert inspect.getsource(supervisor_template.read_stdin) == inspect.getsource(guard_template.read_stdin)
+    assert hook_template.EVENT_LIMIT == spool.EVENT_LIMIT
+    assert hookinput.STDIN_DEADLINE < 1.0  # below the 1 s minimum timeout
+    assert supervisor_template.STDIN_LIMIT == MAX_INPUT_BYTES  # what elydora hook reads
+    for template in (guard_template, hook_template, supervisor_template):  # one reader and host check, inlined
+        assert template.read_stdin is hookinput.read_stdin and template.host_of is hookinput.host_of
 
 
 def test_hangs_fifo_error_log_does_not_hang_the_guard(tmp_path: Path) -> None:

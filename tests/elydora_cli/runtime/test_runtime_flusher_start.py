@@ -81,11 +81,15 @@ def test_a_moved_package_directory_falls_back_to_site(tmp_path: Path) -> None:
 
 
 def test_another_interpreter_gets_the_flusher_through_site(tmp_path: Path) -> None:
+    """Under system scope the hooks' own interpreter runs the flusher: another one than this gets no recorded
+    directories, and its boot code looks through ``site``. In user scope this interpreter runs it."""
     assert flusher_path(PYTHON)  # this interpreter: the directories are known
     assert flusher_path("/usr/bin/some-other-python3") == ()
-    files = generate("claudecode", tmp_path / ".elydora" / "claudecode", "/usr/bin/some-other-python3")
+    files = generate("claudecode", tmp_path / "rt" / "claudecode", "/usr/bin/some-other-python3", user_root="")
     source = files["_elydora_audit.py"][0].decode()
-    assert "FLUSH_PATH = ()" in source and '"-I", "-m", "elydora_cli.runtime.flush"' in source
+    assert "FLUSH_PATH = ()" in source and "PACKAGE_PYTHON = '/usr/bin/some-other-python3'" in source
+    files = generate("claudecode", tmp_path / ".elydora" / "claudecode", "/usr/bin/some-other-python3")
+    assert f"PACKAGE_PYTHON = {os.path.abspath(PYTHON)!r}" in files["_elydora_audit.py"][0].decode()
 
 
 def test_the_flusher_runs_nicer_than_the_hook_that_started_it(tmp_path: Path) -> None:
@@ -95,7 +99,7 @@ def test_the_flusher_runs_nicer_than_the_hook_that_started_it(tmp_path: Path) ->
     # a stand-in flusher that reports its niceness once the hook has had time to lower it
     probe = "import os, sys, time; time.sleep(0.3); open(sys.argv[1] + '/niceness', 'w').write(str(os.nice(0)))"
     module.flusher_command = lambda: [PYTHON, "-c", probe]
-    module.PYTHON = PYTHON
+    module.PACKAGE_PYTHON = PYTHON
     module.start_flusher()
     deadline = time.monotonic() + 30
     while not report.exists() or not report.read_text():

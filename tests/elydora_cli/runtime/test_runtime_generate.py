@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def test_rendered_parameters_hold_the_provider_facts(tmp_path: Path) -> None:
     exec(generate("cursor", tmp_path / "x", "/usr/bin/python3")["_elydora_guard.py"][0].decode(), namespace)
     assert namespace["AGENT_ID"] == "x" and namespace["PROVIDER_ID"] == "cursor"
     assert namespace["FAILURE_EXIT"] == 1 and namespace["ALLOW_STDOUT"] == b'{"permission":"allow"}\n'
-    assert namespace["PYTHON"] == "/usr/bin/python3"
+    assert namespace["PACKAGE_PYTHON"] == os.path.abspath(sys.executable)  # the flusher/refresher interpreter
 
 
 @pytest.mark.parametrize("name", ["con", " lead", "trail.", "a:b", "nul.txt", "com1"])
