@@ -68,6 +68,7 @@ EXPECTED: dict[str, dict[str, object]] = {
     # a throw as well: the guard fails closed (tests/elydora_cli/plug/test_plugin_node.py).
     "opencode": {**PLAIN, "fail_exit": 1},
     "kilo": {**PLAIN, "fail_exit": 1},
+    "pi": {**PLAIN, "fail_exit": 1},
 }
 PROVIDERS = sorted(EXPECTED)
 SAMPLES = PAYLOADS
