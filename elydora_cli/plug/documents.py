@@ -96,7 +96,7 @@ def parse(text: str, fmt: Format, path: Path, *, read_only: bool = False) -> Tra
 
         parsed = ReadOnlyToml.parse(text, path)
     doc = Tracked(parsed if parsed is not None else _parse(text, fmt, path))
-    if fmt is not Format.TOML and not isinstance(doc.value, dict):  # this decode is the one validation reuses
+    if fmt in _DIALECTS and not isinstance(doc.value, dict):  # this decode is the one validation reuses
         raise MalformedConfigError(path, "the top level must be a JSON object")
     return doc
 
@@ -120,6 +120,10 @@ def _parse(text: str, fmt: Format, path: Path | None) -> Document:
         from elydora_config.toml import TomlDocument
 
         return TomlDocument.parse(text, path=path)
+    if fmt is Format.YAML:  # PyYAML is loaded by the first YAML file (one agent's settings are YAML)
+        from elydora_config.yaml import YamlDocument
+
+        return YamlDocument.parse(text, path=path)
     if fmt not in _DIALECTS:
         raise ValueError(f"{fmt} files are not parsed as documents")
     check_nesting(text, path)

@@ -34,6 +34,7 @@ AUDIT = {  # providers.md: success output and failure mode of hook.py
     "opencode": ("", 0),
     "kilo": ("", 0),
     "pi": ("", 0),
+    "hermes": ("", 0),
 }
 
 
