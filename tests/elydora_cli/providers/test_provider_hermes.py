@@ -10,8 +10,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from elydora_testkit.provider_cases import change_before_commit, files_under, make_context, payload, run_as_agent
-from elydora_testkit.provider_cases import set_status
+from elydora_testkit.provider_cases import (
+    change_before_commit,
+    files_under,
+    make_context,
+    payload,
+    run_as_agent,
+    set_status,
+)
 
 from elydora_cli.exitcodes import UsageError
 from elydora_cli.installer import operations
@@ -71,7 +77,8 @@ def seed(ctx: Context) -> tuple[Path, Path]:
 def test_the_files_follow_hermes_home(tmp_path: Path, env: dict[str, str], windows: bool, expected: str) -> None:
     ctx = make_context(tmp_path, env).with_options(windows=windows)
     where = Path(expected.replace("HOME", str(ctx.home)).replace("REPO", str(ctx.repo_root)))
-    assert [t.path for t in hermes.sources(ctx).targets] == [where / "config.yaml", where / "shell-hooks-allowlist.json"]
+    paths = [t.path for t in hermes.sources(ctx).targets]
+    assert paths == [where / "config.yaml", where / "shell-hooks-allowlist.json"]
 
 
 def test_install_adds_our_hooks_and_approvals_and_keeps_everything_else(ctx: Context) -> None:
