@@ -18,7 +18,6 @@ edited by :mod:`elydora_config.yaml` (whole lines spliced, comments kept). A man
 
 from __future__ import annotations
 
-import shlex
 import time
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from elydora_config.typecheck import TYPE_CHECKING
 from .. import catalog
 from ..exitcodes import UsageError
 from ..plug import defaults, hookfile, hookmap
+from ..plug.cmdforms import parse_posix
 from ..plug.common import catalog_events, check_hooks, shell_command
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
@@ -235,8 +235,9 @@ installed_entries = defaults.entries_in(lambda docs: [(_paths(docs)[0], HOOKS)])
 
 
 def agent_argv(handler: Any) -> list[str]:
-    """As Hermes runs a hook: the command split with :func:`shlex.split`, no shell."""
-    return shlex.split(handler["command"])
+    """As Hermes runs a hook: the command split into words as :func:`shlex.split` does (our entries are single-quoted
+    words, which :func:`~elydora_cli.plug.cmdforms.parse_posix` splits without loading shlex), no shell."""
+    return parse_posix(handler["command"]) or [handler["command"]]
 
 
 NOTES = (

@@ -28,6 +28,7 @@ from elydora_config.readonlydoc import copy_data
 from elydora_config.typecheck import TYPE_CHECKING
 
 from . import render
+from .readonly import holds
 
 if TYPE_CHECKING:
     from typing import Any
@@ -100,7 +101,7 @@ def _last(text: str, node: yaml.Node) -> int:
     """The index just after the last character of ``node``'s own text (a block scalar's trailing breaks and a
     block collection's following comments are not part of it)."""
     if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
-        return _last(text, node.value[-1][1] if _has_text(text, node.value[-1][1]) else node.value[-1][0])
+        return _last(text, node.value[-1][1] if _has_text(node.value[-1][1]) else node.value[-1][0])
     if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
         return _last(text, node.value[-1])
     end = node.end_mark.index
@@ -109,7 +110,8 @@ def _last(text: str, node: yaml.Node) -> int:
     return end
 
 
-def _has_text(text: str, node: yaml.Node) -> bool:
+def _has_text(node: yaml.Node) -> bool:
+    """Whether ``node`` spans any text (a key without a value does not)."""
     return node.end_mark.index > node.start_mark.index
 
 
@@ -155,7 +157,7 @@ class YamlDocument:
     def _lookup(self, path: Sequence[Key]) -> Any:
         current = self._value
         for key in path:
-            if not _holds(current, key):
+            if not holds(current, key):
                 return _MISSING
             current = current[key]
         return current
@@ -215,7 +217,7 @@ class YamlDocument:
                 raise self._refused(path, "does not exist")
             key_node, value_node = pairs[0]
             start = _line_start(self._text, key_node.start_mark.index)
-            end = self._end_of(value_node if _has_text(self._text, value_node) else key_node)
+            end = self._end_of(value_node if _has_text(value_node) else key_node)
         expected = self.value
         container = _at(expected, parent)
         del container[position if isinstance(last, int) else last]
@@ -244,7 +246,7 @@ class YamlDocument:
                     problem = "does not exist" if not pairs else "appears more than once"
                     raise self._refused(path[: depth + 1], problem)
                 holder, node = pairs[0]
-            elif isinstance(node, yaml.SequenceNode) and _holds(node.value, key):
+            elif isinstance(node, yaml.SequenceNode) and holds(node.value, key):
                 holder, node = None, node.value[key]
             else:
                 raise self._refused(path[: depth + 1], "does not exist")
@@ -339,14 +341,6 @@ class YamlDocument:
     def _refused(self, path: Sequence[Key], reason: str) -> MalformedConfigError:
         where = ".".join(str(key) for key in path) or "the document"
         return MalformedConfigError(self._path, f"{where} {reason}")
-
-
-def _holds(container: Any, key: Key) -> bool:
-    """Whether ``container[key]`` names an element: a mapping's key, or a sequence's index (negative from the
-    end)."""
-    if isinstance(container, dict):
-        return isinstance(key, str) and key in container
-    return isinstance(container, list) and isinstance(key, int) and -len(container) <= key < len(container)
 
 
 def _at(data: Any, path: Sequence[Key]) -> Any:
