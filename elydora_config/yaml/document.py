@@ -129,6 +129,8 @@ class YamlDocument:
 
     @classmethod
     def parse(cls, text: str, *, path: PathLike | None = None) -> YamlDocument:
+        """``text`` as a document (a mapping at the top, or empty: ``{}``); an invalid text raises
+        :class:`~elydora_config.errors.MalformedConfigError` naming ``path``, line and column."""
         node, value = _compose(text, path)
         if node is not None and not isinstance(node, yaml.MappingNode):
             raise MalformedConfigError(path, "the top level must be a YAML mapping")
@@ -137,13 +139,16 @@ class YamlDocument:
     # -- reading ----------------------------------------------------------------------------------
     @property
     def text(self) -> str:
+        """The current text."""
         return self._text
 
     @property
     def value(self) -> Any:
+        """The whole document as plain Python data (a new object at each access)."""
         return copy_data(self._value)
 
     def get(self, path: Sequence[Key], default: Any = _MISSING, /) -> Any:
+        """The value at ``path`` (a copy); ``default`` when it does not exist, else a ``KeyError``."""
         found = self._lookup(path)
         if found is _MISSING:
             if default is _MISSING:
@@ -152,6 +157,7 @@ class YamlDocument:
         return copy_data(found)
 
     def has(self, path: Sequence[Key], /) -> bool:
+        """Whether a value exists at ``path``."""
         return self._lookup(path) is not _MISSING
 
     def _lookup(self, path: Sequence[Key]) -> Any:
