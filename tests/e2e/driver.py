@@ -80,13 +80,22 @@ def namespace_processes() -> dict[int, str]:
     return found
 
 
+OURS = ("elydora_cli.runtime.", "/.elydora/")
+"""What the command line of one of our processes names: the flusher's module, or a runtime script (``hook.py``,
+``guard.py``) in a state directory."""
+
+
 def reap_namespace(flusher_wait: float = 20.0) -> list[str]:
-    """Let our hooks' detached flusher finish its work, then end whatever the agent left running (daemons
-    such as Cline's hub), so that each run starts from nothing and the namespace dies with the driver."""
+    """Let our hooks and their detached flusher finish their work, then end whatever the agent left running
+    (daemons such as Cline's hub), so that each run starts from nothing and the namespace dies with the driver.
+
+    Our audit hooks too: an agent that starts its post-tool hooks without waiting for them (Kimi Code, the
+    plugin modules) may exit while one is still writing its event on a loaded machine; the user's agent would
+    leave it running to its end, so the driver does too."""
     deadline = time.monotonic() + flusher_wait
     while time.monotonic() < deadline:
         procs = namespace_processes()
-        if not any("elydora_cli.runtime." in cmd for cmd in procs.values()):
+        if not any(mark in cmd for cmd in procs.values() for mark in OURS):
             break
         time.sleep(0.1)
     procs = namespace_processes()
