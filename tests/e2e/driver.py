@@ -5,8 +5,9 @@ interface is ``lo``) and talks to it over stdin/stdout, one JSON object per line
 
 * on start it brings ``lo`` up, starts the fake model on 127.0.0.1 (free port) and writes
   ``{"ready": true, "port": P, "interfaces": [...]}``;
-* ``{"op": "reset", "tool": T, "command": C, "log": PATH}``: a fresh fake-model state (one tool call of
-  ``T`` is offered again) logging to PATH;
+* ``{"op": "reset", "tool": T, "command": C, "log": PATH, "answer_delay": S}``: a fresh fake-model state (one
+  tool call of ``T`` is offered again) logging to PATH, the answers after the tool call given S seconds late
+  (optional, default 0);
 * ``{"op": "run", "argv": [...], "env": {...}, "cwd": D, "timeout": S, "stdout": F, "stderr": F}``: runs a
   command in the namespace (the agent), kills its process group on time-out, answers
   ``{"rc": N, "timed_out": bool, "seconds": S}``;
@@ -144,6 +145,7 @@ def main() -> int:
             with fake.lock:
                 fake.shell_tool, fake.command, fake.log_path = request["tool"], request["command"], request["log"]
                 fake.tool_call_id = None
+                fake.answer_delay = float(request.get("answer_delay", 0.0))
             answer: dict = {"ok": True}
         elif op == "run":
             answer = run(request)

@@ -45,7 +45,7 @@ class AgentSession:
         sb = self.sandbox
         log = sb.logs / f"{phase}.requests.jsonl"
         out, err = sb.logs / f"{phase}.stdout", sb.logs / f"{phase}.stderr"
-        self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log))
+        self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log), answer_delay=self.agent.answer_delay)
         env = run_env(self.agent, sb, self.driver.port, self.info["path_prefix"])
         started = time.time()
         answer = self.driver.call(op="run", argv=argv, env=env, cwd=str(sb.work), timeout=RUN_TIMEOUT,

@@ -59,6 +59,7 @@ ROW = Agent(
     payload_call_id=member("tool_call_id"),
     block_record="PostToolUseFailure",
     block_record_text=error_message,
+    answer_delay=2.0,  # Kimi Code kills post-tool hooks still running when `-p` ends (docs/e2e.md, finding 24)
 )
 
 LEGACY = Agent(

@@ -100,6 +100,9 @@ class Agent:
     # call fires no post-tool hook and the ledger does not grow.
     block_record: str | None = None
     block_record_text: Reader = _ERROR
+    # Seconds the fake model waits before answering after the tool call. An agent that ends its headless run by
+    # killing post-tool hooks still running (Kimi Code) needs the time a real model's answer gives them.
+    answer_delay: float = 0.0
 
 
 def base_env(sandbox: Sandbox) -> dict[str, str]:
