@@ -31,6 +31,7 @@ class Format(str, Enum):
     JSONC = "jsonc"
     JSONC_NO_TRAILING_COMMAS = "jsonc-no-trailing-commas"
     TOML = "toml"
+    YAML = "yaml"
     TEXT = "text"
 
 
@@ -55,7 +56,7 @@ class Sources:
 
 
 class Document(Protocol):
-    """What providers need of an editor document (JsoncDocument and TomlDocument both fit)."""
+    """What providers need of an editor document (JsoncDocument, TomlDocument and YamlDocument fit)."""
 
     @property
     def value(self) -> Any: ...

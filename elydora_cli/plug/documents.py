@@ -88,15 +88,20 @@ def parse(text: str, fmt: Format, path: Path, *, read_only: bool = False) -> Tra
 
     ``read_only`` (a pass that edits nothing, such as ``status``): a JSON or JSONC text that is plain JSON is
     decoded by :func:`json.loads` with the editor's own checks, a TOML text in the plain subset by
-    :func:`~elydora_config.toml.plain.plain_loads`, and the editor is loaded only if something asks for more
+    :func:`~elydora_config.toml.plain.plain_loads`, a YAML text in the plain subset by
+    :func:`~elydora_config.yaml.plain.plain_loads`, and the editor is loaded only if something asks for more
     than its data (see :class:`ReadOnlyJson` and :class:`~elydora_config.toml.readonly.ReadOnlyToml`)."""
     parsed = _read_only(text, fmt, path) if read_only and fmt in _DIALECTS else None
     if read_only and fmt is Format.TOML:  # the plain subset is decoded without the editor (see ReadOnlyToml)
         from elydora_config.toml.readonly import ReadOnlyToml
 
         parsed = ReadOnlyToml.parse(text, path)
+    if read_only and fmt is Format.YAML:  # likewise without PyYAML (see ReadOnlyYaml)
+        from elydora_config.yaml.readonly import ReadOnlyYaml
+
+        parsed = ReadOnlyYaml.parse(text, path)
     doc = Tracked(parsed if parsed is not None else _parse(text, fmt, path))
-    if fmt is not Format.TOML and not isinstance(doc.value, dict):  # this decode is the one validation reuses
+    if fmt in _DIALECTS and not isinstance(doc.value, dict):  # this decode is the one validation reuses
         raise MalformedConfigError(path, "the top level must be a JSON object")
     return doc
 
@@ -120,6 +125,10 @@ def _parse(text: str, fmt: Format, path: Path | None) -> Document:
         from elydora_config.toml import TomlDocument
 
         return TomlDocument.parse(text, path=path)
+    if fmt is Format.YAML:  # PyYAML is loaded by the first YAML file (one agent's settings are YAML)
+        from elydora_config.yaml import YamlDocument
+
+        return YamlDocument.parse(text, path=path)
     if fmt not in _DIALECTS:
         raise ValueError(f"{fmt} files are not parsed as documents")
     check_nesting(text, path)

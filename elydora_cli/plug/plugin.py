@@ -15,6 +15,12 @@ once on a machine with both agents.
 
 Ownership is exact content: line 2 carries our marker (agent id and interpreter); a file at our path is ours
 only when it equals what that marker renders; without the marker it belongs to someone else and stays.
+
+The Pi coding agent loads extensions the same way (``extensions/*.{ts,js}`` of its agent folder, in its own
+process) with another API: a default export called with ``pi``, whose ``tool_call`` handler blocks by returning
+``{block, reason}`` and whose ``tool_result`` handler sees every call that ran. Its module (:data:`PI_FORM`) is
+the same template with the export section (from :data:`EXPORT_CUT` on) replaced by ``pi_extension.mjs``: the
+guard child, the fail mode and the audit hand-off are one code for every agent that loads us in-process.
 """
 
 from __future__ import annotations
@@ -46,7 +52,9 @@ HOST_TEMPLATE = "plugin_host.mjs"
 """The stub of the plugin API that runs an installed module under node the way the agent does (verify)."""
 FOLDER = "plugins"
 FILE_NAME = "elydora-audit.js"
-"""``.js``, not ``.mjs``: the agents' loaders glob ``{plugin,plugins}/*.{ts,js}`` only."""
+"""``.js``, not ``.mjs``: the agents' loaders glob ``{plugin,plugins}/*.{ts,js}`` only (Pi: ``*.{ts,js}``)."""
+EXPORT_CUT = "export const ElydoraPlugin"
+"""Where the export section of :data:`TEMPLATE` starts (a form with its own export replaces it from here on)."""
 MARKER = "// @elydora-plugin "
 VERSION = 1
 MAX_BYTES = 256 * 1024
@@ -56,6 +64,20 @@ HOST_PIDS = {"opencode": "OPENCODE_PID", "kilo": "KILO_PID"}
 """The variable each agent of the family sets to its own PID at start (read from their binaries)."""
 HOOK_COMMAND_REFUSED = "loads the plugin module Elydora generates, not a command from its settings"
 _PARAMS = ["DENY_EXIT", "FAIL_CLOSED", "FLAGS", "GUARD", "GUARD_TIMEOUT_MS", "HOOK", "HOST", "HOST_PIDS", "PYTHON"]
+
+
+@record(frozen=True)
+class ModuleForm:
+    """How an agent loads our module: the template's export section, the folder, and the agent's word for it."""
+
+    export: str | None
+    """A template file replacing :data:`TEMPLATE` from :data:`EXPORT_CUT` on (``None``: the OpenCode export)."""
+    folder: str
+    noun: str
+
+
+OPENCODE_FORM = ModuleForm(None, FOLDER, "plugin")
+PI_FORM = ModuleForm("pi_extension.mjs", "extensions", "extension")
 
 
 @record(frozen=True)
@@ -92,10 +114,18 @@ def marker_of(text: str, path: Path) -> Marker | None:
     return _decode(second[len(MARKER) :], path) if second.startswith(MARKER) else None
 
 
+def source(form: ModuleForm = OPENCODE_FORM) -> str:
+    """The template text of ``form``'s module (parameters not yet filled)."""
+    text = packagedata.read_template(TEMPLATE)
+    if form.export is None:
+        return text
+    return text[: text.index(EXPORT_CUT)] + packagedata.read_template(form.export)
+
+
 @functools.cache
-def _template() -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _template(form: ModuleForm) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The template cut at its parameter lines (texts, names)."""
-    texts, names = cut_javascript(packagedata.read_template(TEMPLATE))
+    texts, names = cut_javascript(source(form))
     if sorted(names) != _PARAMS:
         raise ValueError(f"{TEMPLATE}: unexpected parameters {list(names)}")
     return texts, names
@@ -116,11 +146,11 @@ def parameters(facts: catalog.Provider, marker: Marker, ctx: Context) -> dict[st
     }
 
 
-def render(facts: catalog.Provider, marker: Marker, ctx: Context) -> str:
+def render(facts: catalog.Provider, marker: Marker, ctx: Context, form: ModuleForm = OPENCODE_FORM) -> str:
     """The whole plugin file of ``facts``' agent for ``marker``."""
     params = parameters(facts, marker, ctx)
 
-    texts, names = _template()
+    texts, names = _template(form)
     body = joined(texts, [f"const {name} = {json.dumps(params[name])}{JAVASCRIPT_TRAIL}" for name in names])
     lines = body.split("\n", 2)
     lines[0] = lines[0].replace("for HOST,", f"for {facts.display_name},", 1)
@@ -159,6 +189,7 @@ class PluginAgent:
 
     facts: catalog.Provider
     config_dir: Callable[[Context], Path]
+    form: ModuleForm = OPENCODE_FORM
 
     def plugs(self) -> tuple[Callable[[Context], Sources], Installer, Uninstaller, Checker, defaults.EntryReader]:
         """``sources``, ``install``, ``uninstall``, ``check`` and ``installed_entries`` of the agent module."""
@@ -174,7 +205,7 @@ class PluginAgent:
         return catalog_events(self.facts)
 
     def path(self, ctx: Context) -> Path:
-        return self.config_dir(ctx) / FOLDER / FILE_NAME
+        return self.config_dir(ctx) / self.form.folder / FILE_NAME
 
     def sources(self, ctx: Context) -> Sources:
         return Sources([Target(self.path(ctx), Format.TEXT, max_bytes=MAX_BYTES, mode=0o600)])
@@ -190,7 +221,7 @@ class PluginAgent:
             path,
             "is owned by another integration (it has no Elydora marker); move it away to install",
         )
-        docs.set_text(path, render(self.facts, Marker(agent_id, ctx.python), ctx))
+        docs.set_text(path, render(self.facts, Marker(agent_id, ctx.python), ctx, self.form))
 
     def uninstall(self, docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
         """Delete the file when its marker names one of ``agent_ids`` (any Elydora agent when ``None``)."""
@@ -198,7 +229,7 @@ class PluginAgent:
         marker = marker_of(text, path) if text is not None else None
         if marker is None or (agent_ids is not None and marker.agent_id not in agent_ids):
             return
-        if text != render(self.facts, marker, ctx):
+        if text != render(self.facts, marker, ctx, self.form):
             raise RefusedError(
                 path,
                 "carries the Elydora marker but was changed after Elydora wrote it; restore it with "
@@ -207,13 +238,13 @@ class PluginAgent:
         docs.delete(path)
 
     def _problems(self, path: Path, text: str | None, ctx: Context, agent_id: str) -> list[str]:
-        missing = f"is missing: {self.facts.display_name} loads no Elydora plugin"
+        missing = f"is missing: {self.facts.display_name} loads no Elydora {self.form.noun}"
         marker = markerline.read(text, path, marker_of, missing)
         if isinstance(marker, str):
             return [marker]
         if marker.agent_id != agent_id:
             return [f"the agent id is {marker.agent_id!r}, expected {agent_id!r}"]
-        if text != render(self.facts, marker, ctx):
+        if text != render(self.facts, marker, ctx, self.form):
             return [f"differs from what this version generates (edited?); run `elydora install {self.facts.id}`"]
         if not os.access(marker.python, os.X_OK):
             return [f"runs the interpreter {marker.python}, which does not exist or is not executable"]

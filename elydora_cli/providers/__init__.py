@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         droid,
         gemini,
         grok,
+        hermes,
         kilo,
         kimi,
         kiroagent,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         letta,
         opencode,
         openhands,
+        pi,
         qoder,
         qwen,
     )
@@ -44,7 +46,7 @@ if TYPE_CHECKING:  # every agent module against the contract: a misspelt or miss
         augment, claudecode, cline, codex, copilot, cursor, droid, gemini, grok, kimi, letta, qwen,
         kirocli, kiroide, kiroagent,
         qoder, openhands, crush,
-        opencode, kilo,
+        opencode, kilo, pi, hermes,
     )  # fmt: skip
 
 

@@ -5,10 +5,11 @@ interface is ``lo``) and talks to it over stdin/stdout, one JSON object per line
 
 * on start it brings ``lo`` up, starts the fake model on 127.0.0.1 (free port) and writes
   ``{"ready": true, "port": P, "interfaces": [...]}``;
-* ``{"op": "reset", "tool": T, "command": C, "log": PATH, "arguments"?: {...}, "fill"?: {...}}``: a fresh
-  fake-model state (one tool call of ``T`` is offered again) logging to PATH; with ``arguments``, the call has
-  exactly those (``fill``: ``{"key": K, "size": N}`` sets ``arguments[K]`` to N bytes of text, so a large Write
-  is not sent through this pipe);
+* ``{"op": "reset", "tool": T, "command": C, "log": PATH, "arguments"?: {...}, "fill"?: {...}, "answer_delay"?: S}``:
+  a fresh fake-model state (one tool call of ``T`` is offered again) logging to PATH; with ``arguments``, the
+  call has exactly those (``fill``: ``{"key": K, "size": N}`` sets ``arguments[K]`` to N bytes of text, so a
+  large Write is not sent through this pipe); the answers after the tool call come S seconds late (optional,
+  default 0);
 * ``{"op": "run", "argv": [...], "env": {...}, "cwd": D, "timeout": S, "stdout": F, "stderr": F}``: runs a
   command in the namespace (the agent), kills its process group on time-out, answers
   ``{"rc": N, "timed_out": bool, "seconds": S}``;
@@ -82,13 +83,22 @@ def namespace_processes() -> dict[int, str]:
     return found
 
 
+OURS = ("elydora_cli.runtime.", "/.elydora/")
+"""What the command line of one of our processes names: the flusher's module, or a runtime script (``hook.py``,
+``guard.py``) in a state directory."""
+
+
 def reap_namespace(flusher_wait: float = 20.0) -> list[str]:
-    """Let our hooks' detached flusher finish its work, then end whatever the agent left running (daemons
-    such as Cline's hub), so that each run starts from nothing and the namespace dies with the driver."""
+    """Let our hooks and their detached flusher finish their work, then end whatever the agent left running
+    (daemons such as Cline's hub), so that each run starts from nothing and the namespace dies with the driver.
+
+    Our audit hooks too: an agent that starts its post-tool hooks without waiting for them (Kimi Code, the
+    plugin modules) may exit while one is still writing its event on a loaded machine; the user's agent would
+    leave it running to its end, so the driver does too."""
     deadline = time.monotonic() + flusher_wait
     while time.monotonic() < deadline:
         procs = namespace_processes()
-        if not any("elydora_cli.runtime." in cmd for cmd in procs.values()):
+        if not any(mark in cmd for cmd in procs.values() for mark in OURS):
             break
         time.sleep(0.1)
     procs = namespace_processes()
@@ -142,6 +152,7 @@ def main() -> int:
                 fake.shell_tool, fake.command, fake.log_path = request["tool"], request["command"], request["log"]
                 fake.arguments = arguments
                 fake.tool_call_id = None
+                fake.answer_delay = float(request.get("answer_delay", 0.0))
             answer: dict = {"ok": True}
         elif op == "run":
             answer = run(request)

@@ -12,7 +12,8 @@ Dialects (by request path):
 
 Behaviour: the first request that offers the agent's shell tool (``shell_tool``) is answered with exactly one
 call of that tool running ``command`` (or, when ``arguments`` is set, with exactly those arguments: e.g. a
-``Write`` of a large file); every other request gets a short final text. Each request is appended
+``Write`` of a large file); every other request gets a short final text, after ``answer_delay`` seconds when it
+comes after the tool call (0 unless a row asks for it). Each request is appended
 to ``log_path`` as one JSON line (method, path, headers, parsed body, which answer it got, the tool call id
 issued), so the tests can read what the agent told the model.
 
@@ -132,6 +133,8 @@ class FakeModel:
         """The tool call's arguments as given (instead of a shell command fitted to the tool's schema)."""
         self.lock = threading.Lock()
         self.tool_call_id: str | None = None
+        self.answer_delay = 0.0
+        """Seconds to wait before answering a request made after the tool call (a real model takes seconds)."""
         self.server: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
 
@@ -296,6 +299,8 @@ class _Handler(BaseHTTPRequestHandler):
         if call_id:
             entry.update(tool_call_id=call_id, tool_name=self.fake.shell_tool, tool_args=args)
         self.fake.record(entry)
+        if kind == "text" and self.fake.tool_call_id is not None and self.fake.answer_delay > 0:
+            time.sleep(self.fake.answer_delay)
         return kind, call_id, args
 
     # -- Anthropic Messages

@@ -23,6 +23,7 @@ from elydora_testkit.e2e_agents import AGENTS, DENIAL_WITH_REASON, NOT_RUNNABLE,
 from elydora_testkit.e2e_harness import COMMAND, PROOF_FILE, contains, record_version
 from elydora_testkit.e2e_session import (
     AgentSession,
+    assert_blocked_call_recorded,
     assert_reached_only_the_fake_model,
     guard_line,
     installed_ok,
@@ -115,8 +116,11 @@ def test_block(session: AgentSession, request: pytest.FixtureRequest) -> None:
     assert_reached_only_the_fake_model(run, expect_followup=agent.block_feedback != TASK_ABORTED)
     assert not run.proof_exists, f"the tool ran although the agent is frozen\n{run.describe()}"
     assert sb.runtime_ran("guard"), f"the guard hook did not run\n{run.describe()}"
-    assert not sb.runtime_ran("audit"), "the post-tool hook fired"
-    assert not sb.spool_lines() and len(ledger_payloads(session)) == before, "the post-tool hook recorded an event"
+    if agent.block_record is None:
+        assert not sb.runtime_ran("audit"), "the post-tool hook fired"
+        assert not sb.spool_lines() and len(ledger_payloads(session)) == before, "the post-tool hook recorded an event"
+    else:  # the agent reports the vetoed call as failed: one record of it, blocked by our guard
+        assert_blocked_call_recorded(session, run, before)
     followups = run.after_tool_call()
     if agent.block_feedback == STDERR_TO_MODEL:
         assert any(contains(r["body"], guard_line(agent.id)) for r in followups), (

@@ -3,6 +3,7 @@ e2e test file shares (what the model was told, what the ledger holds, whether ``
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -46,7 +47,9 @@ class AgentSession:
         sb = self.sandbox
         log = sb.logs / f"{phase}.requests.jsonl"
         out, err = sb.logs / f"{phase}.stdout", sb.logs / f"{phase}.stderr"
-        self.driver.call(op="reset", tool=tool, command=COMMAND, log=str(log), **(call or {}))
+        self.driver.call(
+            op="reset", tool=tool, command=COMMAND, log=str(log), answer_delay=self.agent.answer_delay, **(call or {})
+        )
         env = run_env(self.agent, sb, self.driver.port, self.info["path_prefix"])
         started = time.time()
         answer = self.driver.call(op="run", argv=argv, env=env, cwd=str(sb.work), timeout=RUN_TIMEOUT,
@@ -79,6 +82,19 @@ def assert_reached_only_the_fake_model(run: Run, *, expect_followup: bool = True
     )
     if expect_followup:
         assert run.after_tool_call(), f"the agent did not report the tool result to the model\n{run.describe()}"
+
+
+def assert_blocked_call_recorded(session: AgentSession, run: Run, before: int) -> None:
+    """For an agent with ``block_record`` (Kimi Code): the blocked call left exactly one record, the agent's own
+    failure event for the model's tool call, whose error text is our guard's line (docs/providers.md)."""
+    agent = session.agent
+    assert session.sandbox.runtime_ran("audit"), f"{agent.name} sent no {agent.block_record} for the blocked call"
+    added = ledger_payloads(session)[before:]
+    assert len(added) == 1, f"expected one record of the blocked call, got {json.dumps(added)[:3000]}"
+    payload = added[0]
+    assert payload.get("hook_event_name") == agent.block_record, payload
+    assert agent.block_record_text(payload) == guard_line(agent.id), payload
+    assert run.tool_call is not None and agent.payload_call_id(payload) == run.tool_call["tool_call_id"], payload
 
 
 def ledger_payloads(session: AgentSession) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ def test_every_agent_allows_records_blocks_and_uninstalls_identically(
     assert code == 0, out + err
     assert "agent" in out and "| allow | record | block | uninstall identical" in out
     assert table(out) == {pid: ("ok", "ok", "ok", "ok") for pid in implemented_ids()}
-    assert len(implemented_ids()) == 20
+    assert len(implemented_ids()) == 22
     assert out.rstrip().endswith("every step held")
     home = tmp_path / "demo" / "home"
     assert sandbox.snapshot(home) == {

@@ -240,4 +240,5 @@ def test_cline_takes_no_hook_command(root: Path, supervisor: str, capsys: pytest
         "cline       -                   -      FAIL not installed (run: elydora install cline)",
         "opencode    -                   -      FAIL not installed (run: elydora install opencode)",
         "kilo        -                   -      FAIL not installed (run: elydora install kilo)",
+        "pi          -                   -      FAIL not installed (run: elydora install pi)",
     ]

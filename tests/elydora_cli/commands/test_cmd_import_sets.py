@@ -103,7 +103,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert code == 0
     # the check can fail: a writing command does load what the read-only ones must not
     assert _loaded(modules, TRANSACTIONS) and _loaded(modules, CRYPTOGRAPHY)
-    assert len(catalog.provider_ids()) == 20
+    assert len(catalog.provider_ids()) == 22
     return home
 
 

@@ -55,7 +55,7 @@ def test_a_fresh_install_all_passes_for_every_agent(root: Path, capsys: pytest.C
         facts = catalog.provider(pid)
         expected |= {(pid, facts.events.pre_tool, "allow"), (pid, facts.events.pre_tool, "block")}
         expected |= {(pid, event, "audit") for event in facts.events.audit_events}
-    assert len(registry.implemented_ids()) == 20
+    assert len(registry.implemented_ids()) == 22
     assert set(found) == expected
     assert set(found.values()) == {"OK"}
     assert out.splitlines()[-1] == f"all {len(expected)} checks passed"

@@ -1,7 +1,8 @@
 """The installed plugin modules run under node with the plugin-host stub, the way OpenCode and Kilo run them:
 allow, block by throw with the guard's reason, the guard's failure mode (closed) on our own errors, the audit
 handed the native input and output (the tool output included), and one record per tool call on a machine with
-both agents whichever of them loads both modules."""
+both agents whichever of them loads both modules. Pi's extension, under the same stub's Pi API: allow, block by
+``{block, reason}``, fail-closed, and the audit handed Pi's own ``tool_result`` event."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ from elydora_cli.plug.context import Context
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 BEFORE, AFTER = "tool.execute.before", "tool.execute.after"
+CALL, RESULT = "tool_call", "tool_result"
 
 
 def module(ctx: Context, agent: str) -> Path:
+    if agent == "pi":
+        return ctx.home / ".pi" / "agent" / "extensions" / plugin.FILE_NAME
     return ctx.home / ".config" / agent / "plugins" / plugin.FILE_NAME
 
 
@@ -172,3 +176,33 @@ def test_the_after_hook_never_throws_on_our_errors(ctx: Context, tmp_path: Path)
     broken.write_text(plugin.render(catalog.provider("kilo"), marker, ctx))
     result = run_as_agent(host(AFTER, broken), payload("kilo", AFTER))
     assert (result.returncode, result.stderr) == (0, b"")
+
+
+def test_pi_allows_then_blocks_with_the_guards_reason(ctx: Context) -> None:
+    operations.install("pi", ctx)
+    allowed = run_as_agent(host(CALL, module(ctx, "pi")), payload("pi", CALL))
+    assert (allowed.returncode, allowed.stdout, allowed.stderr) == (0, b"", b"")
+    set_status(ctx, "pi", "frozen")
+    blocked = run_as_agent(host(CALL, module(ctx, "pi")), payload("pi", CALL))
+    assert blocked.returncode == 2
+    assert blocked.stderr.decode().strip() == '[Elydora guard] Agent "pi" is frozen in Elydora. Tool execution blocked.'
+
+
+def test_pi_blocks_when_the_guard_fails_because_it_fails_closed(ctx: Context) -> None:
+    operations.install("pi", ctx)
+    (ctx.agent_dir("pi") / "guard.py").unlink()
+    result = run_as_agent(host(CALL, module(ctx, "pi")), payload("pi", CALL))
+    assert result.returncode == 2
+    assert "Elydora guard failed, so the tool call is blocked (fail-closed)" in result.stderr.decode()
+
+
+def test_pi_hands_its_own_events_to_the_guard_and_the_audit(ctx: Context, tmp_path: Path) -> None:
+    """The guard gets Pi's ``tool_call`` event and the audit its ``tool_result`` event, each with the handler
+    context's ``cwd`` and session id (``hook_event_name`` first), nothing else added or taken away."""
+    python, log = recorder(tmp_path)
+    operations.install("pi", ctx.with_options(python=str(python)))
+    for hook in (CALL, RESULT):
+        result = run_as_agent(host(hook, module(ctx, "pi")), payload("pi", hook))
+        assert (result.returncode, result.stderr) == (0, b"")
+    sent = [("pi/guard.py", json.loads(payload("pi", CALL))), ("pi/hook.py", json.loads(payload("pi", RESULT)))]
+    assert calls(log) == sent

@@ -17,6 +17,7 @@ FORMATS = {
     "jsonc": {Format.JSONC, Format.JSONC_NO_TRAILING_COMMAS},
     "jsonc-trailing-commas": {Format.JSONC},
     "toml": {Format.TOML},
+    "yaml": {Format.YAML},
     "hook-files": {Format.TEXT},
     "plugin-module": {Format.TEXT},
 }

@@ -1,5 +1,6 @@
-"""OpenCode and Kilo Code (in-process plugins): where the module goes, install, install twice, uninstall
-byte-identical, the user's own plugins untouched, ownership by exact content, status, a concurrent writer."""
+"""OpenCode, Kilo Code and Pi (in-process plugins and extensions): where the module goes, install, install twice,
+uninstall byte-identical, the user's own plugins untouched, ownership by exact content, status, a concurrent
+writer."""
 
 from __future__ import annotations
 
@@ -15,14 +16,18 @@ from elydora_cli.installer import operations
 from elydora_cli.plug import plugin
 from elydora_cli.plug.common import RefusedError
 from elydora_cli.plug.context import Context
-from elydora_cli.providers import kilo, opencode
+from elydora_cli.providers import kilo, opencode, pi
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 
-AGENTS = ["opencode", "kilo"]
+AGENTS = ["opencode", "kilo", "pi"]
+MODULES = {"opencode": opencode, "kilo": kilo, "pi": pi}
+NAMES = {"opencode": "OpenCode", "kilo": "Kilo Code CLI", "pi": "Pi"}
 USER_PLUGIN = b"// my own plugin\r\nexport const Mine = async () => ({ 'tool.execute.before': async () => {} })\n"
 
 
 def folder(ctx: Context, agent: str) -> Path:
+    if agent == "pi":
+        return ctx.home / ".pi" / "agent" / "extensions"
     return ctx.home / ".config" / agent / "plugins"
 
 
@@ -40,14 +45,19 @@ def ctx(tmp_path: Path) -> Context:
         ("kilo", {}, "HOME/.config/kilo/plugins/elydora-audit.js"),
         ("kilo", {"XDG_CONFIG_HOME": "/xdg"}, "HOME/xdg/kilo/plugins/elydora-audit.js"),
         ("kilo", {"XDG_CONFIG_HOME": "/xdg", "KILO_CONFIG_DIR": "/k"}, "HOME/k/plugins/elydora-audit.js"),
+        ("pi", {}, "HOME/.pi/agent/extensions/elydora-audit.js"),
+        ("pi", {"PI_CODING_AGENT_DIR": ""}, "HOME/.pi/agent/extensions/elydora-audit.js"),
+        ("pi", {"PI_CODING_AGENT_DIR": "/p"}, "HOME/p/extensions/elydora-audit.js"),
+        ("pi", {"PI_CODING_AGENT_DIR": "~/pi-home"}, "HOME/pi-home/extensions/elydora-audit.js"),
+        ("pi", {"PI_CODING_AGENT_DIR": "rel"}, "REPO/rel/extensions/elydora-audit.js"),
     ],
 )
 def test_the_module_goes_to_the_global_plugins_folder(
     tmp_path: Path, agent: str, env: dict[str, str], expected: str
 ) -> None:
     ctx = make_context(tmp_path, env)
-    module = {"opencode": opencode, "kilo": kilo}[agent]
-    assert module.sources(ctx).targets[0].path == Path(expected.replace("HOME", str(ctx.home)))
+    wanted = expected.replace("HOME", str(ctx.home)).replace("REPO", str(ctx.repo_root))
+    assert MODULES[agent].sources(ctx).targets[0].path == Path(wanted)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -72,7 +82,7 @@ def test_install_twice_is_install_once_and_uninstall_restores_every_byte(ctx: Co
     mine = folder(ctx, agent) / "mine.js"
     mine.parent.mkdir(parents=True)
     mine.write_bytes(USER_PLUGIN)
-    before = files_under(ctx.home / ".config")
+    before = files_under(folder(ctx, agent).parent)
     operations.install(agent, ctx)
     ours = folder(ctx, agent) / plugin.FILE_NAME
     once, inode = ours.read_bytes(), ours.stat().st_ino
@@ -80,7 +90,7 @@ def test_install_twice_is_install_once_and_uninstall_restores_every_byte(ctx: Co
     assert str(ours) not in outcome.changed
     assert ours.read_bytes() == once and ours.stat().st_ino == inode
     operations.uninstall(agent, ctx)
-    assert files_under(ctx.home / ".config") == before
+    assert files_under(folder(ctx, agent).parent) == before
     assert not ours.exists()
 
 
@@ -130,7 +140,7 @@ def test_uninstall_leaves_another_agent_ids_module(ctx: Context, agent: str) -> 
     kept = ours.read_bytes()
     docs_ctx = ctx.with_options(agent_id="work")
     assert operations.status(agent, docs_ctx).healthy
-    module = {"opencode": opencode, "kilo": kilo}[agent]
+    module = MODULES[agent]
     from elydora_cli.plug.documents import Documents
 
     docs = Documents({ours: module.sources(ctx).targets[0]}, {ours: None}, {ours: kept.decode()})
@@ -157,22 +167,23 @@ def test_status_names_a_missing_module_and_a_missing_interpreter(ctx: Context, a
     assert any("does not exist or is not executable" in m for m in messages), messages
     (folder(ctx, agent) / plugin.FILE_NAME).unlink()
     messages = [f.message for f in operations.status(agent, ctx).findings]
-    assert any("is missing" in m and "loads no Elydora plugin" in m for m in messages), messages
+    noun = "extension" if agent == "pi" else "plugin"
+    assert any("is missing" in m and f"loads no Elydora {noun}" in m for m in messages), messages
 
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_a_hook_command_does_not_apply(tmp_path: Path, agent: str, capsys: pytest.CaptureFixture[str]) -> None:
     from elydora_cli.main import main
 
-    name = {"opencode": "OpenCode", "kilo": "Kilo Code CLI"}[agent]
+    name = NAMES[agent]
     code = main(["--root", str(tmp_path), "install", agent, "--hook-command", "/usr/bin/true hook"])
     err = capsys.readouterr().err
     assert code == 2
     assert f"{agent}: --hook-command does not apply: {name} loads the plugin module Elydora generates" in err
-    assert not (tmp_path / ".config").exists()
+    assert not (tmp_path / ".config").exists() and not (tmp_path / ".pi").exists()
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", ["opencode", "kilo"])
 def test_install_says_the_agent_fetches_its_plugin_package(ctx: Context, agent: str) -> None:
     """The package named in the note is the one the e2e suite pre-installs because the real agent fetches it
     (docs/e2e.md, finding 7)."""

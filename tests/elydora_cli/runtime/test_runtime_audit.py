@@ -33,6 +33,8 @@ AUDIT = {  # providers.md: success output and failure mode of hook.py
     "crush": ("", 0),
     "opencode": ("", 0),
     "kilo": ("", 0),
+    "pi": ("", 0),
+    "hermes": ("", 0),
 }
 
 

@@ -68,6 +68,17 @@ EXPECTED: dict[str, dict[str, object]] = {
     # a throw as well: the guard fails closed (tests/elydora_cli/plug/test_plugin_node.py).
     "opencode": {**PLAIN, "fail_exit": 1},
     "kilo": {**PLAIN, "fail_exit": 1},
+    "pi": {**PLAIN, "fail_exit": 1},
+    # Hermes blocks on the Claude-style JSON answer only (its exit status is just logged): exit 0 with the answer,
+    # our stderr line as the reason the model reads (docs/providers.md, Hermes).
+    "hermes": {
+        "deny_exit": 0,
+        "deny_stdout": '{"decision":"block","reason":'
+        '"[Elydora guard] Agent \\"hermes\\" is STATUS in Elydora. Tool execution blocked."}\n',
+        "allow": "",
+        "fail_exit": 0,
+        "fail_stdout": "",
+    },
 }
 PROVIDERS = sorted(EXPECTED)
 SAMPLES = PAYLOADS

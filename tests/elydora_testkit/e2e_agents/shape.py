@@ -65,6 +65,7 @@ def no_call_id(payload: Json) -> Any:
 _POST_TOOL_USE = post_event_named("PostToolUse")
 _TOOL_NAME = member("tool_name")
 _CWD = member("cwd")
+_ERROR = member("error")
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,14 @@ class Agent:
     payload_command: Reader = tool_input_command
     payload_cwd: Reader = _CWD
     payload_call_id: Reader = no_call_id  # the tool call id the agent got from the model, where it has one
+    # An agent that reports a call our guard vetoed as a failed tool call (Kimi Code): the post-tool event it
+    # sends for it, and how to read the error text (our guard's line) from that payload. ``None``: a blocked
+    # call fires no post-tool hook and the ledger does not grow.
+    block_record: str | None = None
+    block_record_text: Reader = _ERROR
+    # Seconds the fake model waits before answering after the tool call. An agent that ends its headless run by
+    # killing post-tool hooks still running (Kimi Code) needs the time a real model's answer gives them.
+    answer_delay: float = 0.0
 
 
 def base_env(sandbox: Sandbox) -> dict[str, str]:
