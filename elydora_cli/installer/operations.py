@@ -24,6 +24,7 @@ from ..exitcodes import UsageError
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Provider, Sources
 from ..plug.documents import Documents, parse
+from ..plug.layers import OFF, env_findings
 from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
@@ -368,13 +369,19 @@ class ProviderStatus:
 
     @property
     def healthy(self) -> bool:
-        return self.installed and not any(f.severity in ("error", "pending") for f in self.findings)
+        return self.installed and not any(f.severity in ("error", "pending", OFF) for f in self.findings)
 
     @property
     def awaiting_approval(self) -> bool:
         """Installed correctly, but the agent waits for the user to approve the hooks before running them."""
         severities = {f.severity for f in self.findings}
-        return self.installed and "pending" in severities and "error" not in severities
+        return self.installed and "pending" in severities and not severities & {"error", OFF}
+
+    @property
+    def switched_off(self) -> bool:
+        """Installed correctly, but a setting or variable the agent reads switches our hooks off."""
+        severities = {f.severity for f in self.findings}
+        return self.installed and OFF in severities and "error" not in severities
 
 
 def status(provider_id: str, ctx: Context) -> ProviderStatus:
@@ -390,6 +397,7 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
         return ProviderStatus(provider_id, agent_id, installed, [Finding(mismatch)])
     findings = provider.check(docs, ctx, agent_id) + loaded_findings(provider, docs, ctx, agent_id)
+    findings += env_findings(ctx, provider.ENV_SWITCHES, provider.FACTS.display_name)
     result = ProviderStatus(provider_id, agent_id, installed, findings)
     if installed:
         result.findings += check_runtime(provider, provider_id, ctx, agent_dir, agent_id, manifest)

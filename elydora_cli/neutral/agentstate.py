@@ -235,7 +235,7 @@ def _cached_status(agent: AgentDir, python: str) -> str:
     if status not in STATUSES or not isinstance(cached_at, (int, float)) or not isinstance(checked_at, (int, float)):
         _refresh(agent, python)
         raise AgentStateError(f"{STATUS_CACHE} is not valid")
-    if time.time() - max(cached_at, checked_at) > CACHE_TTL:
+    if not 0 <= time.time() - max(cached_at, checked_at) <= CACHE_TTL:  # old, or dated in the future: stale
         _refresh(agent, python)
     error, since = cache.get("query_error"), cache.get("query_failing_since")
     refused_for = time.time() - since if isinstance(since, (int, float)) else QUERY_GRACE + 1

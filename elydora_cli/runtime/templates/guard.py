@@ -190,7 +190,8 @@ def read_cache() -> dict[str, object]:
     if status not in STATUSES or not isinstance(cached_at, (int, float)) or not isinstance(checked_at, (int, float)):
         start_refresh()
         raise GuardError("status-cache.json is not valid")
-    cache["age"] = time.time() - max(cached_at, checked_at)
+    age = time.time() - max(cached_at, checked_at)
+    cache["age"] = age if age >= 0 else CACHE_TTL + 1.0  # dated in the future (clock set back, forged): stale
     return cache
 
 
