@@ -30,10 +30,11 @@ from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from .agentcheck import loaded_findings
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
-from .runtimecheck import check_runtime, command_mismatch, live_guard
+from .runtimecheck import check_runtime, command_mismatch, fingerprint, interpreter_state, live_guard
 from .staging import (
     PYCACHE,
     runtime_files,
+    stage_bytecode,
     stage_identity,
     stage_pycache_removal,
     stage_retired_runtime,
@@ -251,15 +252,18 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     if ctx.hook_command:
         runtime: list[str] = []
         stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
+        code: dict[str, str] = {}
     else:
         runtime = stage_runtime(tx, provider_id, runtime_dir, ctx.python, user_root(ctx))
+        code = stage_bytecode(tx, provider_id, runtime_dir, ctx.python, user_root(ctx))
+        runtime += sorted(code)
     runtime += _stage_extra_runtime(tx, provider, ctx, runtime_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs, dir_mode(ctx)) + [str(path) for path, _ in repaired]
     trusted = _trusted(ctx) or inherited
     stage_retired_runtime(tx, runtime_dir, previous, runtime + runtime_files_names(provider_id, runtime_dir, ctx))
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
-        trusted=trusted,
+        trusted=trusted, interpreter=None if ctx.hook_command else fingerprint(ctx.python), bytecode=code,
     )
     for path in docs.targets:
         if path in docs.logs and path not in docs.deleted:
@@ -427,4 +431,8 @@ def interpreter_of(provider_id: str, ctx: Context) -> dict[str, object]:
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     manifest = _manifests(None, ctx, provider_id).get(agent_id)
     python = manifest.python if manifest else ctx.python
-    return {"path": python, "present": os.path.isfile(python) and os.access(python, os.X_OK)}
+    present = os.path.isfile(python) and os.access(python, os.X_OK)
+    if not present or (manifest is not None and manifest.hook_command):
+        return {"path": python, "present": present, "identity": None}
+    state, _, problem = interpreter_state(python, manifest.interpreter if manifest else None)
+    return {"path": python, "present": present and problem is None, "identity": state}

@@ -8,6 +8,7 @@ from pathlib import Path
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import identity
+from ..runtime import bytecode
 from ..runtime.generate import generate
 
 if TYPE_CHECKING:
@@ -60,15 +61,28 @@ PYCACHE = "__pycache__"
 def stage_runtime(
     tx: Transaction, provider_id: str, agent_dir: Path, python: str, user_root: str | None = None
 ) -> list[str]:
-    """Stage every generated runtime file; stale compiled modules go when any source changes."""
+    """Stage every generated runtime file."""
     files = runtime_files(provider_id, agent_dir, python, user_root)
-    changed = False
     for name, (data, mode) in files.items():
-        changed |= tx.read(agent_dir / name, max_bytes=4 << 20) != data
         tx.write(agent_dir / name, data, mode=mode)
-    if changed:
-        stage_pycache_removal(tx, agent_dir)
+    stage_pycache_removal(tx, agent_dir)  # the launchers read no __pycache__: what earlier versions left goes
     return sorted(files)
+
+
+def stage_bytecode(
+    tx: Transaction, provider_id: str, agent_dir: Path, python: str, user_root: str | None = None
+) -> dict[str, str]:
+    """Stage the bytecode of the runtime modules, compiled by ``python`` (:mod:`..runtime.bytecode`); returns
+    ``{file name: digest}`` for the manifest (empty when ``python`` cannot compile them: the launchers then
+    compile the source on every call)."""
+    files = runtime_files(provider_id, agent_dir, python, user_root)
+    sources = {name: data for name, (data, _) in files.items()}
+    digests = {}
+    for name, data in bytecode.compiled(python, str(agent_dir), sources).items():
+        module = name.partition(".")[0] + ".py"
+        tx.write(agent_dir / name, data, mode=files[module][1])
+        digests[name] = bytecode.digest(data)
+    return digests
 
 
 def stage_runtime_removal(tx: Transaction, provider_id: str, agent_dir: Path, python: str) -> None:
@@ -80,7 +94,7 @@ def stage_runtime_removal(tx: Transaction, provider_id: str, agent_dir: Path, py
 
 
 def stage_pycache_removal(tx: Transaction, agent_dir: Path) -> None:
-    """Python caches the runtime modules' bytecode keyed by mtime seconds and size: drop it with the sources."""
+    """The interpreter's bytecode cache of earlier versions' runtime (the launchers read none now): drop it."""
     cache = agent_dir / PYCACHE
     if cache.is_dir() and not cache.is_symlink():
         for entry in sorted(cache.iterdir()):
