@@ -16,6 +16,8 @@ import os
 import stat
 from pathlib import Path
 
+from elydora_config.paths import kept_value
+
 from .. import identity
 from ..plug.context import Context
 from ..plug.contract import Finding, Provider
@@ -96,12 +98,10 @@ def check_runtime(
 
 def _bytecode_findings(ctx: Context, agent_id: str, code: dict[str, str]) -> list[Finding]:
     """Each bytecode file the install compiled, unchanged (one that differs could run other code)."""
-    from elydora_config.files import read_physical
-
     findings = []
     for name, recorded in sorted(code.items()):
         path = ctx.runtime_file(agent_id, name)
-        data = read_physical(path, max_bytes=4 << 20)
+        data = _read_regular(path)
         if data is None:
             findings.append(Finding("compiled runtime is missing: the hooks compile the source on every call "
                                     "(reinstall)", path, severity="note"))
@@ -109,6 +109,20 @@ def _bytecode_findings(ctx: Context, agent_id: str, code: dict[str, str]) -> lis
             findings.append(Finding("compiled runtime differs from what install compiled: the hooks would run it "
                                     "in place of the runtime (reinstall)", path))
     return findings
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The file's bytes when it is a regular file (not followed through a link, never blocking), else ``None``;
+    its folder was checked with the generated files beside it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        return os.read(fd, info.st_size + 1) if stat.S_ISREG(info.st_mode) and info.st_size <= 4 << 20 else None
+    finally:
+        os.close(fd)
 
 
 IMPORTABLE = (".py", ".pyc", ".pyo", ".pyw", ".so", ".pyd", CODE_SUFFIX)
@@ -123,15 +137,13 @@ def planted(runtime_dir: Path, ours: set[str]) -> list[Finding]:
     this version reads them)."""
     try:
         with os.scandir(runtime_dir) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
+            entries = [e for e in listing if e.name not in ours and (e.name.endswith(IMPORTABLE) or e.is_dir())]
     except OSError:
         return []
     findings = []
-    for entry in entries:
-        if entry.name in ours:
-            continue
+    for entry in sorted(entries, key=lambda e: e.name):
         path = Path(entry.path)
-        if entry.is_dir(follow_symlinks=False):
+        if entry.is_dir():  # a link to a folder imports as well as a folder
             if entry.name == PYCACHE and _has_entries(path):
                 findings.append(Finding("holds compiled modules the runtime does not use (remove the folder)", path))
             elif entry.name != PYCACHE and any((path / f"__init__{end}").exists() for end in (".py", ".pyc")):
@@ -189,7 +201,7 @@ def runs_runtime(python: str, fingerprint_now: str) -> tuple[str | None, str | N
 
 def interpreter_state(python: str, recorded: dict[str, object] | None) -> tuple[str, str | None, str | None]:
     """(``"as installed"``, ``"changed"`` or ``"not recorded"``; cache tag when it was run; problem)."""
-    now = fingerprint(python)
+    now = kept_value(("interpreter fingerprint", python), lambda: fingerprint(python))  # once per status pass
     if recorded is not None and now == recorded:
         return "as installed", None, None
     tag, problem = runs_runtime(python, repr(now))
