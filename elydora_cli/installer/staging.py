@@ -80,6 +80,8 @@ def stage_bytecode(
     digests = {}
     for name, data in bytecode.compiled(python, str(agent_dir), sources).items():
         module = name.partition(".")[0] + ".py"
+        there = tx.read(agent_dir / name, max_bytes=4 << 20)
+        data = there if there is not None and bytecode.same_code(there, data) else data
         tx.write(agent_dir / name, data, mode=files[module][1])
         digests[name] = bytecode.digest(data)
     return digests

@@ -90,6 +90,19 @@ def _compile_with(python: str, modules: dict[str, bytes]) -> tuple[str, dict[str
     return str(tag), code
 
 
+def same_code(old: bytes, new: bytes) -> bool:
+    """Whether two compiled files hold equal code. ``marshal`` marks an object it may share by its reference
+    count in the compiling process, so compiling the same source twice can give other bytes; an install that
+    finds equal code keeps the bytes there (install twice changes nothing). Another interpreter's file that
+    this one cannot read counts as different."""
+    if old == new:
+        return True
+    try:
+        return bool(marshal.loads(old) == marshal.loads(new))
+    except (ValueError, EOFError, TypeError):
+        return False
+
+
 def digest(data: bytes) -> str:
     """What the install manifest records of a bytecode file: ``<size>:<CRC-32 in hex>``."""
     return f"{len(data)}:{binascii.crc32(data):08x}"
