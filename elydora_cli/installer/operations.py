@@ -254,9 +254,8 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
         stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
         code: dict[str, str] = {}
     else:
-        runtime = stage_runtime(tx, provider_id, runtime_dir, ctx.python, user_root(ctx))
-        code = stage_bytecode(tx, provider_id, runtime_dir, ctx.python, user_root(ctx))
-        runtime += sorted(code)
+        code = stage_bytecode(tx, provider_id, runtime_dir, ctx.python, user_root(ctx), _compiled_for(previous, ctx))
+        runtime = stage_runtime(tx, provider_id, runtime_dir, ctx.python, user_root(ctx)) + sorted(code)
     runtime += _stage_extra_runtime(tx, provider, ctx, runtime_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs, dir_mode(ctx)) + [str(path) for path, _ in repaired]
     trusted = _trusted(ctx) or inherited
@@ -306,6 +305,14 @@ def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
     if problems:
         return [f"warning: the agent does not confirm the trust: {'; '.join(problems)}"]
     return [f"confirmed by {ctx.probe.name}: our hooks are listed, enabled and trusted"]
+
+
+def _compiled_for(previous: Manifest | None, ctx: Context) -> dict[str, str] | None:
+    """The bytecode digests of the earlier install when it ran this very interpreter (then unchanged modules
+    need no compiling again)."""
+    if previous is None or previous.python != ctx.python or previous.interpreter != fingerprint(ctx.python):
+        return None
+    return previous.bytecode
 
 
 def runtime_files_names(provider_id: str, agent_dir: Path, ctx: Context) -> list[str]:

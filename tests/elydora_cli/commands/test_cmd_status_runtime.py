@@ -17,6 +17,7 @@ from elydora_testkit import system_root
 
 from elydora_cli import identity
 from elydora_cli.main import main
+from elydora_cli.runtime import bytecode
 
 PROVIDER = "claudecode"
 EVENT = {"hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl", "tool_name": "Bash", "session_id": "s"}
@@ -169,3 +170,25 @@ def test_under_system_scope_the_policy_module_is_loaded_by_path(
     done = subprocess.run([sys.executable, "-I", "-S", str(runtime / "guard.py")], input=json.dumps(EVENT).encode(),
                           capture_output=True, check=False, timeout=30)
     assert done.returncode == 2, done.stderr
+
+
+def test_a_reinstall_keeps_the_compiled_runtime_without_compiling(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing changed since the last install (same interpreter, same sources): nothing is compiled again, and
+    nothing is rewritten; a changed compiled file is compiled again."""
+    install(capsys, root)
+    compiled = sorted(agent_dir(root).glob("*.code"))
+    before = {p: p.read_bytes() for p in compiled}
+
+    def refuse(*args: object) -> dict[str, bytes]:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(bytecode, "compiled", refuse)
+    code, out = cli(capsys, root, "install", PROVIDER, "--python", sys.executable)
+    assert code == 0 and "already up to date" in out
+    assert {p: p.read_bytes() for p in compiled} == before
+    compiled[0].write_bytes(b"stray")
+    monkeypatch.undo()
+    assert cli(capsys, root, "install", PROVIDER, "--python", sys.executable)[0] == 0
+    assert all(bytecode.same_code(before[p], p.read_bytes()) for p in compiled) and row(capsys, root)[0] == 0
