@@ -10,7 +10,7 @@ from elydora_config.records import replace
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, managed
-from ..plug import defaults, hookmap, lockdown
+from ..plug import defaults, hookmap, lockdown, systempin
 from ..plug.agentprobe import AgentProbe, ListedHook, ProbeError
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import (
@@ -75,6 +75,10 @@ HOOKS_FEATURE = ("features", "hooks")
 LEGACY_FEATURE = ("features", "codex_hooks")
 """The older name of the same feature flag (Codex 0.171.0 still reads it)."""
 SYSTEM_CONFIG, MANAGED_CONFIG = "/etc/codex/config.toml", "/etc/codex/managed_config.toml"
+PIN = systempin.Pin(HOOKS_FEATURE, True, "Codex")
+"""Under ``--scope system``: ``[features] hooks = true`` in requirements.toml keeps hooks on whatever a user's or
+project's config.toml says. Without it a user's ``[features] hooks = false`` switches the managed hooks off too
+(Codex 0.171.0, both shown with the real CLI: tests/e2e/test_managed.py)."""
 ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 
 
@@ -121,6 +125,7 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path = _path(docs, ctx)
     if ctx.system:
         lockdown.apply(docs, path, ctx, LOCKDOWN_KEY)
+        systempin.apply(docs, path, PIN)
         add_hooks(docs, path, MANAGED_HOOKS, ctx, agent_id)
         return
     add_hooks(docs, path, HOOKS, ctx, agent_id)
@@ -134,6 +139,7 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
     if ctx.system:
         if agent_ids is None:
             lockdown.remove(docs, path, LOCKDOWN_KEY)
+            systempin.remove(docs, path, PIN)
         remove_hooks(docs, path, HOOKS, ctx, agent_ids)
         return
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
@@ -172,7 +178,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
             return [switched_off(s, FACTS.display_name, _off_fix(s, ctx)) for s in off]
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
     if ctx.system:  # managed hooks need no trust
-        return found or _hooks_feature(docs, path) + lockdown.check(
+        return found or _hooks_feature(docs, path) or systempin.check(docs, path, PIN) + lockdown.check(
             docs, path, LOCKDOWN_KEY, LOCKDOWN_OFF
         )
     if found:

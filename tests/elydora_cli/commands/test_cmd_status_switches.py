@@ -197,3 +197,23 @@ def test_under_system_scope_claude_safe_mode_keeps_managed_hooks(
     capsys.readouterr()
     assert system_root.system(sysroot, "status", "claudecode", "--json") == 0
     assert json.loads(capsys.readouterr().out)["providers"][0]["state"] == "healthy"
+
+
+def test_a_codex_system_install_pins_the_hooks_feature_on_and_the_probe_checks_it(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user's [features] hooks = false switches Codex's managed hooks off too, unless requirements.toml
+    requires the feature on: the system install writes that pin, status reports it gone, uninstall removes it."""
+    sysroot = root / "home"
+    requirements = system_root.layer(sysroot, "codex")
+    assert system_root.system(sysroot, "install", "codex", "--python", sys.executable) == 0
+    assert "[features]\nhooks = true\n" in requirements.read_text()
+    capsys.readouterr()
+    requirements.write_text(requirements.read_text().replace("[features]\nhooks = true\n", ""))
+    assert system_root.system(sysroot, "status", "codex", "--json") == 1
+    row = json.loads(capsys.readouterr().out)["providers"][0]
+    assert row["problems"] == [f"{requirements}: features.hooks is not true: a user's settings can switch every hook "
+                               "off, ours included; reinstall with --scope system"]
+    assert system_root.system(sysroot, "install", "codex", "--python", sys.executable) == 0
+    assert system_root.system(sysroot, "uninstall", "codex") == 0
+    assert not requirements.exists()
