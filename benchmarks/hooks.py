@@ -17,7 +17,7 @@ from pathlib import Path
 from benchmarks.harness import Figure, await_count, finish, interleaved_command_times, line_count, report
 from elydora_cli import identity
 from elydora_cli.health import flusher_alive
-from elydora_cli.runtime import generate, runtime_argv
+from elydora_cli.runtime import bytecode, generate, runtime_argv
 from elydora_cli.runtime.refresh import cache_bytes
 from elydora_config import files, keys, paths
 
@@ -35,9 +35,17 @@ def _agent(root: Path, agent_id: str, base_url: str | None) -> Path:
     files.write_atomic(directory / identity.PRIVATE_KEY, (keys.encode_private_key(key) + "\n").encode(), mode=0o600)
     if base_url is None:
         files.write_atomic(directory / identity.STATUS, identity.status_bytes("active", None), mode=0o600)
-    for name, (data, mode) in generate("claudecode", directory, sys.executable).items():
-        files.write_atomic(directory / name, data, mode=mode)
+    _write_runtime(directory, generate("claudecode", directory, sys.executable))
     return directory
+
+
+def _write_runtime(directory: Path, generated: dict[str, tuple[bytes, int]]) -> None:
+    """The generated files and the bytecode of their modules, as install writes them."""
+    for name, (data, mode) in generated.items():
+        files.write_atomic(directory / name, data, mode=mode)
+    sources = {name: data for name, (data, _) in generated.items()}
+    for name, data in bytecode.compiled(sys.executable, str(directory), sources).items():
+        files.write_atomic(directory / name, data, mode=generated[name.partition(".")[0] + ".py"][1])
 
 
 def _system_runtime(root: Path) -> Path:
@@ -46,8 +54,7 @@ def _system_runtime(root: Path) -> Path:
 
     directory = managed.placed(managed.RUNTIME_ROOT, root) / "claudecode"
     paths.ensure_directory(directory, mode=managed.DIR_MODE)
-    for name, (data, mode) in generate("claudecode", directory, sys.executable, user_root=str(root)).items():
-        files.write_atomic(directory / name, data, mode=mode)
+    _write_runtime(directory, generate("claudecode", directory, sys.executable, user_root=str(root)))
     policy = directory / managed.SYSTEM_STATUS
     files.write_atomic(policy, identity.status_bytes("active", None), mode=managed.POLICY_MODE)
     return directory

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 
 from elydora_config.records import record
 
 from . import health
 from . import statefiles as names
+from .statehistory import STATUS_EVENT, recorded
 
-STATUS_EVENT = "elydora.status"
-HISTORY_SCAN = 16 << 20
-"""How much of the end of the spool and of the ledger is searched for the last recorded status."""
+__all__ = ["STATUS_EVENT", "Current", "current", "event_line", "record_change", "recorded", "restored"]
+
 
 
 @record(frozen=True)
@@ -57,55 +56,6 @@ def _content_status(agent_dir: str) -> str | None:
         return None
     status = value.get("status") if isinstance(value, dict) else None
     return str(status) if status in names.STATUSES else None
-
-
-def recorded(agent_dir: str) -> str | None:
-    """The last status recorded in the audit history (undelivered spool first, then the ledger)."""
-    for name, pick in ((names.SPOOL, _spool_status), (names.LEDGER, _ledger_status)):
-        for line in reversed(_tail_lines(os.path.join(agent_dir, name))):
-            if STATUS_EVENT.encode() not in line:
-                continue
-            status = pick(line)
-            if status is not None:
-                return status
-    return None
-
-
-def _tail_lines(path: str) -> list[bytes]:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return []
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return []
-        data = os.pread(fd, HISTORY_SCAN, max(0, info.st_size - HISTORY_SCAN))
-    finally:
-        os.close(fd)
-    return data.split(b"\n")
-
-
-def _event_status(event: object) -> str | None:
-    if isinstance(event, dict) and event.get("hook_event_name") == STATUS_EVENT:
-        status = event.get("status")
-        return str(status) if status in names.STATUSES else None
-    return None
-
-
-def _spool_status(line: bytes) -> str | None:
-    try:
-        return _event_status(json.loads(line.partition(b" ")[2]))
-    except ValueError:
-        return None
-
-
-def _ledger_status(line: bytes) -> str | None:
-    try:
-        entry = json.loads(line)
-        return _event_status(entry["record"]["payload"])
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 def restored(agent_dir: str, now: Current) -> tuple[str, str]:

@@ -6,7 +6,10 @@ answer of the running hooks, exactly as the generated guard reads it:
 - the enforcement inputs ``config.json`` and ``status.json`` (a server-bound agent: ``status-cache.json``)
   are regular, owner-only, bounded and valid in the guard's own flat-JSON grammar; otherwise the guard falls
   into the provider's failure mode (for most agents: allow every call) and the agent is *unguarded*;
-- the agent state (``active``/``frozen``/``revoked``) the guard applies;
+- the agent state (``active``/``frozen``/``revoked``) the guard applies, and for a local agent whether
+  ``status.json`` lifts a freeze or revocation the signed history records (*tampered*, :mod:`.statehistory`);
+- a server-bound agent's status cache: its age, and a date in the future (a clock set back or a forged file:
+  the guard counts such a cache as stale and asks the server again);
 - the local audit delivery: events spooled past the delivered offset, the age of the oldest, whether a
   flusher runs, the last delivery error of ``error.log``; events waiting longer than :data:`STALL_SECONDS`
   with no flusher running make the agent *unaudited*, and so does a flusher that cannot start (named at once)
@@ -30,6 +33,7 @@ from elydora_config.records import field, record
 from elydora_config.typecheck import TYPE_CHECKING
 
 from . import statefiles as names
+from .statehistory import lifted
 
 if TYPE_CHECKING:
     from typing import Any
@@ -90,11 +94,14 @@ class Health:
     """Why the guard falls into its failure mode instead of deciding (empty: it enforces)."""
     audit: AuditHealth = field(default_factory=AuditHealth)
     status_cache: dict[str, Any] | None = None
-    """A server-bound agent: ``{"age_seconds", "checked_age_seconds", "last_refresh_error"}`` of its cache."""
+    """A server-bound agent: ``{"age_seconds", "checked_age_seconds", "skew_seconds", "last_refresh_error"}``
+    of its cache."""
+    tampered: str | None = None
+    """A local agent whose ``status.json`` is milder than the status its signed history records: why."""
 
     @property
     def enforced(self) -> bool:
-        return not self.enforcement and self.agent_state is not None
+        return not self.enforcement and self.agent_state is not None and self.tampered is None
 
     @property
     def audited(self) -> bool:
@@ -119,22 +126,39 @@ def check(agent_dir: str, *, now: float | None = None) -> Health:
             problems.append(f"{os.path.join(agent_dir, status_name)}: has no valid status")
     if server and status is None and not any(status_name in p for p in problems):
         problems.append(f"{os.path.join(agent_dir, status_name)}: no server status cached yet")
-    result = Health(state, problems, audit_health(agent_dir, now=now))
-    if server:
-        result.status_cache = _cache_facts(agent_dir, status, time.time() if now is None else now)
+    cache = _cache_facts(agent_dir, status, time.time() if now is None else now) if server else None
+    if cache is not None and cache["skew_seconds"]:
+        problems.append(_skew_problem(agent_dir, cache["skew_seconds"]))
+    result = Health(state, problems, audit_health(agent_dir, now=now), cache)
+    if not server and config is not None:
+        result.tampered = lifted(agent_dir, state)
     return result
+
+
+SKEW_TOLERANCE = 1.0
+"""Seconds a cache may be dated ahead of this clock (the rounding of the file's whole seconds) before it counts
+as dated in the future."""
 
 
 def _cache_facts(agent_dir: str, cache: dict[str, object] | None, now: float) -> dict[str, Any]:
     def age(key: str) -> float | None:
         value = cache.get(key) if cache else None
-        return round(max(0.0, now - value), 1) if isinstance(value, (int, float)) else None
+        return round(now - value, 1) if isinstance(value, (int, float)) else None
 
+    ages = {"age_seconds": age("cached_at"), "checked_age_seconds": age("checked_at")}
+    ahead = max((-a for a in ages.values() if a is not None), default=0.0)
     return {
-        "age_seconds": age("cached_at"),
-        "checked_age_seconds": age("checked_at"),
+        **{key: None if value is None else max(0.0, value) for key, value in ages.items()},
+        "skew_seconds": round(ahead, 1) if ahead > SKEW_TOLERANCE else None,
         "last_refresh_error": last_error(agent_dir, ("refresh",)),
     }
+
+
+def _skew_problem(agent_dir: str, skew: float) -> str:
+    return (
+        f"{os.path.join(agent_dir, names.STATUS_CACHE)}: is dated {int(skew)} s in the future (the clock was set "
+        "back, or the file was written by hand): the guard counts it as stale and asks the server again"
+    )
 
 
 def _config_problems(agent_dir: str, config: dict[str, object]) -> list[str]:

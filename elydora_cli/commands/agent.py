@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from ..exitcodes import UsageError
+from ..statehistory import lifted
 
 SECRET_FLAGS = ("--token", "--private-key")
 
@@ -286,7 +287,8 @@ def _current_status(directory: str, local: bool) -> str:
         now = agentstate.current(directory)
         if now.problem is not None:  # the guard cannot use it: say so, never a stale answer
             return f"unenforced ({now.problem}; repair it with elydora agent freeze or unfreeze)"
-        return str(now.status)
+        tampered = lifted(directory, now.status)
+        return str(now.status) if tampered is None else f"tampered ({tampered})"
     cache = read_cache(directory)
     return "unknown (no status cached yet)" if cache is None else f"{cache['status']} (cached)"
 
@@ -311,12 +313,16 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
     notes = _owner_only(directory)
     now = agentstate.current(directory)
     known = now.status
+    tampered = None if now.problem is not None else lifted(directory, now.status)
     if now.problem is not None:  # repair: what the guard would read is unusable
         known = agentstate.restored(directory, now)[0]
         notes.append(f"repaired: {now.problem} (last known status: {known})")
+    elif tampered is not None:  # repair: status.json lifts what the signed history records
+        known = agentstate.recorded(directory)
+        notes.append(f"repaired: {tampered.partition(': run ')[0]}")
     status_path = os.path.join(directory, identity.STATUS)
     if known == "revoked" and verb != "revoke":
-        if now.problem is not None:
+        if now.problem is not None or tampered is not None:
             files.write_atomic(status_path, identity.status_bytes("revoked", "restored"), mode=0o600)
         raise identity.IdentityError(status_path, "the agent is revoked for good (see docs/status.md: start over)")
     status = _TRANSITIONS[verb]

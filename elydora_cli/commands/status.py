@@ -14,6 +14,8 @@ import json
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import exitcodes
+from ..plug.layers import OFF
+from ..statefiles import STATUS
 from . import options
 
 if TYPE_CHECKING:
@@ -25,6 +27,8 @@ STATES = (
     "not installed",
     "recovery pending",
     "unhealthy",
+    "tampered",
+    "switched off",
     "unguarded",
     "unaudited",
     "audit gaps",
@@ -95,7 +99,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
         "failures": [
             {"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
             for f in st.findings
-            if st.installed and f.severity == "error"
+            if st.installed and f.severity in ("error", OFF)
         ],
         "enforcement": [],
         "audit": None,
@@ -107,6 +111,10 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
         found = health.check(str(ctx.agent_dir(st.agent_id)))
         row.update(agent_state=found.agent_state, enforced=found.enforced, audited=found.audited)
         row["enforcement"] = found.enforcement
+        if found.tampered:
+            row["problems"].append(found.tampered)
+            status_file = str(ctx.agent_dir(st.agent_id) / STATUS)
+            row["failures"].append({"provider": pid, "file": status_file, "message": found.tampered})
         row["audit"] = found.audit.to_json()
         row["status_cache"] = found.status_cache
         row["state"] = _word(st, found, recovery)
@@ -148,8 +156,12 @@ def _with_server(row: dict[str, Any], agent_dir: str) -> None:
 def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
     if recovery:
         return "recovery pending"
-    if not st.healthy and not st.awaiting_approval:
+    if not st.healthy and not st.awaiting_approval and not st.switched_off:
         return "unhealthy"
+    if found.tampered:
+        return "tampered"
+    if st.switched_off:
+        return "switched off"
     if not found.enforced:
         return "unguarded"
     if not found.audited:

@@ -21,6 +21,7 @@ import shutil
 from typing import Any
 
 from .. import exitcodes
+from ..plug.layers import OFF
 
 SCHEMA = 1
 COMPLIANT_STATES = ("healthy", "frozen", "revoked")
@@ -70,7 +71,7 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
         from .status import _error_row
 
         return {**_error_row(pid, exc), "covered": False, "enforced": False, "delivering": False}
-    errors = [f for f in st.findings if f.severity == "error"]
+    errors = [f for f in st.findings if f.severity in ("error", OFF)]  # hooks switched off: not covered
     interpreter = operations.interpreter_of(pid, ctx) if st.installed else None
     machine, users = _policy(ctx, st.agent_id) if st.installed else (None, {})
     covered = st.installed and not errors

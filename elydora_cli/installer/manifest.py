@@ -51,6 +51,11 @@ class Manifest:
     hook_command: str | None = None
     trusted: bool = False
     """The agent's trust of our entries was recorded by us (``install --trust``): a reinstall trusts again."""
+    interpreter: dict[str, Any] | None = None
+    """What the hook interpreter was at install (:func:`~.runtimecheck.fingerprint`): ``status`` runs it again
+    only when it changed."""
+    bytecode: dict[str, str] = field(default_factory=dict)
+    """``{file name: digest}`` of the runtime bytecode the install compiled (:mod:`..runtime.bytecode`)."""
 
     def encode(self) -> bytes:
         data = {
@@ -61,6 +66,8 @@ class Manifest:
             "timeout_seconds": self.timeout_seconds,
             "hook_command": self.hook_command,
             **({"trusted": True} if self.trusted else {}),
+            **({"interpreter": self.interpreter} if self.interpreter else {}),
+            **({"bytecode": self.bytecode} if self.bytecode else {}),
             "runtime": self.runtime,
             "files": {path: rec.to_json() for path, rec in sorted(self.files.items())},
         }
@@ -85,6 +92,8 @@ class Manifest:
                 list(raw["runtime"]),
                 raw.get("hook_command"),
                 raw.get("trusted") is True,
+                _optional_map(raw.get("interpreter")),
+                {str(k): str(v) for k, v in (_optional_map(raw.get("bytecode")) or {}).items()},
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise MalformedConfigError(path, f"install manifest is unreadable: {exc}") from None
@@ -109,6 +118,14 @@ class Manifest:
         replaced += [r for r in log.removed if r["value"] not in ours_before and r not in replaced]
         was_created = created_file or bool(previous and previous.created_file)
         self.files[str(path)] = FileRecord(was_created, created, log.inserted, replaced)
+
+
+def _optional_map(value: object) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError("interpreter and bytecode must be objects")
+    return value
 
 
 _DECODED: dict[tuple[str, int, int, int, int, int], Manifest] = {}

@@ -24,15 +24,17 @@ from ..exitcodes import UsageError
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Provider, Sources
 from ..plug.documents import Documents, parse
+from ..plug.layers import OFF, env_findings
 from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from .agentcheck import loaded_findings
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
-from .runtimecheck import check_runtime, command_mismatch, live_guard
+from .runtimecheck import check_runtime, command_mismatch, fingerprint, interpreter_state, live_guard
 from .staging import (
     PYCACHE,
     runtime_files,
+    stage_bytecode,
     stage_identity,
     stage_pycache_removal,
     stage_retired_runtime,
@@ -250,15 +252,17 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     if ctx.hook_command:
         runtime: list[str] = []
         stage_runtime_removal(tx, provider_id, agent_dir, ctx.python)
+        code: dict[str, str] = {}
     else:
-        runtime = stage_runtime(tx, provider_id, runtime_dir, ctx.python, user_root(ctx))
+        code = stage_bytecode(tx, provider_id, runtime_dir, ctx.python, user_root(ctx), _compiled_for(previous, ctx))
+        runtime = stage_runtime(tx, provider_id, runtime_dir, ctx.python, user_root(ctx)) + sorted(code)
     runtime += _stage_extra_runtime(tx, provider, ctx, runtime_dir, agent_id)
     outcome.changed = _stage_documents(tx, docs, dir_mode(ctx)) + [str(path) for path, _ in repaired]
     trusted = _trusted(ctx) or inherited
     stage_retired_runtime(tx, runtime_dir, previous, runtime + runtime_files_names(provider_id, runtime_dir, ctx))
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
-        trusted=trusted,
+        trusted=trusted, interpreter=None if ctx.hook_command else fingerprint(ctx.python), bytecode=code,
     )
     for path in docs.targets:
         if path in docs.logs and path not in docs.deleted:
@@ -301,6 +305,14 @@ def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
     if problems:
         return [f"warning: the agent does not confirm the trust: {'; '.join(problems)}"]
     return [f"confirmed by {ctx.probe.name}: our hooks are listed, enabled and trusted"]
+
+
+def _compiled_for(previous: Manifest | None, ctx: Context) -> dict[str, str] | None:
+    """The bytecode digests of the earlier install when it ran this very interpreter (then unchanged modules
+    need no compiling again)."""
+    if previous is None or previous.python != ctx.python or previous.interpreter != fingerprint(ctx.python):
+        return None
+    return previous.bytecode
 
 
 def runtime_files_names(provider_id: str, agent_dir: Path, ctx: Context) -> list[str]:
@@ -368,13 +380,19 @@ class ProviderStatus:
 
     @property
     def healthy(self) -> bool:
-        return self.installed and not any(f.severity in ("error", "pending") for f in self.findings)
+        return self.installed and not any(f.severity in ("error", "pending", OFF) for f in self.findings)
 
     @property
     def awaiting_approval(self) -> bool:
         """Installed correctly, but the agent waits for the user to approve the hooks before running them."""
         severities = {f.severity for f in self.findings}
-        return self.installed and "pending" in severities and "error" not in severities
+        return self.installed and "pending" in severities and not severities & {"error", OFF}
+
+    @property
+    def switched_off(self) -> bool:
+        """Installed correctly, but a setting or variable the agent reads switches our hooks off."""
+        severities = {f.severity for f in self.findings}
+        return self.installed and OFF in severities and "error" not in severities
 
 
 def status(provider_id: str, ctx: Context) -> ProviderStatus:
@@ -390,6 +408,7 @@ def status(provider_id: str, ctx: Context) -> ProviderStatus:
     if installed and mismatch:  # every entry and runtime check would fail for this one reason
         return ProviderStatus(provider_id, agent_id, installed, [Finding(mismatch)])
     findings = provider.check(docs, ctx, agent_id) + loaded_findings(provider, docs, ctx, agent_id)
+    findings += env_findings(ctx, provider.ENV_SWITCHES, provider.FACTS.display_name)
     result = ProviderStatus(provider_id, agent_id, installed, findings)
     if installed:
         result.findings += check_runtime(provider, provider_id, ctx, agent_dir, agent_id, manifest)
@@ -419,4 +438,8 @@ def interpreter_of(provider_id: str, ctx: Context) -> dict[str, object]:
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     manifest = _manifests(None, ctx, provider_id).get(agent_id)
     python = manifest.python if manifest else ctx.python
-    return {"path": python, "present": os.path.isfile(python) and os.access(python, os.X_OK)}
+    present = os.path.isfile(python) and os.access(python, os.X_OK)
+    if not present or (manifest is not None and manifest.hook_command):
+        return {"path": python, "present": present, "identity": None}
+    state, _, problem = interpreter_state(python, manifest.interpreter if manifest else None)
+    return {"path": python, "present": present and problem is None, "identity": state}

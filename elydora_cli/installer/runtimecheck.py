@@ -1,16 +1,28 @@
 """What ``status`` checks of an installed agent beyond its config entries: that the install is live (a guard
 that is no uninstall stub), that it was made with the same ``--hook-command``, and its runtime (the generated
-files byte for byte, the identity, the interpreter or supervisor the entries run)."""
+files byte for byte and the launchers executable, the bytecode against the manifest's digests, nothing the
+interpreter could import planted beside them, the identity, the interpreter or supervisor the entries run).
+
+The interpreter is checked by what it is, not only by its path: the install manifest records its
+:func:`fingerprint` (device, inode, size, modification time of the file the path resolves to); when that
+changed, ``status`` runs it once (:func:`runs_runtime`) and reports one that does not run Python (a stub
+that exits 0 would let every tool call through).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+import stat
 from pathlib import Path
+
+from elydora_config.paths import kept_value
 
 from .. import identity
 from ..plug.context import Context
 from ..plug.contract import Finding, Provider
 from ..plug.ownership import command_words
+from ..runtime.bytecode import CODE_SUFFIX, digest
 from .manifest import Manifest
 from .staging import runtime_files
 from .systemscope import system_file_findings, system_policy_findings, user_root
@@ -64,6 +76,12 @@ def check_runtime(
             findings.append(Finding("runtime file differs from what this version generates (reinstall)", path))
         elif ctx.system:
             findings += system_file_findings(path, mode)
+        elif mode & stat.S_IXUSR and not os.lstat(path).st_mode & stat.S_IXUSR:
+            findings.append(Finding("is not executable: the agent cannot start it (chmod 700 it, or reinstall)", path))
+    code = {} if ctx.hook_command or manifest is None else manifest.bytecode
+    findings += _bytecode_findings(ctx, agent_id, code)
+    if not ctx.hook_command:
+        findings += planted(runtime_dir, {*expected, *code})
     if ctx.system:
         findings += system_policy_findings(runtime_dir)
     else:
@@ -73,7 +91,133 @@ def check_runtime(
         executable, what = _supervisor(ctx.hook_command), "supervisor"
     if not os.path.isfile(executable) or not os.access(executable, os.X_OK):
         findings.append(Finding(f"the {what} {executable} does not exist or is not executable"))
+    elif not ctx.hook_command:
+        findings += _interpreter_findings(python, manifest.interpreter if manifest else None, code)
     return findings
+
+
+def _bytecode_findings(ctx: Context, agent_id: str, code: dict[str, str]) -> list[Finding]:
+    """Each bytecode file the install compiled, unchanged (one that differs could run other code)."""
+    findings = []
+    for name, recorded in sorted(code.items()):
+        path = ctx.runtime_file(agent_id, name)
+        data = _read_regular(path)
+        if data is None:
+            findings.append(Finding("compiled runtime is missing: the hooks compile the source on every call "
+                                    "(reinstall)", path, severity="note"))
+        elif digest(data) != recorded:
+            findings.append(Finding("compiled runtime differs from what install compiled: the hooks would run it "
+                                    "in place of the runtime (reinstall)", path))
+    return findings
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The file's bytes when it is a regular file (not followed through a link, never blocking), else ``None``;
+    its folder was checked with the generated files beside it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        return os.read(fd, info.st_size + 1) if stat.S_ISREG(info.st_mode) and info.st_size <= 4 << 20 else None
+    finally:
+        os.close(fd)
+
+
+IMPORTABLE = (".py", ".pyc", ".pyo", ".pyw", ".so", ".pyd", CODE_SUFFIX)
+"""File endings the interpreter (or our launcher) could load code from."""
+PYCACHE = "__pycache__"
+
+
+def planted(runtime_dir: Path, ours: set[str]) -> list[Finding]:
+    """Anything beside the runtime that is not ours and that code could be loaded from: a module or package a
+    hook interpreter that puts the script's folder on ``sys.path`` (Python 3.10, or a wrapper without ``-I``)
+    would import in place of a standard-library module, or compiled files in ``__pycache__`` (no launcher of
+    this version reads them)."""
+    try:
+        with os.scandir(runtime_dir) as listing:
+            entries = [e for e in listing if e.name not in ours and (e.name.endswith(IMPORTABLE) or e.is_dir())]
+    except OSError:
+        return []
+    findings = []
+    for entry in sorted(entries, key=lambda e: e.name):
+        path = Path(entry.path)
+        if entry.is_dir():  # a link to a folder imports as well as a folder
+            if entry.name == PYCACHE and _has_entries(path):
+                findings.append(Finding("holds compiled modules the runtime does not use (remove the folder)", path))
+            elif entry.name != PYCACHE and any((path / f"__init__{end}").exists() for end in (".py", ".pyc")):
+                findings.append(Finding(f"{_PLANTED}; remove it", path))
+        elif entry.name.endswith(IMPORTABLE):
+            findings.append(Finding(f"{_PLANTED}; remove it", path))
+    return findings
+
+
+_PLANTED = "is not part of the runtime, but the hook interpreter could import it in place of a standard module"
+
+
+def _has_entries(path: Path) -> bool:
+    try:
+        with os.scandir(path) as listing:
+            return any(True for _ in listing)
+    except OSError:
+        return False
+
+
+def fingerprint(python: str) -> dict[str, object] | None:
+    """What the interpreter file is now: the file its path resolves to, with device, inode, size and
+    modification time (``None`` when it cannot be read)."""
+    real = os.path.realpath(python)
+    try:
+        info = os.stat(real)
+    except OSError:
+        return None
+    return {"path": real, "dev": info.st_dev, "ino": info.st_ino, "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+
+
+PROBE = (
+    "import marshal, posix, select, sys, time\n"
+    "sys.stdout.write('elydora-python %s %d' % (sys.implementation.cache_tag, 6 * 7))\n"
+)
+"""What the hook interpreter must run (the runtime's imports, and an answer a stub cannot give)."""
+PROBE_TIMEOUT = 10.0
+
+
+@functools.cache
+def runs_runtime(python: str, fingerprint_now: str) -> tuple[str | None, str | None]:
+    """(cache tag, problem): whether ``python`` runs the runtime's imports with the runtime's flags; asked once
+    per interpreter and fingerprint in a process (``fingerprint_now`` keys the cache)."""
+    import subprocess  # only when the interpreter changed since install: status spawns nothing otherwise
+
+    try:
+        done = subprocess.run([python, "-I", "-S", "-c", PROBE], capture_output=True, timeout=PROBE_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"cannot be run: {exc}"
+    words = done.stdout.decode("utf-8", "replace").split()
+    if done.returncode != 0 or len(words) != 3 or words[0] != "elydora-python" or words[2] != "42":
+        return None, f"does not run Python (exit {done.returncode}, answered {done.stdout[:60]!r})"
+    return words[1], None
+
+
+def interpreter_state(python: str, recorded: dict[str, object] | None) -> tuple[str, str | None, str | None]:
+    """(``"as installed"``, ``"changed"`` or ``"not recorded"``; cache tag when it was run; problem)."""
+    now = kept_value(("interpreter fingerprint", python), lambda: fingerprint(python))  # once per status pass
+    if recorded is not None and now == recorded:
+        return "as installed", None, None
+    tag, problem = runs_runtime(python, repr(now))
+    return ("changed" if recorded is not None else "not recorded"), tag, problem
+
+
+def _interpreter_findings(python: str, recorded: dict[str, object] | None, code: dict[str, str]) -> list[Finding]:
+    state, tag, problem = interpreter_state(python, recorded)
+    if problem is not None:
+        why = "changed since install and " if state == "changed" else ""
+        return [Finding(f"the hook interpreter {python} {why}{problem}: the guard cannot run (reinstall with a "
+                        "working --python)")]
+    if state == "changed" and code and not any(name.endswith(f".{tag}{CODE_SUFFIX}") for name in code):
+        return [Finding(f"the hook interpreter {python} changed since install ({tag}): the hooks compile the runtime "
+                        "on every call (reinstall)", severity="note")]
+    return []
 
 
 def _identity_findings(agent_dir: Path, provider_id: str) -> list[Finding]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import identity
+from ..runtime import bytecode
 from ..runtime.generate import generate
 
 if TYPE_CHECKING:
@@ -60,15 +61,58 @@ PYCACHE = "__pycache__"
 def stage_runtime(
     tx: Transaction, provider_id: str, agent_dir: Path, python: str, user_root: str | None = None
 ) -> list[str]:
-    """Stage every generated runtime file; stale compiled modules go when any source changes."""
+    """Stage every generated runtime file."""
     files = runtime_files(provider_id, agent_dir, python, user_root)
-    changed = False
     for name, (data, mode) in files.items():
-        changed |= tx.read(agent_dir / name, max_bytes=4 << 20) != data
         tx.write(agent_dir / name, data, mode=mode)
-    if changed:
-        stage_pycache_removal(tx, agent_dir)
+    stage_pycache_removal(tx, agent_dir)  # the launchers read no __pycache__: what earlier versions left goes
     return sorted(files)
+
+
+def stage_bytecode(
+    tx: Transaction,
+    provider_id: str,
+    agent_dir: Path,
+    python: str,
+    user_root: str | None = None,
+    previous: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Stage the bytecode of the runtime modules, compiled by ``python`` (:mod:`..runtime.bytecode`); returns
+    ``{file name: digest}`` for the manifest (empty when ``python`` cannot compile them: the launchers then
+    compile the source on every call). ``previous``: the digests an earlier install recorded for this same
+    interpreter; when every module's source is unchanged and its compiled file still matches, nothing is
+    compiled again (a reinstall, a configuration run). Stage it before the sources (it compares them)."""
+    files = runtime_files(provider_id, agent_dir, python, user_root)
+    sources = {name: data for name, (data, _) in files.items()}
+    found = _still_compiled(tx, agent_dir, sources, previous or {})
+    if found is None:
+        found = bytecode.compiled(python, str(agent_dir), sources)
+    digests = {}
+    for name, data in found.items():
+        module = name.partition(".")[0] + ".py"
+        there = tx.read(agent_dir / name, max_bytes=4 << 20)
+        data = there if there is not None and bytecode.same_code(there, data) else data
+        tx.write(agent_dir / name, data, mode=files[module][1])
+        digests[name] = bytecode.digest(data)
+    return digests
+
+
+def _still_compiled(
+    tx: Transaction, agent_dir: Path, sources: dict[str, bytes], previous: dict[str, str]
+) -> dict[str, bytes] | None:
+    """The compiled files an earlier install wrote, when they cover every module and both each source and its
+    compiled file are unchanged; else ``None``."""
+    found = {}
+    for name, digest in previous.items():
+        module = name.partition(".")[0] + ".py"
+        if module not in sources or tx.read(agent_dir / module, max_bytes=4 << 20) != sources[module]:
+            return None
+        data = tx.read(agent_dir / name, max_bytes=4 << 20)
+        if data is None or bytecode.digest(data) != digest:
+            return None
+        found[name] = data
+    modules = {name for name in sources if name.endswith(".py") and name[: -len(".py")] in bytecode.MODULES}
+    return found if {name.partition(".")[0] + ".py" for name in found} == modules else None
 
 
 def stage_runtime_removal(tx: Transaction, provider_id: str, agent_dir: Path, python: str) -> None:
@@ -80,7 +124,7 @@ def stage_runtime_removal(tx: Transaction, provider_id: str, agent_dir: Path, py
 
 
 def stage_pycache_removal(tx: Transaction, agent_dir: Path) -> None:
-    """Python caches the runtime modules' bytecode keyed by mtime seconds and size: drop it with the sources."""
+    """The interpreter's bytecode cache of earlier versions' runtime (the launchers read none now): drop it."""
     cache = agent_dir / PYCACHE
     if cache.is_dir() and not cache.is_symlink():
         for entry in sorted(cache.iterdir()):

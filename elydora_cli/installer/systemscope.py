@@ -100,24 +100,12 @@ def runs_flusher(python: str) -> bool:
         return False
 
 
-def precompile(runtime_dir: Path, python: str) -> list[str]:
-    """Compile the runtime modules as root: users cannot write ``__pycache__`` in a root-owned directory, and
-    without it every hook call would compile the guard again (about a quarter of its time budget)."""
-    import subprocess
-
-    argv = [python, "-I", "-m", "compileall", "-q", "-l", str(runtime_dir)]
-    try:
-        failed = subprocess.run(argv, capture_output=True, timeout=60).returncode != 0
-    except (OSError, subprocess.TimeoutExpired):
-        failed = True
-    return [f"warning: {runtime_dir}: the runtime modules could not be compiled; hooks start slower"] if failed else []
-
-
 def after_install(provider_id: str, ctx: Context, agent_id: str, python: str) -> list[str]:
-    """Notes of a committed system install: bytecode compiled, and a warning when the hooks cannot deliver."""
+    """Notes of a committed system install: a warning when the hooks cannot deliver (the runtime's bytecode is
+    compiled in the install's transaction, :mod:`..runtime.bytecode`)."""
     if not ctx.system:
         return []
-    notes = precompile(ctx.runtime_dir(agent_id), python)
+    notes = []
     if not runs_flusher(python):
         notes.append(f"warning: {python} cannot import elydora_cli: the guard enforces, but the audit delivers "
                      "nothing; install elydora-config for that interpreter or pass --python")

@@ -35,6 +35,7 @@ from elydora_config.records import record
 
 from .. import catalog, health, identity, packagedata
 from ..plug.context import Context
+from ..plug.layers import OFF
 from ..statefiles import PROBE_ENV, PROBE_LIFETIME, PROBE_NAME_BYTES, PROBE_PREFIX
 from . import operations
 from .entries import Entry
@@ -328,10 +329,14 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
         return [Check(provider, "-", "-", False, message)], []
     if not status.installed:
         return [Check(provider, "-", "-", False, f"not installed (run: elydora install {provider})")], []
-    problems = [Check(provider, "config", "-", False, f.render()) for f in status.findings if f.severity == "error"]
+    problems = [
+        Check(provider, "config", "-", False, f.render()) for f in status.findings if f.severity in ("error", OFF)
+    ]
     if not ctx.system:  # under system scope the guard's inputs are the root-owned policy, checked by status
         agent_dir = str(ctx.agent_dir(status.agent_id))
-        problems += [Check(provider, "state", "-", False, why) for why in health.check(agent_dir).enforcement]
+        found = health.check(agent_dir)
+        whys = found.enforcement + ([found.tampered] if found.tampered else [])
+        problems += [Check(provider, "state", "-", False, why) for why in whys]
     cwd = str(ctx.repo_root) if ctx.repo_root.is_dir() else None
     base = str(ctx.runtime_dir(status.agent_id))
     remove_stale_probes(base)

@@ -253,7 +253,8 @@ def _cached_status(agent: AgentDir, python: str) -> str:
     if status not in STATUSES or not isinstance(cached_at, (int, float)) or not isinstance(checked_at, (int, float)):
         _refresh(agent, python)
         raise AgentStateError(f"{STATUS_CACHE} is not valid")
-    if time.time() - max(cached_at, checked_at) > CACHE_TTL:
+    now = time.time()  # a time in the future counts as never, as in the guard
+    if now - max([stamp for stamp in (cached_at, checked_at) if stamp <= now], default=0.0) > CACHE_TTL:
         _refresh(agent, python)
     error, since = cache.get("query_error"), cache.get("query_failing_since")
     refused_for = time.time() - since if isinstance(since, (int, float)) else QUERY_GRACE + 1

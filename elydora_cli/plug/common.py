@@ -15,7 +15,7 @@ from .context import Context
 from .contract import Finding
 from .documents import Documents
 from .hookmap import HookMap
-from .layers import Setting
+from .layers import Setting, switched_off
 from .ownership import AUDIT, GUARD, HandlerFactory, Ref, refs_in, runtime_argv, script_path
 from .schema import MapSchema, validate_hookmap
 
@@ -206,7 +206,7 @@ def switched_plug(
     def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
         path = single_target(docs, schema)
         setting = disabled_by(docs)
-        findings = [Finding(f"{agent} hooks are disabled: {setting.describe()}", setting.path)] if setting else []
+        findings = [switched_off(setting, agent, f"remove it{advice(setting, path)}")] if setting else []
         return findings + check_hooks(docs, path, hm, ctx, agent_id)
 
     return install, uninstall, check

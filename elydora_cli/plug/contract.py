@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .context import Context
     from .defaults import Found
     from .documents import Documents
+    from .layers import EnvSwitch
 
 MIB = 1024 * 1024
 
@@ -84,7 +85,8 @@ class Finding:
     path: Path | None = None
     severity: str = "error"
     """``error``: broken; ``pending``: correct but waiting for the user to approve it in the agent (the agent
-    does not run it yet); ``note``: information only. Both ``error`` and ``pending`` make status unhealthy."""
+    does not run it yet); ``off``: correct, but a setting or variable the agent reads switches our hooks off
+    (:mod:`.layers`); ``note``: information only. Each but ``note`` makes status unhealthy."""
 
     def render(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
@@ -104,6 +106,10 @@ class Provider(Protocol):
     @property
     def NOTES(self) -> tuple[str, ...]:
         """What to tell the user after an install."""
+
+    @property
+    def ENV_SWITCHES(self) -> tuple[EnvSwitch, ...]:
+        """The environment variables with which the agent runs none of our hooks (``status`` reports them)."""
 
     @property
     def HOOK_COMMAND_REFUSED(self) -> str | None:

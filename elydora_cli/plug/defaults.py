@@ -17,12 +17,15 @@ from .context import Context
 from .documents import Documents
 from .hookfile import handlers
 from .hookmap import HookMap
+from .layers import EnvSwitch
 from .ownership import Ref
 
 if TYPE_CHECKING:
     from typing import Any
 
 NOTES: tuple[str, ...] = ()
+NO_ENV_SWITCHES: tuple[EnvSwitch, ...] = ()
+"""``ENV_SWITCHES`` of an agent that reads no variable switching its hooks off."""
 HOOK_COMMAND_ACCEPTED: str | None = None
 """``HOOK_COMMAND_REFUSED`` of every agent whose entries may run a ``--hook-command`` supervisor."""
 

@@ -31,6 +31,7 @@ from .context import Context
 from .contract import Finding, Format, Target
 from .documents import Documents
 from .hookmap import HookMap
+from .layers import OFF
 from .ownership import Ref
 from .schema import Check, MapSchema, require_type
 
@@ -179,7 +180,7 @@ def check(docs: Documents, ctx: Context, hf: HookFile, agent_id: str) -> list[Fi
     files = _validate_all(docs, hf, ctx)
     main, value = files[0]
     reason = hf.disabled(docs, ctx, main, value or {}) if hf.disabled else None
-    findings = [Finding(reason, main)] if reason else []
+    findings = [Finding(reason, main, severity=OFF)] if reason else []
     findings += check_hooks(docs, main, hf.hooks, ctx, agent_id)
     for path, old in files[1:]:
         if any(ref.agent_id == agent_id for ref in _owned(old, hf, ctx, docs.recorded)):

@@ -4,12 +4,17 @@ Several agents merge a setting from system, user, project and folder files (Droi
 explicit value wins; Qwen ``disableAllHooks``, Copilot...: the last one wins). A provider lists its layers in
 the agent's order as :class:`Layer` values and asks :func:`first_explicit` or :func:`last_explicit`; a layer that
 sets the switch to a value of the wrong type is an error naming the file, never silently skipped.
+
+What ``status`` reports of such a switch is one shape for every agent: :func:`switched_off` for a settings
+layer, :class:`EnvSwitch` (an agent module's ``ENV_SWITCHES``) for a variable the agent reads from its
+environment; both are findings of severity ``off`` naming the file or variable and the fix.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from elydora_config.errors import MalformedConfigError
@@ -17,6 +22,7 @@ from elydora_config.records import record
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .context import Context
+from .contract import Finding
 from .documents import Documents
 from .schema import BOOL, Check
 
@@ -47,7 +53,9 @@ class Setting:
 
 
 def _literal(value: Any) -> str:
-    return {True: "true", False: "false", None: "null"}.get(value, repr(value)) if not isinstance(value, str) else value
+    if value is None or isinstance(value, bool):
+        return {True: "true", False: "false", None: "null"}[value]
+    return value if isinstance(value, str) else repr(value)
 
 
 def _keys(key: Key) -> tuple[str, ...]:
@@ -127,3 +135,58 @@ def managed_file(ctx: Context, provider_id: str) -> Path:
     if found.windows is None and ctx.windows:
         raise ScopeError(None, f"{provider_id}: --scope system: the agent's managed layer on Windows is not known")
     return system_file(ctx, posix=found.path, macos=found.macos, windows=found.windows or "")
+
+
+# -- what status reports of a switch ------------------------------------------------------------------------
+
+OFF = "off"
+"""The severity of a finding that says the agent runs none of our hooks because of a setting or a variable."""
+
+
+def switched_off(setting: Setting, agent: str, fix: str) -> Finding:
+    """``setting`` switches our hooks off: the finding names the file (its path), the key, its value and ``fix``."""
+    return Finding(f"{agent} runs none of our hooks: {setting.key} is {_literal(setting.value)} here; {fix}",
+                   setting.path, severity=OFF)
+
+
+def truthy(value: str) -> bool:
+    """The agents' common reading of a flag variable: ``1``, ``true``, ``yes`` or ``on``, any case, trimmed."""
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def exactly(text: str) -> Callable[[str], bool]:
+    """A variable that counts only when it is exactly ``text``."""
+    return lambda value: value == text
+
+
+@record(frozen=True)
+class EnvSwitch:
+    """An environment variable with which the agent runs none of our hooks (its safe mode, bare mode...)."""
+
+    name: str
+    meaning: str
+    """What the agent calls the mode the variable turns on (``"safe mode"``)."""
+    on: Callable[[str], bool] = truthy
+    system: bool = True
+    """Whether it also switches off the hooks of a ``--scope system`` install (Claude Code's safe mode keeps
+    managed hooks)."""
+
+
+def env_findings(ctx: Context, switches: Iterable[EnvSwitch], agent: str) -> list[Finding]:
+    """The switches set in the environment ``status`` runs in (the one an agent started from this shell gets)."""
+    found = []
+    for switch in switches:
+        value = ctx.env_value(switch.name)
+        if value is None or not switch.on(value) or (ctx.system and not switch.system):
+            continue
+        found.append(Finding(
+            f"{agent} runs none of our hooks in {switch.meaning}, which {switch.name}={value!r} in this "
+            f"environment turns on: unset {switch.name} before starting {agent}",
+            severity=OFF,
+        ))
+    return found
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (the agent reads it once, as the layer it reaches first)."""
+    return os.path.realpath(a) == os.path.realpath(b)

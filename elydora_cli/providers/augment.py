@@ -142,6 +142,7 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime = defaults.no_extra_runtime
 installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 agent_argv = defaults.default_argv

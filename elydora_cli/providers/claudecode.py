@@ -34,9 +34,10 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.layers import managed_file
+from ..plug.layers import EnvSwitch, Setting, explicit, last_explicit, layers, managed_file, same_file, switched_off
 from ..plug.ownership import Ref, refs_in, runtime_argv, runtime_context, supervisor_runtime
 from ..plug.schema import (
+    ANY,
     BOOL,
     HTTP_URL,
     NONEMPTY_STR,
@@ -156,25 +157,66 @@ HOOKS = HookMap(
 LOCKDOWN_KEY, LOCKDOWN_OFF = managed.lockdown_switch("claudecode")
 
 
+PROJECT_FILES = ("settings.json", "settings.local.json")
+"""The project's ``.claude/`` layers, in Claude Code's order (the local one wins)."""
+SWITCH = "disableAllHooks"
+MANAGED_ONLY = ("allowManagedHooksOnly", "strictPluginOnlyCustomization")
+"""Managed keys with which only managed hooks run (``strictPluginOnlyCustomization``: true, or a list naming
+``hooks``)."""
+ENV_SWITCHES = (EnvSwitch("CLAUDE_CODE_SAFE_MODE", "safe mode", system=False),)
+"""Claude Code 2.1.332: safe mode (also ``--safe-mode``) runs managed hooks only."""
+
+
+def project_files(ctx: Context, user_file: Path) -> list[Path]:
+    """``<project>/.claude/settings.json`` and ``settings.local.json``, unless that folder is the user's own."""
+    folder = ctx.repo_root / ".claude"
+    return [] if same_file(folder, user_file.parent) else [folder / name for name in PROJECT_FILES]
+
+
 def sources(ctx: Context) -> Sources:
     if ctx.system:  # managed-settings.json: same schema as settings.json, read by every user's Claude Code
         return Sources([Target(managed_file(ctx, FACTS.id), Format.JSON, mode=managed.POLICY_MODE)])
     configured = ctx.env_value("CLAUDE_CONFIG_DIR")
     directory = ctx.place(configured) if configured is not None else ctx.home / ".claude"
-    return Sources([Target(directory / "settings.json", Format.JSON)])
+    user = directory / "settings.json"
+    depends = [*project_files(ctx, user), *([] if ctx.windows else [managed_file(ctx, FACTS.id)])]
+    return Sources([Target(user, Format.JSON)], depends, dict.fromkeys(depends, Format.JSON))
 
 
 def _settings(docs: Documents) -> tuple[Path, Any]:
     path = next(iter(docs.targets))
     value = validated(docs, path, SCHEMA)
-    require_type(path, value, "disableAllHooks", BOOL)
+    require_type(path, value, SWITCH, BOOL)
     return path, value
+
+
+def _fix(setting: Setting) -> str:
+    if setting.key == SWITCH:
+        return "remove it (or set it to false)"
+    return "only the administrator can change it; they can install Elydora there (--scope system)"
+
+
+def switched(docs: Documents, ctx: Context) -> list[Setting]:
+    """What switches our user-scope hooks off: ``disableAllHooks`` (the last of user, project, local and
+    managed settings that sets it), or a managed key with which managed hooks only run."""
+    user = next(iter(docs.targets))
+    managed_files = [] if ctx.windows else [managed_file(ctx, FACTS.id)]
+    chain = layers(docs, [user, *project_files(ctx, user), *managed_files])
+    found = [s for s in [last_explicit(chain, SWITCH)] if s is not None and s.value]
+    policy = layers(docs, managed_files)
+    found += [s for s in explicit(policy, MANAGED_ONLY[0]) if s.value]
+    found += [s for s in explicit(policy, MANAGED_ONLY[1], ANY) if s.value is True or _names_hooks(s.value)]
+    return found
+
+
+def _names_hooks(value: Any) -> bool:
+    return isinstance(value, list) and "hooks" in value
 
 
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path, value = _settings(docs)
     refuse_if(
-        isinstance(value, dict) and value.get("disableAllHooks") is True,
+        isinstance(value, dict) and value.get(SWITCH) is True,
         path,
         "Claude Code hooks are disabled by disableAllHooks: true; remove it to install",
     )
@@ -192,8 +234,11 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path, value = _settings(docs)
-    if isinstance(value, dict) and value.get("disableAllHooks") is True:
-        return [Finding("hooks are disabled by disableAllHooks: true", path)]
+    off = [Setting(path, True, SWITCH)] if isinstance(value, dict) and value.get(SWITCH) is True else []
+    if not ctx.system:  # managed hooks run whatever a user or project layer says, unless managed settings say
+        off = switched(docs, ctx)
+    if off:
+        return [switched_off(s, FACTS.display_name, _fix(s)) for s in off]
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
     if ctx.system:
         found += lockdown.check(docs, path, LOCKDOWN_KEY, LOCKDOWN_OFF)

@@ -44,6 +44,7 @@ VERSION = 2
 """Our marker: the Python SDK installer's four keys (version 1) plus ``python``, the interpreter we spawn."""
 REFERENCE_VERSION = 1
 HOOK_COMMAND_REFUSED = "Cline runs the hook files Elydora generates, not a command from its settings"
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 """Why ``--hook-command`` does not apply: the hook-command contract is about a command stored in an agent's
 settings, and Cline has none (its hook files run the Elydora runtime)."""
 TEMPLATE = "cline_hook.mjs"

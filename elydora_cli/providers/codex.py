@@ -10,7 +10,7 @@ from elydora_config.records import replace
 from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, managed
-from ..plug import defaults, hookmap, lockdown
+from ..plug import defaults, hookmap, lockdown, systempin
 from ..plug.agentprobe import AgentProbe, ListedHook, ProbeError
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import (
@@ -26,7 +26,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.layers import managed_file
+from ..plug.layers import Setting, explicit, last_explicit, layers, managed_file, switched_off
 from ..plug.ownership import Ref, refs_in, runtime_argv
 from ..plug.schema import ANY, ANY_HANDLER, STR, MapSchema
 from ..recovery_hint import elydora_command
@@ -71,6 +71,27 @@ MANAGED_SCHEMA = MapSchema(
 """requirements.toml's ``[hooks]``: the event map beside the directories of managed hook scripts."""
 
 
+HOOKS_FEATURE = ("features", "hooks")
+LEGACY_FEATURE = ("features", "codex_hooks")
+"""The older name of the same feature flag (Codex 0.171.0 still reads it)."""
+SYSTEM_CONFIG, MANAGED_CONFIG = "/etc/codex/config.toml", "/etc/codex/managed_config.toml"
+PIN = systempin.Pin(HOOKS_FEATURE, True, "Codex")
+"""Under ``--scope system``: ``[features] hooks = true`` in requirements.toml keeps hooks on whatever a user's or
+project's config.toml says. Without it a user's ``[features] hooks = false`` switches the managed hooks off too
+(Codex 0.171.0, both shown with the real CLI: tests/e2e/test_managed.py)."""
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
+
+
+def layer_files(ctx: Context, user_config: Path) -> list[Path]:
+    """Codex's config layers in precedence order (later wins): system, user, the project's ``.codex/config.toml``
+    (Codex reads it for a project it trusts), managed config. Windows: the user and project files only (the
+    system paths there are not known)."""
+    project = ctx.repo_root / ".codex" / "config.toml"
+    if ctx.windows:
+        return [user_config, project]
+    return [ctx.place(SYSTEM_CONFIG), user_config, project, ctx.place(MANAGED_CONFIG)]
+
+
 def sources(ctx: Context) -> Sources:
     if ctx.system:  # requirements.toml: [hooks] there are managed, trusted by policy, for every user
         return Sources([Target(managed_file(ctx, FACTS.id), Format.TOML, new_text="", mode=managed.POLICY_MODE)])
@@ -84,7 +105,10 @@ def sources(ctx: Context) -> Sources:
         home = ctx.home / ".codex"
     new_text = '{\n  "description": "' + DESCRIPTION + '"\n}\n'
     hooks = Target(home / "hooks.json", Format.JSON, new_text=new_text)
-    return Sources([hooks, Target(home / "config.toml", Format.TOML, new_text="")])
+    config = home / "config.toml"
+    depends = [p for p in layer_files(ctx, config) if p != config]
+    depends += [] if ctx.windows else [managed_file(ctx, FACTS.id)]
+    return Sources([hooks, Target(config, Format.TOML, new_text="")], depends, dict.fromkeys(depends, Format.TOML))
 
 
 def _path(docs: Documents, ctx: Context) -> Path:
@@ -101,6 +125,7 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path = _path(docs, ctx)
     if ctx.system:
         lockdown.apply(docs, path, ctx, LOCKDOWN_KEY)
+        systempin.apply(docs, path, PIN)
         add_hooks(docs, path, MANAGED_HOOKS, ctx, agent_id)
         return
     add_hooks(docs, path, HOOKS, ctx, agent_id)
@@ -114,17 +139,46 @@ def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None
     if ctx.system:
         if agent_ids is None:
             lockdown.remove(docs, path, LOCKDOWN_KEY)
+            systempin.remove(docs, path, PIN)
         remove_hooks(docs, path, HOOKS, ctx, agent_ids)
         return
     remove_hooks(docs, path, HOOKS, ctx, agent_ids)
     _keep_trust(docs, path, ctx)
 
 
+def switched(docs: Documents, ctx: Context) -> list[Setting]:
+    """What switches our user-scope hooks off without Codex to ask: ``[features] hooks = false`` (the last
+    layer that sets it, its older name ``codex_hooks`` where ``hooks`` is not set), or requirements.toml
+    running managed hooks only or switching the feature off."""
+    chain = layers(docs, layer_files(ctx, _config(docs)))
+    feature = last_explicit(chain, HOOKS_FEATURE) or last_explicit(chain, LEGACY_FEATURE)
+    found = [feature] if feature is not None and feature.value is False else []
+    if not ctx.windows:
+        required = layers(docs, [managed_file(ctx, FACTS.id)])
+        found += [s for s in explicit(required, HOOKS_FEATURE) if s.value is False]
+        found += [s for s in explicit(required, LOCKDOWN_KEY) if s.value]
+    return found
+
+
+def _off_fix(setting: Setting, ctx: Context) -> str:
+    if setting.key == LOCKDOWN_KEY or setting.path in (ctx.place(SYSTEM_CONFIG), ctx.place(MANAGED_CONFIG)) or (
+        not ctx.windows and setting.path == managed_file(ctx, FACTS.id)
+    ):
+        return "only the administrator can change it; they can install Elydora there (--scope system)"
+    if setting.path == ctx.repo_root / ".codex" / "config.toml":
+        return "remove it (or set it to true; Codex reads this file in a project it trusts)"
+    return "remove it (or set it to true)"
+
+
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path = _path(docs, ctx)
+    if not ctx.system:
+        off = switched(docs, ctx)
+        if off:
+            return [switched_off(s, FACTS.display_name, _off_fix(s, ctx)) for s in off]
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
     if ctx.system:  # managed hooks need no trust
-        return found or _hooks_feature(docs, path) + lockdown.check(
+        return found or _hooks_feature(docs, path) or systempin.check(docs, path, PIN) + lockdown.check(
             docs, path, LOCKDOWN_KEY, LOCKDOWN_OFF
         )
     if found:
@@ -140,8 +194,9 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
 def _hooks_feature(docs: Documents, path: Path) -> list[Finding]:
     """``[features] hooks = false`` in requirements.toml switches every hook off, ours included."""
     doc = docs.doc(path)
-    if doc is not None and doc.get(["features", "hooks"], None) is False:
-        return [Finding("hooks are switched off by [features] hooks = false", path)]
+    if doc is not None and doc.get(list(HOOKS_FEATURE), None) is False:
+        setting = Setting(path, False, ".".join(HOOKS_FEATURE))
+        return [switched_off(setting, FACTS.display_name, "remove it (or set it to true)")]
     return []
 
 

@@ -158,6 +158,7 @@ def _allowed_url(url: str, ctx: Context) -> bool:
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime = defaults.no_extra_runtime
 installed_entries = defaults.entries_in(defaults.first_target(HOOKS))
 

@@ -131,6 +131,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
 ROLES = HOOKS.events
 """The one event of our entries (the audit shares it: each entry carries its own role)."""
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = (

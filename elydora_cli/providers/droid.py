@@ -36,7 +36,7 @@ from ..plug.documents import Documents
 from ..plug.hookfile import handlers
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import group_patterns, require_compilable
-from ..plug.layers import Layer, explicit, first_explicit, layer, layers, lookup, system_file
+from ..plug.layers import OFF, Layer, explicit, first_explicit, layer, layers, lookup, system_file
 from ..plug.pairforms import OldShape, exactly, recogniser
 from ..plug.schema import BOOL, NONEMPTY_STR, OBJECT, POS_NUMBER, STR, HandlerSchema, MapSchema, validate_hookmap
 
@@ -304,13 +304,14 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     validate(docs)
     reason = blocked(docs, ctx, active_source(docs))
     if reason is not None:
-        return [Finding(f"Factory Droid does not run user hooks: {reason[1]}", reason[0])]
+        return [Finding(f"Factory Droid does not run user hooks: {reason[1]}", reason[0], severity=OFF)]
     findings = [f for path, hm in hook_maps(docs) for f in check_hooks(docs, path, hm, ctx, agent_id)]
     return findings + _unloaded(docs, ctx, agent_id)
 
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime = defaults.no_extra_runtime
 installed_entries = defaults.entries_in(hook_maps)
 agent_argv = defaults.default_argv

@@ -16,6 +16,17 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
+from ..plug.layers import (
+    EnvSwitch,
+    Setting,
+    exactly,
+    explicit,
+    last_explicit,
+    layers,
+    managed_file,
+    same_file,
+    switched_off,
+)
 from ..plug.ownership import Ref, refs_in, runtime_argv
 from ..plug.schema import (
     BOOL,
@@ -85,19 +96,52 @@ PIN = systempin.Pin(("hooksConfig", "enabled"), True, "Gemini CLI")
 user's ``false`` (Gemini CLI 0.61 ``mergeSettings``)."""
 
 
+ENABLED, DISABLED = ("hooksConfig", "enabled"), ("hooksConfig", "disabled")
+ENV_SWITCHES = (
+    EnvSwitch("GEMINI_CLI_TRUST_WORKSPACE", "an untrusted folder (no settings hook runs there)", exactly("false")),
+    EnvSwitch("GEMINI_RESTRICTED_MODE", "restricted mode (every folder untrusted, no settings hook runs)",
+              exactly("true")),
+)
+"""Gemini CLI 0.61 ``checkPathTrust``: either variable makes every folder untrusted, and the hook registry
+registers no settings hook, system ones included, in an untrusted folder."""
+
+
+def system_settings(ctx: Context) -> Path:
+    """``GEMINI_CLI_SYSTEM_SETTINGS_PATH``, else the managed layer (the one ``--scope system`` writes)."""
+    configured = None if ctx.system else ctx.env_value("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+    return ctx.place(configured) if configured else managed_file(ctx, FACTS.id)
+
+
+def system_defaults(ctx: Context) -> Path:
+    configured = ctx.env_value("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+    return ctx.place(configured) if configured else system_settings(ctx).parent / "system-defaults.json"
+
+
+def gemini_home(ctx: Context) -> Path:
+    return ctx.env_dir("GEMINI_CLI_HOME") or ctx.home
+
+
+def workspace_settings(ctx: Context) -> Path | None:
+    """``<project>/.gemini/settings.json``, read unless the project folder is the (Gemini) home directory."""
+    return None if same_file(ctx.repo_root, gemini_home(ctx)) else ctx.repo_root / ".gemini" / "settings.json"
+
+
+def chain(ctx: Context) -> list[Path]:
+    """Gemini's settings files in merge order (later wins): system defaults, user, workspace, system. Under
+    ``--scope system`` the system file is the managed layer we write, and no user's own file is at hand."""
+    user = None if ctx.system else gemini_home(ctx) / ".gemini" / "settings.json"
+    files = [system_defaults(ctx), user, workspace_settings(ctx), system_settings(ctx)]
+    return [p for p in dict.fromkeys(files) if p is not None]
+
+
 def sources(ctx: Context) -> Sources:
     if ctx.system:  # /etc/gemini-cli/settings.json: same schema as settings.json, merged above every user file
-        return systempin.sources(ctx, FACTS.id, Format.JSONC_NO_TRAILING_COMMAS)
-    home = ctx.env_dir("GEMINI_CLI_HOME") or ctx.home
-    return Sources(
-        [
-            Target(
-                home / ".gemini" / "settings.json",
-                Format.JSONC_NO_TRAILING_COMMAS,
-                new_text="// Managed by Elydora\n{}\n",
-            )
-        ]
-    )
+        target = systempin.sources(ctx, FACTS.id, Format.JSONC_NO_TRAILING_COMMAS).targets[0]
+    else:
+        user = gemini_home(ctx) / ".gemini" / "settings.json"
+        target = Target(user, Format.JSONC_NO_TRAILING_COMMAS, new_text="// Managed by Elydora\n{}\n")
+    depends = [p for p in chain(ctx) if p != target.path]
+    return Sources([target], depends, dict.fromkeys(depends, Format.JSONC_NO_TRAILING_COMMAS))
 
 
 def _settings(docs: Documents) -> tuple[Path, Any]:
@@ -105,6 +149,18 @@ def _settings(docs: Documents) -> tuple[Path, Any]:
     value = common.validated(docs, path, SCHEMA)
     require_type(path, value, "hooksConfig", HOOKS_CONFIG)
     return path, value
+
+
+def switched(docs: Documents, ctx: Context) -> list[Setting]:
+    """What switches our hooks off across the layers: ``hooksConfig.enabled`` false (the last layer that sets
+    it; under system scope our pin in the system file decides), or one of our names in any layer's
+    ``hooksConfig.disabled`` (Gemini unites those lists)."""
+    paths = chain(ctx)
+    found = [s for s in [last_explicit(layers(docs, paths), ENABLED)] if s is not None and s.value is False]
+    for listed in explicit(layers(docs, paths), DISABLED, STR_LIST):
+        ours = [name for name in listed.value if name in NAMES.values()]
+        found += [Setting(listed.path, ours, listed.key)] if ours else []
+    return found
 
 
 def _disabled(value: Any, ctx: Context, *, by_command: bool) -> str | None:
@@ -119,6 +175,12 @@ def _disabled(value: Any, ctx: Context, *, by_command: bool) -> str | None:
     return None
 
 
+def _fix(setting: Setting) -> str:
+    if setting.key == ".".join(ENABLED):
+        return "remove it (or set it to true)"
+    return f"remove {', '.join(setting.value)} from that list"
+
+
 def install(docs: Documents, ctx: Context, agent_id: str) -> None:
     path, value = _settings(docs)
     reason = _disabled(value, ctx, by_command=True)
@@ -131,9 +193,9 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     path, value = _settings(docs)
-    reason = _disabled(value, ctx, by_command=False)
-    if reason:
-        return [Finding(reason, path)]
+    off = switched(docs, ctx)
+    if off:
+        return [switched_off(s, FACTS.display_name, _fix(s)) for s in off]
     if ctx.system:
         findings = systempin.check_system(docs, path, PIN, HOOKS, ctx, agent_id)
     else:

@@ -56,6 +56,7 @@ install, uninstall, check = hookfile.plug(FILE)
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Check the hooks with `grok inspect --json` or /hooks inside Grok Build.",)

@@ -34,6 +34,7 @@ from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookfile import HookFile
 from ..plug.hookmap import HookMap
+from ..plug.layers import EnvSwitch
 from ..plug.ownership import Ref, owner
 from ..plug.schema import NONEMPTY_STR, OBJECT, STR, Check, HandlerSchema, MapSchema
 
@@ -47,6 +48,8 @@ CONFIG = "config.yaml"
 ALLOWLIST = "shell-hooks-allowlist.json"
 MANAGED_VARIABLE = "HERMES_MANAGED_DIR"
 MANAGED_DIR = "/etc/hermes"
+ENV_SWITCHES = (EnvSwitch("HERMES_SAFE_MODE", "safe mode"),)
+"""Hermes 0.19.0 ``agent/shell_hooks.py``: shell hooks are not registered while HERMES_SAFE_MODE is truthy."""
 HERMES_EVENTS = (
     "pre_tool_call", "post_tool_call", "transform_terminal_output", "transform_tool_result", "transform_llm_output",
     "pre_llm_call", "post_llm_call", "pre_verify", "pre_api_request", "post_api_request", "api_request_error",

@@ -128,6 +128,7 @@ def installed_entries(docs: Documents, ctx: Context) -> list[defaults.Found]:
 ROLES = EVENTS
 agent_argv = defaults.default_argv
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime = defaults.no_extra_runtime
 
 NOTES = ("Restart Kimi Code sessions so they load the new hooks.",)

@@ -83,6 +83,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = (f"Start Kiro CLI with `kiro-cli --agent {AGENT_NAME}`: sessions of any other agent are not guarded.",)

@@ -21,5 +21,6 @@ HOOKS = TriggerFile(FACTS.id, catalog_events(FACTS), name="elydora-audit.json", 
 sources, install, uninstall, check, installed_entries, extra_runtime, agent_argv = triggerfile.plug(HOOKS)
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 
 NOTES = ("Kiro CLI reads ~/.kiro/hooks/ when a session starts: restart running kiro-cli sessions.",)

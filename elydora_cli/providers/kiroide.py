@@ -20,6 +20,7 @@ HOOKS = TriggerFile(FACTS.id, catalog_events(FACTS), name="elydora-kiroide.json"
 sources, install, uninstall, check, installed_entries, extra_runtime, agent_argv = triggerfile.plug(HOOKS)
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 
 NOTES = (
     "Open the Agent Hooks panel of the Kiro IDE and check that elydora-guard and elydora-audit are listed"

@@ -107,6 +107,7 @@ install, uninstall, check = common.switched_plug(SCHEMA, HOOKS, "Letta Code", di
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Open /hooks in Letta Code to see the Elydora hooks; restart running sessions so they load them.",)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import catalog
-from ..plug import plugin
+from ..plug import defaults, plugin
 from ..plug.context import Context
 
 FACTS = catalog.provider("opencode")
@@ -24,6 +24,7 @@ def config_dir(ctx: Context) -> Path:
 
 _AGENT = plugin.PluginAgent(FACTS, config_dir)
 ROLES, HOOK_COMMAND_REFUSED, agent_argv, extra_runtime = _AGENT.constants()
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 sources, install, uninstall, check, installed_entries = _AGENT.plugs()
 PLUGIN_PACKAGE = "@opencode-ai/plugin"
 """The npm package OpenCode installs into its config folder when a plugin is there."""

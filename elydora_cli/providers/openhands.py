@@ -120,6 +120,7 @@ SHADOWED = (
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Restart running OpenHands sessions so they load the new hooks.",)

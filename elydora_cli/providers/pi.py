@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import catalog
-from ..plug import plugin
+from ..plug import defaults, plugin
 from ..plug.context import Context
 
 FACTS = catalog.provider("pi")
@@ -30,6 +30,7 @@ def config_dir(ctx: Context) -> Path:
 _AGENT = plugin.PluginAgent(FACTS, config_dir, plugin.PI_FORM)
 ROLES, HOOK_COMMAND_REFUSED, agent_argv, extra_runtime = _AGENT.constants()
 sources, install, uninstall, check, installed_entries = _AGENT.plugs()
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES  # Pi 0.73.1 reads no variable that turns extensions off (only --no-extensions)
 NOTES = (
     "Pi loads extensions at start: restart running Pi sessions (or run /reload in them).",
     "`pi --no-extensions` (-ne) starts Pi without discovering extensions, ours included: such a session is "

@@ -144,6 +144,7 @@ install, uninstall, check = switched_plug(SCHEMA, HOOKS, "Qoder CLI", disabled_b
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
+ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
 
 NOTES = ("Open /hooks in Qoder CLI to see the Elydora hooks; restart running sessions so they load them.",)

@@ -25,7 +25,17 @@ from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents, parse
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import group_patterns, require_compilable
-from ..plug.layers import Layer, Setting, first_explicit, last_explicit, layer, managed_file
+from ..plug.layers import (
+    EnvSwitch,
+    Layer,
+    Setting,
+    explicit,
+    first_explicit,
+    last_explicit,
+    layer,
+    managed_file,
+    switched_off,
+)
 from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import OldShape, exactly, recogniser
 from ..plug.schema import (
@@ -98,6 +108,14 @@ NAMES = {"guard": "elydora-guard", "audit": "elydora-audit"}
 HOME_KEY, RUNTIME_KEY = "QWEN_HOME", "QWEN_RUNTIME_DIR"
 TRUST_LEVELS = ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST")
 FOLDER_TRUST = ("security", "folderTrust", "enabled")
+SANDBOX = ("tools", "executionSandbox")
+"""Qwen Code 0.24.4 ``getDisableAllHooks``: true while a shell execution sandbox is configured (any layer)."""
+ENV_SWITCHES = (
+    EnvSwitch("QWEN_CODE_SAFE_MODE", "safe mode"),
+    EnvSwitch("QWEN_CODE_SIMPLE", "bare mode"),
+)
+"""Qwen Code 0.24.4 ``getDisableAllHooks``: safe mode (also ``--safe-mode``) and bare mode (also ``--bare``)
+switch every hook off, system ones included."""
 
 
 FORMS = ("posix", "call")
@@ -304,13 +322,22 @@ def workspace_trusted(docs: Documents, ctx: Context, where: Places, settings: Ma
 
 def disabled(docs: Documents, ctx: Context, where: Places, settings: Mapping[str, Layer]) -> Setting | None:
     """The ``disableAllHooks: true`` that wins (last explicit one of system defaults, user, the workspace when
-    it is consulted and trusted, system settings), else ``None``."""
+    it is consulted and trusted, system settings), else a shell execution sandbox set in one of them, else
+    ``None``."""
     chain = [settings["defaults"], settings["user"]]
     if "workspace" in settings and workspace_trusted(docs, ctx, where, settings):
         chain.append(settings["workspace"])
     chain.append(settings["system"])
     setting = last_explicit(chain, "disableAllHooks")
-    return setting if setting is not None and setting.value else None
+    if setting is not None and setting.value:
+        return setting
+    return next(iter(explicit(chain, SANDBOX, schema.OBJECT)), None)
+
+
+def _fix(setting: Setting) -> str:
+    if setting.key == "disableAllHooks":
+        return "remove it (or set it to false)"
+    return "Qwen Code runs no hook while a shell execution sandbox is configured: remove it"
 
 
 def _prepared(docs: Documents, ctx: Context) -> tuple[Places, Setting | None]:
@@ -353,7 +380,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
         return systempin.check_system(docs, _system_file(docs), PIN, HOOKS, ctx, agent_id)
     where, off = _prepared(docs, ctx)
     if off is not None:
-        return [Finding(f"Qwen Code hooks are disabled ({off.describe()})", off.path)]
+        return [switched_off(off, FACTS.display_name, _fix(off))]
     return check_hooks(docs, where.settings, HOOKS, ctx, agent_id)
 
 

@@ -7,10 +7,11 @@ literal of the agent's value (state directory, interpreter, the provider's deny,
 outputs), so a generated script needs neither the catalog nor this package at run time.
 
 Per agent: ``guard.py`` and ``hook.py`` (0700) are short launchers; the code is in ``_elydora_guard.py`` and
-``_elydora_audit.py`` (0600) beside them, imported so that the interpreter caches the bytecode in the
-agent's ``__pycache__`` (compiling the guard on every call would cost a quarter of the start-up budget).
-The output is deterministic: ``status`` compares the installed files byte for byte with :func:`generate`
-(``__pycache__`` is the interpreter's cache, not a generated file).
+``_elydora_audit.py`` (0600) beside them, which the launchers load by path (never through ``sys.path``) from
+the bytecode ``install`` compiles for the hook interpreter (:mod:`.bytecode`; compiling the guard on every
+call would cost a quarter of the start-up budget). The output is deterministic: ``status`` compares the
+installed files byte for byte with :func:`generate`, and the bytecode with the digests the install manifest
+recorded.
 """
 
 from __future__ import annotations
@@ -102,8 +103,8 @@ def generate(
     audit_failure = (facts.audit.failure_exit_code, facts.audit.failure_stdout)
     script, module = (managed.LAUNCHER_MODE, managed.MODULE_MODE) if system else (SCRIPT_MODE, MODULE_MODE)
     files = {
-        GUARD_NAME: (_launcher(facts, agent_id, python, directory, GUARD_MODULE, guard_failure), script),
-        HOOK_NAME: (_launcher(facts, agent_id, python, directory, AUDIT_MODULE, audit_failure), script),
+        GUARD_NAME: (_launcher(facts, agent_id, python, directory, GUARD_MODULE, guard_failure, system), script),
+        HOOK_NAME: (_launcher(facts, agent_id, python, directory, AUDIT_MODULE, audit_failure, system), script),
         f"{GUARD_MODULE}.py": (guard, module),
         f"{AUDIT_MODULE}.py": (hook, module),
     }
@@ -227,6 +228,7 @@ def _launcher(
     directory: str,
     module: str,
     failure: tuple[int, bytes],
+    system: bool,
 ) -> bytes:
     from .. import catalog
 
@@ -234,6 +236,7 @@ def _launcher(
     params = {
         "AGENT_DIR": directory,
         "MODULE": module,
+        "PRELOAD": (POLICY_MODULE,) if system else (),
         "ERROR_PREFIX": prefix,
         "FAILURE_EXIT": failure[0],
         "FAILURE_STDOUT": failure[1],

@@ -63,6 +63,31 @@ def test_codex_runs_managed_hooks_without_trust_or_bypass(codex: System) -> None
     codex.check_blocked(codex.run("managed-block", argv))
 
 
+def test_codex_user_feature_switch_does_not_silence_managed_hooks(codex: System) -> None:
+    """A user's ``[features] hooks = false`` switches every hook off, managed ones too (shown: with the pin
+    removed the frozen agent's tool runs, no guard); the ``[features] hooks = true`` our system install writes
+    into requirements.toml keeps them on, and the probe reports the pin gone."""
+    argv = [a for a in codex.s.agent.argv(codex.s.info["bin"]) if a != "--dangerously-bypass-hook-trust"]
+    config = codex.s.sandbox.home / ".codex" / "config.toml"
+    requirements = codex.sysroot / "etc" / "codex" / "requirements.toml"
+    original, pinned = config.read_text(), requirements.read_text()
+    assert "[features]\nhooks = true\n" in pinned
+    codex.elydora("agent", "freeze", "--provider", "codex")
+    try:
+        config.write_text(original + "\n[features]\nhooks = false\n")
+        codex.check_blocked(codex.run("user-feature-off", argv))
+        requirements.write_text(pinned.replace("[features]\nhooks = true\n", ""))
+        probe = codex.s.sandbox.elydora("status", "codex", "--scope", "system", "--root", str(codex.sysroot),
+                                        check=False)
+        assert probe.returncode == 1 and "features.hooks is not true" in probe.stdout, probe.stdout
+        run = codex.run("user-feature-off-unpinned", argv)
+        assert run.proof_exists and not codex.ran("guard"), run.describe()
+    finally:
+        requirements.write_text(pinned)
+        config.write_text(original)
+        codex.elydora("agent", "unfreeze", "--provider", "codex")
+
+
 def _lock_down_switches_user_hooks_off(system: System, argv: list[str] | None = None) -> None:
     """A user-scope install beside ours, its agent frozen: it blocks, until ``--lock-down`` leaves only ours."""
     s, sb = system.s, system.s.sandbox

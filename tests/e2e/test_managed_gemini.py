@@ -14,12 +14,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import shutil
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from elydora_testkit.e2e_harness import Run
+from elydora_testkit.e2e_harness import Run, mark_unread
 from elydora_testkit.e2e_managed import System, system_session
 
 from elydora_cli import managed
@@ -64,7 +63,7 @@ def frozen(system: System, extra: dict[str, Any] | None = None) -> Iterator[None
 def _raw(system: System, phase: str) -> Run:
     """A run that may never reach the tool (the agent may refuse to act): only that it finished is asserted."""
     system.s.sandbox.reset_work()
-    shutil.rmtree(system.runtime / "__pycache__", ignore_errors=True)
+    mark_unread(system.runtime)
     run = system.s.run_raw(phase, system.s.agent.argv(system.s.info["bin"]), tool=system.s.agent.shell_tool)
     assert not run.timed_out, run.describe()
     return run

@@ -198,18 +198,37 @@ class Sandbox:
         return [json.loads(ln) for ln in tail.stdout.splitlines() if ln.strip()]
 
     def clear_bytecode(self) -> None:
-        """Forget which runtime modules ran: Python writes their bytecode cache again when one is imported."""
-        shutil.rmtree(self.agent_dir / "__pycache__", ignore_errors=True)
+        """Forget which runtime modules ran (see :func:`mark_unread`)."""
+        mark_unread(self.agent_dir)
 
     def runtime_ran(self, kind: str) -> bool:
-        """Whether the generated runtime module ran since ``clear_bytecode`` (its import wrote the cache)."""
-        module = "_elydora_guard" if kind == "guard" else "_elydora_audit"
-        return any((self.agent_dir / "__pycache__").glob(f"{module}.*.pyc"))
+        """Whether the generated runtime module ran since ``clear_bytecode`` (see :func:`was_read`)."""
+        return was_read(self.agent_dir, kind)
 
     def reset_work(self) -> None:
         proof = self.work / PROOF_FILE
         if proof.exists():
             proof.unlink()
+
+
+RUNTIME_MODULES = {"guard": "_elydora_guard", "audit": "_elydora_audit"}
+
+
+def mark_unread(runtime_dir: Path) -> None:
+    """Set the access time of the runtime's compiled modules (the ``.code`` files the launchers load) before
+    their modification time: the next read moves it past, on a file system that records reads (``relatime``,
+    the default, does when the access time is not after the modification time)."""
+    for path in runtime_dir.glob("_elydora_*.code"):
+        info = path.stat()
+        os.utime(path, ns=(info.st_mtime_ns - 60_000_000_000, info.st_mtime_ns))
+
+
+def was_read(runtime_dir: Path, kind: str) -> bool:
+    """Whether a launcher loaded the ``kind`` module (``guard``/``audit``) since :func:`mark_unread` (never when
+    there is none: after an uninstall). ``status`` reads the files too (it checks them): call no ``elydora
+    status`` in between."""
+    files = [p.stat() for p in runtime_dir.glob(f"{RUNTIME_MODULES[kind]}.*.code")]
+    return any(info.st_atime_ns > info.st_mtime_ns for info in files)
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:

@@ -13,14 +13,13 @@ import contextlib
 import json
 import os
 import pwd
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from elydora_cli import managed
-from elydora_testkit.e2e_harness import BINDS_ENV, COMMAND, Run, contains
+from elydora_testkit.e2e_harness import BINDS_ENV, COMMAND, Run, contains, mark_unread, was_read
 from elydora_testkit.e2e_session import AgentSession, assert_reached_only_the_fake_model, guard_line, open_session
 from elydora_testkit.system_root import runtime, user_state
 
@@ -46,13 +45,12 @@ class System:
             self.elydora("agent", "unfreeze", "--provider", self.s.agent.id)
 
     def ran(self, kind: str) -> bool:
-        module = "_elydora_guard" if kind == "guard" else "_elydora_audit"
-        return any((self.runtime / "__pycache__").glob(f"{module}.*.pyc"))
+        return was_read(self.runtime, kind)
 
     def run(self, phase: str, argv: list[str] | None = None) -> Run:
         s = self.s
         s.sandbox.reset_work()
-        shutil.rmtree(self.runtime / "__pycache__", ignore_errors=True)
+        mark_unread(self.runtime)
         run = s.run_raw(phase, argv or s.agent.argv(s.info["bin"]), tool=s.agent.shell_tool)
         assert not run.timed_out, run.describe()
         assert_reached_only_the_fake_model(run)

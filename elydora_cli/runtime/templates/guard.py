@@ -171,7 +171,8 @@ def read_cache() -> dict[str, object]:
     if status not in STATUSES or not isinstance(cached_at, (int, float)) or not isinstance(checked_at, (int, float)):
         start_refresh()
         raise GuardError("status-cache.json is not valid")
-    cache["age"] = time.time() - max(cached_at, checked_at)
+    now = time.time()  # a time in the future (a clock set back, a forged file) counts as never: the cache is stale
+    cache["age"] = now - max([stamp for stamp in (cached_at, checked_at) if stamp <= now], default=0.0)
     return cache
 
 

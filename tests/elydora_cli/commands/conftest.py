@@ -17,8 +17,16 @@ AGENT_VARIABLES = (
     "QWEN_HOME",
     "QWEN_RUNTIME_DIR",
     "ELYDORA_VERIFY_PROBE",
+    "CLAUDE_CODE_SAFE_MODE",
+    "GEMINI_CLI_TRUST_WORKSPACE",
+    "GEMINI_RESTRICTED_MODE",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+    "QWEN_CODE_SAFE_MODE",
+    "QWEN_CODE_SIMPLE",
 )
-"""Variables that would move an agent's files away from the test's settings root (or fake a probe)."""
+"""Variables that would move an agent's files away from the test's settings root (or fake a probe), or switch
+its hooks off (status reports those)."""
 
 
 @pytest.fixture

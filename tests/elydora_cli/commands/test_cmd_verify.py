@@ -111,7 +111,8 @@ def test_a_deleted_guard_script_fails(root: Path, capsys: pytest.CaptureFixture[
 
 def test_a_deleted_audit_module_fails_as_not_recorded(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cli(capsys, root, "install", "codex")
-    (root / "home" / ".elydora" / "codex" / "_elydora_audit.py").unlink()
+    for module in (root / "home" / ".elydora" / "codex").glob("_elydora_audit.*"):  # the source and its bytecode
+        module.unlink()
     code, out, _ = cli(capsys, root, "verify", "codex")
     assert code == 1
     # fail-open: the launcher answers exit 0 as on success, but nothing was recorded
@@ -169,6 +170,8 @@ def test_a_hook_that_outlives_the_agents_timeout_fails(root: Path, capsys: pytes
     cli(capsys, root, "install", "grok", "--hook-timeout-seconds", "1")
     module = root / "home" / ".elydora" / "grok" / "_elydora_guard.py"
     module.write_text("import time\n\ndef main():\n    time.sleep(30)\n")
+    for compiled in module.parent.glob("_elydora_guard.*.code"):  # the launcher loads the source without it
+        compiled.unlink()
     code, out, _ = cli(capsys, root, "verify", "grok", "--hook-timeout-seconds", "1")
     found = rows(out)
     assert code == 1

@@ -36,11 +36,13 @@ def host(hook: str, *modules: Path, as_agent: str | None = None) -> list[str]:
 
 
 def recorder(tmp_path: Path) -> tuple[Path, Path]:
-    """A stand-in interpreter that logs which runtime script it was asked to run and the stdin it got."""
+    """A stand-in interpreter that logs which runtime script it was asked to run and the stdin it got (install
+    also asks it to compile the runtime, ``-c``: refused, as by an interpreter that cannot)."""
     log = tmp_path / "calls.jsonl"
     script = tmp_path / "recorder.py"
     script.write_text(
         "#!/usr/bin/env python3\nimport json, sys\n"
+        "if '-c' in sys.argv: sys.exit(1)\n"
         f"open({str(log)!r}, 'a').write(json.dumps([sys.argv[-1], sys.stdin.read()]) + '\\n')\n"
     )
     script.chmod(0o755)
@@ -86,7 +88,7 @@ def test_the_guard_failing_blocks_because_the_guard_fails_closed(ctx: Context, a
 
 def test_a_guard_that_does_not_answer_is_bounded(ctx: Context, tmp_path: Path) -> None:
     slow = tmp_path / "slow-python"
-    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    slow.write_text('#!/bin/sh\n[ "$3" = -c ] && exit 1  # install compiling the runtime\nexec sleep 30\n')
     slow.chmod(0o755)
     operations.install("opencode", ctx.with_options(python=str(slow)))
     text = (

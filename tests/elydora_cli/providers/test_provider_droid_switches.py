@@ -87,7 +87,8 @@ def test_status_reports_the_switch_that_turns_hooks_off(ctx):
     write(ctx, LOCAL, off(True))
     status = operations.status("droid", ctx)
     assert not status.healthy
-    assert [f.render() for f in status.findings if f.severity == "error"] == [
+    assert status.switched_off
+    assert [f.render() for f in status.findings if f.severity == "off"] == [
         f"{ctx.home / LOCAL}: Factory Droid does not run user hooks: hooksDisabled is true in {ctx.home / LOCAL}"
     ]
 

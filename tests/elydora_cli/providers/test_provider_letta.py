@@ -176,9 +176,10 @@ def test_status_reports_hooks_disabled_after_install(ctx: Context) -> None:
     write(ctx.repo_root / ".letta" / "settings.local.json", {"hooks": {"disabled": True}})
     status = operations.status("letta", ctx)
     assert not status.healthy
+    assert status.switched_off
     assert [f.render() for f in status.findings] == [
-        f"{ctx.repo_root}/.letta/settings.local.json: Letta Code hooks are disabled: hooks.disabled is true in "
-        f"{ctx.repo_root}/.letta/settings.local.json"
+        f"{ctx.repo_root}/.letta/settings.local.json: Letta Code runs none of our hooks: hooks.disabled is true "
+        f"here; remove it (or set hooks.disabled to false in {ctx.home}/.letta/settings.json, which wins)"
     ]
     operations.uninstall("letta", ctx)  # uninstall is never refused
     assert not settings(ctx).exists()

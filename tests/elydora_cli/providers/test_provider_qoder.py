@@ -162,7 +162,7 @@ def test_status_names_the_layer_that_disabled_hooks(tmp_path: Path) -> None:
     assert not status.healthy
     project = ctx.repo_root / ".qoder" / "settings.json"
     assert [f.render() for f in status.findings] == [
-        f"{project}: Qoder CLI hooks are disabled: disableAllHooks is true in {project}"
+        f"{project}: Qoder CLI runs none of our hooks: disableAllHooks is true here; remove it"
     ]
 
 

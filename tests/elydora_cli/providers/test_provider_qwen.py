@@ -216,7 +216,8 @@ def test_status_says_which_file_disables_hooks(ctx):
     status = operations.status("qwen", ctx)
     assert not status.healthy
     assert [f.render() for f in status.findings] == [
-        f"{ctx.home / SYSTEM}: Qwen Code hooks are disabled (disableAllHooks is true in {ctx.home / SYSTEM})"
+        f"{ctx.home / SYSTEM}: Qwen Code runs none of our hooks: disableAllHooks is true here; remove it (or set it "
+        "to false)"
     ]
 
 

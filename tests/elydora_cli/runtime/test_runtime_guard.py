@@ -7,7 +7,9 @@ so a wrong catalog entry fails here.
 from __future__ import annotations
 
 import json
+import marshal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -250,7 +252,19 @@ def test_missing_runtime_module_applies_the_failure_mode(tmp_path: Path, provide
     _assert_failed(agent.run("guard.py", b"{}"), provider)
 
 
-def test_guard_bytecode_is_cached_between_calls(tmp_path: Path) -> None:
+def test_the_launcher_loads_the_module_by_path_and_its_bytecode_not_sys_path_or_pycache(tmp_path: Path) -> None:
+    """Nothing beside the runtime stands in for a standard module, no __pycache__ is read or written, and the
+    bytecode install compiles for this interpreter is what runs (status checks it against the manifest)."""
     agent = make_agent(tmp_path, "augment")
-    assert agent.run("guard.py", b"{}").returncode == 0
-    assert list((agent.directory / "__pycache__").glob("_elydora_guard.*.pyc"))
+    agent.path("select.py").write_text("raise SystemExit(0)\n")  # would allow every call if imported
+    (agent.directory / "__pycache__").mkdir()
+    tag = sys.implementation.cache_tag
+    agent.path(f"__pycache__/_elydora_guard.{tag}.pyc").write_bytes(b"planted")
+    frozen = agent.path("status.json")
+    frozen.write_bytes(identity.status_bytes("frozen", None))
+    assert agent.run("guard.py", b"{}").returncode == 2  # the real guard ran, and blocked
+    assert sorted(p.name for p in (agent.directory / "__pycache__").iterdir()) == [f"_elydora_guard.{tag}.pyc"]
+    source = agent.path("_elydora_guard.py").read_bytes() + b"\ndef main():\n    return 7\n"
+    code = marshal.dumps(compile(source, "_elydora_guard.py", "exec", dont_inherit=True))
+    agent.path(f"_elydora_guard.{tag}.code").write_bytes(code)
+    assert agent.run("guard.py", b"{}").returncode == 7  # the compiled file is what the launcher loads
