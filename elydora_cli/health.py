@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 import stat
 import time
+from typing import TYPE_CHECKING
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from . import statefiles as names
 

@@ -13,12 +13,12 @@ import json
 import os
 import stat
 import time
+from typing import TYPE_CHECKING
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
 from elydora_config.paths import kept_value
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 # Re-exported: the runtime and the installer name the state files through this module.
 from .statefiles import *  # noqa: F403

@@ -10,9 +10,9 @@ entry the user merely wrote by hand with such a path is not counted.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .statefiles import STATE_DIR_NAME
 

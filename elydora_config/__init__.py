@@ -10,7 +10,7 @@ commands run on every tool call of the user's agent).
 
 from __future__ import annotations
 
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .errors import (
     ConcurrentModificationError,

@@ -13,8 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

@@ -14,8 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-
-from elydora_config.typecheck import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, overload
 
 from . import _sysio
 from .errors import (

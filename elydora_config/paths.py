@@ -11,8 +11,7 @@ import errno
 import os
 import stat
 from collections.abc import Callable
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from . import _sysio
 from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError

@@ -9,7 +9,7 @@ text. Importing this module loads no editor.
 
 from __future__ import annotations
 
-from .typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them, nor imports typing
     from collections.abc import Callable, Sequence

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import exitcodes
 from . import options

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.log import get_logger
 from elydora_config.paths import kept_value
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import identity
 from ..exitcodes import UsageError

@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.nesting import check_nesting
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .contract import Document, Format, Target
 from .hookmap import EditLog, FileEdit

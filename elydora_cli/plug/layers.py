@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .context import Context
 from .documents import Documents

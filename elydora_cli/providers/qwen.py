@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, dotenv, schema, systempin

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from ..identity import CHAIN_STATE, OUTBOX
 from ..statefiles import GENESIS

@@ -10,8 +10,9 @@ load the editor.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import _lazy_exports
-from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect

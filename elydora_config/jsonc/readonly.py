@@ -13,8 +13,9 @@ Importing this module loads none of the editor's modules.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..readonlydoc import ReadOnlyDocument
-from ..typecheck import TYPE_CHECKING
 from .refusals import strict_decoder, unique_object
 
 if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them, nor imports typing

@@ -8,8 +8,7 @@ One home for these rules, shared by the editor's scanners (:mod:`.fast_scan`) an
 from __future__ import annotations
 
 import json
-
-from ..typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them
     from collections.abc import Callable

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
@@ -20,7 +21,6 @@ from elydora_config.toml.lookup import MISSING, MissingPathError, get, has, look
 from elydora_config.toml.plain import plain_loads
 from elydora_config.toml.readonly import BOM
 from elydora_config.toml.values import Key, Path, detect_newline, normalize, same
-from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
     from typing import Any

@@ -6,8 +6,9 @@ Paths are tuples of keys (``str``) and array indexes (``int``, negative counts f
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from elydora_config.readonlydoc import copy_data
-from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -17,7 +17,7 @@ caller then runs ``tomllib``, which decodes the rest of TOML and reports errors 
 
 from __future__ import annotations
 
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

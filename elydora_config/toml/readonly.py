@@ -12,8 +12,9 @@ Importing this module loads none of the editor's modules (nor :mod:`math`, :mod:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..readonlydoc import ReadOnlyDocument
-from ..typecheck import TYPE_CHECKING
 from .lookup import lookup, missing, resolve
 from .plain import plain_loads
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from ..records import record
 

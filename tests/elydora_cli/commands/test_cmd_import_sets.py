@@ -142,8 +142,6 @@ START_UP = (
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
     "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
-    "typing",  # annotations only (elydora_config.typecheck): its import is a quarter of the interpreter's start
-    "contextlib",  # our context managers are classes
     "urllib.parse",  # pathlib is imported without it (elydora_cli/pathlibstart.py); identity imports it for a URL
     "ipaddress",  # urllib.parse's
     "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
@@ -172,16 +170,14 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
     assert _loaded(ours, (*READ_ONLY, *START_UP)) == []
 
 
-def test_status_imports_no_typing_even_without_site(home: Path, tmp_path: Path) -> None:
-    """The modules a status runs use typing's names in annotations only (``elydora_config.typecheck``): a status
-    of every agent (JSON, TOML and folder configs alike) loads no :mod:`typing`, whose import alone costs about a
-    quarter of the interpreter's start-up. Without site, so that no ``.pth`` hook of the machine imports it first."""
+def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) -> None:
+    """Without site, so that no ``.pth`` hook of the machine imports it first: a status of every agent (JSON, TOML
+    and folder configs alike) loads no :mod:`urllib.parse` (pathlib is imported without it)."""
     empty = tmp_path / "bin"
     empty.mkdir()
     code, modules = _run(home, "status", "--root", str(home), path=str(empty), site=False)
     # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
     assert code in (0, 1) and "elydora_config.toml.plain" in modules and "elydora_config.jsonc.readonly" in modules
-    assert _loaded(modules, ("typing", "contextlib")) == []  # our context managers are classes (no contextlib)
     assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
 
 
