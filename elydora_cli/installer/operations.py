@@ -91,20 +91,19 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
     targets = {t.path: t for t in src.targets}
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
-    read_only = tx is None  # nothing is edited: plain JSON is decoded without loading the editor
     for target in src.targets:
         text = _read_text(tx, target.path, target.max_bytes, ctx.follow_symlinks)
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
-            docs[target.path] = parse(text, target.fmt, target.path, read_only=read_only)
+            docs[target.path] = parse(text, target.fmt, target.path)
     depends: dict[Path, Any] = {}
     for path in src.depends:
         text = _read_text(tx, path, 2 << 20, ctx.follow_symlinks)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
-            depends[path] = parse(text, fmt, path, read_only=read_only)
+            depends[path] = parse(text, fmt, path)
     return Documents(targets, docs, originals, depends)
 
 

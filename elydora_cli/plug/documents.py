@@ -83,19 +83,9 @@ class Tracked:
         return call
 
 
-def parse(text: str, fmt: Format, path: Path, *, read_only: bool = False) -> Tracked:
-    """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column).
-
-    ``read_only`` (a pass that edits nothing, such as ``status``): a JSON or JSONC text that is plain JSON is
-    decoded by :func:`json.loads` with the editor's own checks, a TOML text in the plain subset by
-    :func:`~elydora_config.toml.plain.plain_loads`, and the editor is loaded only if something asks for more
-    than its data (see :class:`ReadOnlyJson` and :class:`~elydora_config.toml.readonly.ReadOnlyToml`)."""
-    parsed = _read_only(text, fmt, path) if read_only and fmt in _DIALECTS else None
-    if read_only and fmt is Format.TOML:  # the plain subset is decoded without the editor (see ReadOnlyToml)
-        from elydora_config.toml.readonly import ReadOnlyToml
-
-        parsed = ReadOnlyToml.parse(text, path)
-    doc = Tracked(parsed if parsed is not None else _parse(text, fmt, path))
+def parse(text: str, fmt: Format, path: Path) -> Tracked:
+    """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column)."""
+    doc = Tracked(_parse(text, fmt, path))
     if fmt is not Format.TOML and not isinstance(doc.value, dict):  # this decode is the one validation reuses
         raise MalformedConfigError(path, "the top level must be a JSON object")
     return doc
@@ -130,16 +120,6 @@ def _jsonc(text: str, fmt: Format, path: Path | None) -> Document:
     from elydora_config import jsonc
 
     return jsonc.JsoncDocument.parse(text, getattr(jsonc, _DIALECTS[fmt]), path=path)
-
-
-def _read_only(text: str, fmt: Format, path: Path) -> Document | None:
-    """A JSON text that is valid in every dialect, decoded without the editor (``None``: the editor decides,
-    and reports what is wrong)."""
-    check_nesting(text, path)
-    from elydora_config.jsonc.readonly import ReadOnlyJson, loads_strict
-
-    value = loads_strict(text, comments=fmt is not Format.JSON)
-    return None if value is None else ReadOnlyJson(text, value, lambda: _jsonc(text, fmt, path))
 
 
 @record

@@ -298,7 +298,7 @@ def workspace_trusted(docs: Documents, ctx: Context, where: Places, settings: Ma
     if enabled is None or not enabled.value:
         return True
     text = docs.depends.get(where.trust)
-    rules = parse(text, DIALECT, where.trust, read_only=True).value if isinstance(text, str) else {}
+    rules = parse(text, DIALECT, where.trust).value if isinstance(text, str) else {}
     return folder_trusted(rules, where.trust, Path(os.path.abspath(ctx.repo_root)), ctx.windows)
 
 

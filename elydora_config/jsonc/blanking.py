@@ -11,9 +11,7 @@ scanners then report it.
 from __future__ import annotations
 
 import re
-import sys
 from bisect import bisect_right
-from itertools import accumulate, chain
 
 _CANDIDATE_RE = re.compile(r"/[/*]")
 # from a point outside any string: plain characters and whole one-line strings, stopping at a quote that
@@ -57,33 +55,9 @@ def comment_spans(text: str, start: int = 0) -> list[tuple[int, int]]:
     return spans
 
 
-# One match per comment: the run of text before it (outside strings: plain characters, whole one-line
-# strings, a quote that opens no such string, a slash that opens no comment) and the comment itself; the
-# last match takes the rest of the text and an empty "comment" at its end.  Every quantifier is possessive,
-# so no match ever backtracks and the split is one linear pass (Python 3.11+ syntax).
-_SPLIT_PATTERN = (
-    r'((?:[^"/]++|"[^"\\\r\n]*+(?:\\[^\r\n][^"\\\r\n]*+)*+"|"|/(?![/*]))*+)'
-    r"(//[^\r\n]*+|/\*(?:[^*]++|\*(?!/))*+\*/|/\*[\s\S]*+|\Z)"
-)
-_SPLIT_RE = re.compile(_SPLIT_PATTERN) if sys.version_info >= (3, 11) else None
-# UTF-8 bytes of comment text -> one space per character (line breaks kept): lead and ASCII bytes become a
-# space, continuation bytes go
-# examining one candidate costs about what the split costs for this many characters
-_CANDIDATE_COST = 200
-_BLANK_TABLE = bytes(byte if byte in (10, 13) else 32 for byte in range(256))
-_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
-
-
 def blank_for_scanner(text: str, comments: bool, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
     """``text`` with its comments blanked (if ``comments``) and its trailing-comma candidates (if ``commas``,
     except the offsets in ``keep``) turned into TABs, and the offsets of those TABs."""
-    if comments and _is_dense(text):
-        return _blank_dense(text, commas, keep)
-    return blank_sparse(text, comments, commas, keep)
-
-
-def blank_sparse(text: str, comments: bool, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
-    """:func:`blank_for_scanner` by examining each comment candidate in turn (the way for few comments)."""
     spans = comment_spans(text) if comments else []
     found = [pos for pos in trailing_comma_candidates(text, spans) if pos not in keep] if commas else []
     blanked = blank(text, spans, found)
@@ -102,73 +76,6 @@ def follows_value(blanked: str, comma: int, start: int = 0) -> bool:
     while at >= start and blanked[at] in " \t\r\n":
         at -= 1
     return at >= start and blanked[at] not in "{[,:"
-
-
-_DENSE_CHUNK = 1 << 18  # characters split at a time: the pieces of one chunk are all that exist at once
-
-
-def _blank_dense(text: str, commas: bool, keep: set[int]) -> tuple[str, list[int]]:
-    """Dense comments, blanked in a handful of C-level passes per chunk of text (chunks end after a line break).
-
-    No Python code runs per comment: one regex split cuts the chunk into "run outside comments, comment"
-    pairs, one translation turns all comment text into spaces at once, one join rebuilds the chunk; an
-    unterminated block comment is blanked to the end (the scanners then report it from the original).
-
-    A line break is outside any string of a valid text; a chunk that ends inside a block comment is
-    extended past its end.  (In an invalid text, a string holding a line break, the C scanner stops at that
-    line break before reaching anything blanked wrongly after it.)  A trailing comma whose bracket lies in
-    the next chunk is left to the scanner's remedy.
-    """
-    out: list[str] = []
-    found: list[int] = []
-    pos, n = 0, len(text)
-    while pos < n:
-        end = text.find("\n", pos + _DENSE_CHUNK) + 1 or n
-        while True:
-            blanked, open_comment = _blank_chunk(text[pos:end])
-            if not open_comment or end == n:
-                break
-            close = text.find("*/", end)
-            end = n if close < 0 else (text.find("\n", close) + 1 or n)
-        if commas:
-            here = [
-                at
-                for at in trailing_comma_candidates(blanked, [])
-                if at + pos not in keep and follows_value(blanked, at)
-            ]
-            blanked = replace_chars(blanked, here, "\t")
-            found.extend(at + pos for at in here)
-        out.append(blanked)
-        pos = end
-    return "".join(out), found
-
-
-def _blank_chunk(chunk: str) -> tuple[str, bool]:
-    """The chunk blanked, and whether it ends inside an unterminated block comment."""
-    assert _SPLIT_RE is not None
-    pieces = _SPLIT_RE.split(chunk)
-    # the last comment, or the empty one at the end of the text that may follow it
-    tail = pieces[-5::3] if len(pieces) >= 5 else pieces[-2:-1]
-    open_comment = any(c.startswith("/*") and not (len(c) >= 4 and c.endswith("*/")) for c in tail)
-    return _join_blanked(pieces), open_comment
-
-
-def _is_dense(text: str) -> bool:
-    return _SPLIT_RE is not None and (text.count("//") + text.count("/*")) * _CANDIDATE_COST >= len(text)
-
-
-def _join_blanked(pieces: list[str]) -> str:
-    """Rejoin the pieces of a split, each comment turned into spaces by one translation of them all."""
-    comments = pieces[2::3]
-    blob = "".join(comments).encode("utf-8", "surrogatepass")
-    blanked = blob.translate(_BLANK_TABLE, _CONTINUATION_BYTES).decode("ascii")
-    del blob
-    ends = list(accumulate(map(len, comments)))
-    blanks = map(blanked.__getitem__, map(slice, chain((0,), ends), ends))
-    del comments
-    # pieces[0::3] holds one more piece (the text after the last match, always empty): appended last
-    runs = chain.from_iterable(zip(pieces[0::3], pieces[1::3], blanks, strict=False))
-    return "".join(chain(runs, pieces[-1:]))
 
 
 def trailing_comma_candidates(text: str, comments: list[tuple[int, int]]) -> list[int]:

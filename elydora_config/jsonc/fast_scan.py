@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import PathLike
 from .blanking import blank_for_scanner, follows_value, replace_chars
 from .dialect import Dialect
-from .lane_blanking import scan_text_of_str, tab_trailing_commas
+from .lane_blanking import scan_text_of_str
 from .lexical import scanstring, splice_text
 from .reference_scanner import ReferenceScanner
 from .refusals import check_pairs, strict_decoder
@@ -81,9 +81,6 @@ class ValueScanner:
         # the lane scan text (validating and skipping only); None until needed, and for good once refused
         self.lane_text = lane_text
         self.lanes_tried = lane_text is not None
-        # whether the lane text's trailing commas are TABs already (a lane text is built so; the compressed
-        # text of .compressed is not, and gets them turned once the C scanner first stops at one)
-        self.lane_commas = True
         self.dialect = dialect
         self.path = path
         self.scan_text = text  # the text the C scanner reads: comments/trailing commas blanked on demand
@@ -134,9 +131,7 @@ class ValueScanner:
                 return scan(lane_text, pos)[1]
             except RecursionError:
                 pass  # too deep for the C scanner: the remedies below hand it to the reference scanner
-            except (StopIteration, ValueError) as exc:
-                if self._tab_lane_commas(exc):
-                    return self.end(pos, validate)
+            except (StopIteration, ValueError):
                 self.lane_text = None  # a naive "comment" inside a string, or an error: exact blanking from now on
         try:
             return scan(self.scan_text, pos)[1]
@@ -148,19 +143,6 @@ class ValueScanner:
     def release(self) -> None:
         """Drop the lane scan text (before an edit builds the new text: it is not carried over)."""
         self.lane_text = None
-
-    def _tab_lane_commas(self, exc: BaseException) -> bool:
-        """Turn the lane text's trailing commas into TABs, once, when the C scanner stopped at a closing
-        bracket (after a comma, or the scan fails again and the exact blanking takes over)."""
-        lane_text = self.lane_text
-        if self.lane_commas or lane_text is None or not self.dialect.trailing_commas:
-            return False
-        self.lane_commas = True
-        where = _error_offset(exc)
-        if not (0 <= where < len(lane_text) and lane_text[where] in "]}"):
-            return False
-        self.lane_text = tab_trailing_commas(lane_text)
-        return True
 
     def _lanes(self, exc: BaseException) -> bool:
         """Build the lane scan text, once, when the C scanner stopped at a comment or a trailing comma."""

@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import repeat
-from typing import TypeVar
 
-from .blanking import follows_value
 from .lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
 
 FOLD_MARK = "\x7f"
@@ -55,7 +53,6 @@ _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 # A trailing comma in a blanked chunk (comments are TABs there):
 _TRAILING_RE = re.compile(rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]")
 _WHITESPACE = b" \t\r\n"
-_TRAILING_TEXT_RE = re.compile(_TRAILING_RE.pattern.decode("ascii"))
 
 
 def _split_re(line_breaks: bytes) -> re.Pattern[bytes]:
@@ -72,30 +69,20 @@ _SPLIT_LF_RE = _split_re(rb"\n")  # for a text without CR
 _CHUNK_END_RE = re.compile(
     rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
 )
-_Result = TypeVar("_Result")
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
-_ONE_TAB = [b"\t"]
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
 _CHUNK = 1 << 16  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
-def split_pattern(data: bytes) -> re.Pattern[bytes]:
-    """The comment pattern for ``data``: line comments end at LF alone unless the text holds a CR."""
-    return _SPLIT_RE if b"\r" in data else _SPLIT_LF_RE
-
-
-def split_chunks(
-    data: bytes, transform: Callable[[list[bytes], int, int], _Result]
-) -> Iterator[tuple[int, int, _Result]]:
-    """``data`` (one byte per character, or UTF-8) cut into chunks, each split by :func:`split_pattern` into
-    "text, comment run, text, ..." pieces and handed to ``transform(pieces, start, end)``: ``(start, end,
-    result)`` in order (the pieces of one chunk are all that exist at once: they are dropped before the result
-    is handed on). A chunk ends before a line whose first token (after block comments) is a key or a value, so
-    that no comment and no trailing comma runs across its end; it is extended past a block comment that runs
-    on."""
-    split = split_pattern(data)
+def _chunks(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
+    """``data`` (one byte per character) cut into chunks, each split by the comment pattern into "text,
+    comment run, text, ..." pieces (a line comment ends at LF alone unless the text holds a CR):
+    ``(start, end, pieces)`` in order. A chunk ends before a line whose first token (after block comments)
+    is a key or a value, so that no comment and no trailing comma runs across its end; it is extended past a
+    block comment that runs on."""
+    split = _SPLIT_RE if b"\r" in data else _SPLIT_LF_RE
     view = memoryview(data)  # chunks split without a copy
     try:
         pos, total = 0, len(data)
@@ -109,10 +96,7 @@ def split_chunks(
                 close = data.find(b"*/", end)  # a block comment runs on: take it whole
                 found = _CHUNK_END_RE.search(data, close) if close >= 0 else None
                 end = found.end() if found is not None else total
-            result = transform(pieces, pos, end)
-            del pieces
-            yield pos, end, result
-            del result
+            yield pos, end, pieces
             pos = end
     finally:
         view.release()
@@ -143,18 +127,6 @@ def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, 
     return b"".join(pieces), may_trail
 
 
-def compressed_chunk(pieces: list[bytes]) -> bytes:
-    """The chunk of ``pieces`` with every comment run one TAB: what the compressed scan text is made of (see
-    :mod:`.compressed`). A TAB inside a string is refused by the strict C scanner as a TAB run is, so a naive
-    comment there is caught the same way. Trailing commas stay: the scanner refuses them, and its remedies
-    then turn them into TABs (a text that has none, most, is not searched for them)."""
-    runs = len(pieces) // 2
-    if not runs:
-        return pieces[0]
-    pieces[1::2] = _ONE_TAB * runs
-    return b"".join(pieces)
-
-
 def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview) -> None:
     """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
     a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
@@ -168,28 +140,12 @@ def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview)
             out[comma] = 9  # a TAB
 
 
-def tab_trailing_commas(text: str) -> str:
-    """``text`` (a scan text) with its trailing commas made TABs (see :func:`_tab_trailing_commas`)."""
-    pieces, prev = [], 0
-    for found in _TRAILING_TEXT_RE.finditer(text):
-        comma = found.start()
-        if follows_value(text, comma):  # it ends a member
-            pieces.append(text[prev:comma])
-            prev = comma + 1
-    if not pieces:
-        return text
-    pieces.append(text[prev:])
-    return "\t".join(pieces)
-
-
 def _scan_text(folded: bytes, commas: bool) -> str:
-    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see :func:`split_chunks`)."""
-
-    def blanked(pieces: list[bytes], start: int, end: int) -> tuple[bytes, bool]:
-        return _blank_pieces(pieces, commas, end - start)
-
+    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see :func:`_chunks`)."""
     out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
-    for start, end, (chunk, may_trail) in split_chunks(folded, blanked):
+    for start, end, pieces in _chunks(folded):
+        chunk, may_trail = _blank_pieces(pieces, commas, end - start)
+        del pieces  # (the pieces of one chunk are all that exist at once)
         out[start:end] = chunk
         if may_trail:
             _tab_trailing_commas(out, start, chunk)
@@ -199,10 +155,9 @@ def _scan_text(folded: bytes, commas: bool) -> str:
 
 
 def keys_compare_faithfully(text: bytes | str) -> bool:
-    """Whether keys that are equal stay equal in a scan text of ``text`` (the lane text, whose
-    non-ASCII characters are folded, or the compressed text, which holds them as their UTF-8 bytes): not when
-    it also holds an escaped non-ASCII character. The C scanner decodes ``"\\u00e9"`` to ``é`` but reads a
-    raw ``é`` folded (or as two bytes), so it would take those two spellings of one key for two keys (keys
+    """Whether keys that are equal stay equal in the lane text of ``text``, whose non-ASCII characters are
+    folded: not when it also holds an escaped non-ASCII character. The C scanner decodes ``"\\u00e9"`` to
+    ``é`` but reads a raw ``é`` folded, so it would take those two spellings of one key for two keys (keys
     that fold alike, the other way round, only make the duplicate check fail, and the caller falls back)."""
     # (a search for the two characters "\\u" is slow when "u" is frequent: the regex is searched for from the
     # first backslash, and not at all in a text without one, the common case found by a one-byte search)

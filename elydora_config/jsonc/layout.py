@@ -15,7 +15,6 @@ from typing import Any
 
 from ..records import record
 from .lexical import (
-    NON_ASCII_ESCAPE_BYTES_RE,
     NON_ASCII_ESCAPE_RE,
     line_break_near,
     line_indent,
@@ -125,11 +124,6 @@ def document_unit(text: str) -> str:
 def prefers_ascii(text: str) -> bool:
     """Escape non-ASCII only when the file is pure ASCII and already escapes non-ASCII characters."""
     return text.isascii() and NON_ASCII_ESCAPE_RE.search(text) is not None
-
-
-def prefers_ascii_utf8(data: bytes) -> bool:
-    """:func:`prefers_ascii` of the text whose UTF-8 is ``data``, without decoding it."""
-    return data.isascii() and NON_ASCII_ESCAPE_BYTES_RE.search(data) is not None
 
 
 def container_unit(text: str, container: Container) -> str | None:

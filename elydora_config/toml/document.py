@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
-from elydora_config.readonlydoc import copy_data
-from elydora_config.toml.lookup import MISSING, MissingPathError, get, has, lookup, missing, resolve
+from elydora_config.toml.lookup import MISSING, MissingPathError, copy_data, get, has, lookup, missing, resolve
 from elydora_config.toml.plain import plain_loads
-from elydora_config.toml.readonly import BOM
 from elydora_config.toml.values import Key, Path, detect_newline, normalize, same
 
 if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
@@ -31,6 +29,9 @@ _AT_LINE = r"\s*\(at line (\d+), column (\d+)\)\s*$"
 _AT_END = r"\s*\(at end of document\)\s*$"
 """Where :mod:`tomllib` puts the place in its message; compiled on first use (:mod:`re`'s cache), by an error."""
 __all__ = ["MissingPathError", "TomlDocument"]
+
+BOM = "\ufeff"
+"""A byte order mark, which a TOML text may start with (kept, not part of the data)."""
 
 
 def _location(text: str, offset: int) -> tuple[int, int]:

@@ -1,23 +1,29 @@
-"""A TOML document's data read by path: the one rule of the editor (:class:`.document.TomlDocument`) and of the
-read-only document (:mod:`.readonly`), in a module that loads neither of them.
+"""A TOML document's data read by path: the rule of :class:`.document.TomlDocument`'s reads.
 
 Paths are tuples of keys (``str``) and array indexes (``int``, negative counts from the end).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from elydora_config.readonlydoc import copy_data
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
-
     from .values import Key, Path
 
 MISSING: Any = object()
 """The default of :func:`get` that means "none": a missing path raises."""
+
+
+def copy_data(value: Any) -> Any:
+    """A deep copy of plain data (containers copied, immutable scalars shared): what a read hands out, so that
+    callers may keep or change it."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_data(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_data(item) for item in value]
+    return value
 
 
 class MissingPathError(KeyError, IndexError):

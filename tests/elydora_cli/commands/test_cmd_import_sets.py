@@ -4,9 +4,8 @@ agent installed, and the modules loaded by the end of the run are checked.
 No transaction machinery (transaction, commit, undo, journal, snapshot, recovery, the state lock and filelock),
 no TOML editor (tomlkit and the span editor's scanner; reading TOML needs only ``tomllib`` and the document
 wrapper) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
-key, which is derived from the private key by cryptography. A status over our own files reads them without the
-JSONC editor, the TOML document module or ``tomllib`` (plain JSON and the plain TOML subset are decoded by the
-read-only documents).
+key, which is derived from the private key by cryptography. A status over our own files reads them without
+``tomllib`` (the plain TOML subset is decoded by the TOML document itself).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import pytest
 
 import elydora_cli
 from elydora_cli import catalog
-from elydora_config import jsonc
 
 WRAPPER = """
 import json, runpy, sys
@@ -62,11 +60,6 @@ TOML_EDITOR = (
     "elydora_config.toml.spans",
     "elydora_config.toml.inline",
     "elydora_config.toml.tomlkit_edit",
-)
-JSONC_EDITOR = tuple(
-    f"elydora_config.jsonc.{file.stem}"
-    for file in Path(jsonc.__file__).parent.glob("*.py")
-    if file.stem not in ("__init__", "readonly", "refusals")  # the read-only loader (its package exports lazily)
 )
 CRYPTOGRAPHY = ("cryptography",)
 READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY)
@@ -133,7 +126,6 @@ START_UP = (
     "zipfile",
     "subprocess",  # the agents' own introspection only when their executable is at hand
     "hashlib",  # no key id is computed, no record is hashed
-    *JSONC_EDITOR,  # our files are plain JSON (a // header at most): json.loads, not the JSONC editor
     "tomllib",  # our TOML is in the plain subset (elydora_config.toml.plain): no tomllib, typing or string
     "datetime",  # TOML values need it only for a date-time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
@@ -147,9 +139,6 @@ START_UP = (
     "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
     "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
     "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
-    "elydora_config.toml.document",  # our TOML is read by the read-only document (elydora_config.toml.readonly)
-    "elydora_config.toml.values",
-    "math",  # (the TOML editor's) a finite JSON number is checked with float()
 )
 
 
@@ -177,7 +166,7 @@ def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) 
     empty.mkdir()
     code, modules = _run(home, "status", "--root", str(home), path=str(empty), site=False)
     # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
-    assert code in (0, 1) and "elydora_config.toml.plain" in modules and "elydora_config.jsonc.readonly" in modules
+    assert code in (0, 1) and "elydora_config.toml.plain" in modules and "elydora_config.jsonc.document" in modules
     assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
 
 

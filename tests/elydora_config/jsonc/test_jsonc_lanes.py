@@ -306,14 +306,3 @@ def test_short_chunks_with_line_breaks_non_ascii_and_an_opener_in_a_string(
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)  # a "/*" in the last string, next to a comment:
     assert doc._scanner.lane_text is None  # white box: ... the C scanner refused the lanes, exact blanking
     assert doc.value == oracle_loads(text)
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_trailing_commas_of_a_scan_text_are_tabbed_as_in_a_lane_buffer(seed: int) -> None:
-    rnd = random.Random(seed)
-    parts = ["[1,", "]", "{", '"a":2', ",}", " ", "\n", ",", "\t", "\u00e9", '"x,]"', ":"]
-    text = "".join(rnd.choice(parts) for _ in range(60))
-    encoded = text.encode("utf-8").decode("latin-1")  # a scan text: one byte a character
-    out = bytearray(encoded.encode("latin-1"))
-    lane_blanking._tab_trailing_commas(out, 0, bytes(out))
-    assert lane_blanking.tab_trailing_commas(encoded) == out.decode("latin-1")
