@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-_CANDIDATE_RE = re.compile(r"/[/*]")
+_CANDIDATE_RE = r"/[/*]"
 # from a point outside any string: plain characters and whole one-line strings, stopping at a quote that
 # does not close on its line (the candidate being tested is then inside that string)
-_OUTSIDE_RE = re.compile(r'[^"]*(?:"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"[^"]*)*')
-_STRING_RE = re.compile(r'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"')
-_LINE_COMMENT_END_RE = re.compile(r"[^\r\n]*")
-_TRAILING_COMMA_RE = re.compile(r",[ \t\n\r]*[\]}]")
-_NOT_LINE_BREAK_RE = re.compile(r"[^\r\n]")
+_OUTSIDE_RE = r'[^"]*(?:"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"[^"]*)*'
+_STRING_RE = r'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"'
+_LINE_COMMENT_END_RE = r"[^\r\n]*"
+_TRAILING_COMMA_RE = r",[ \t\n\r]*[\]}]"
+_NOT_LINE_BREAK_RE = r"[^\r\n]"
 
 
 def comment_spans(text: str, start: int = 0) -> list[tuple[int, int]]:
@@ -33,18 +33,18 @@ def comment_spans(text: str, start: int = 0) -> list[tuple[int, int]]:
     """
     spans: list[tuple[int, int]] = []
     cursor = start  # known to be outside strings and comments
-    for found in _CANDIDATE_RE.finditer(text, start):
+    for found in re.compile(_CANDIDATE_RE).finditer(text, start):
         pos = found.start()
         if pos < cursor:
             continue
         origin = max(cursor, text.rfind("\n", cursor, pos) + 1, text.rfind("\r", cursor, pos) + 1)
-        reached = _OUTSIDE_RE.match(text, origin, pos).end()  # type: ignore[union-attr]
+        reached = re.compile(_OUTSIDE_RE).match(text, origin, pos).end()  # type: ignore[union-attr]
         if reached < pos:  # inside the string that opens at ``reached``
-            whole = _STRING_RE.match(text, reached)
+            whole = re.compile(_STRING_RE).match(text, reached)
             cursor = whole.end() if whole is not None else pos + 1
             continue
         if text[pos + 1] == "/":
-            end = _LINE_COMMENT_END_RE.match(text, pos + 2).end()  # type: ignore[union-attr]
+            end = re.compile(_LINE_COMMENT_END_RE).match(text, pos + 2).end()  # type: ignore[union-attr]
         else:
             close = text.find("*/", pos + 2)
             if close < 0:
@@ -85,7 +85,7 @@ def trailing_comma_candidates(text: str, comments: list[tuple[int, int]]) -> lis
     A trailing comma with a comment before its bracket is not found here; the scanner's error at the
     bracket reveals it later.
     """
-    found = [match.start() for match in _TRAILING_COMMA_RE.finditer(text)]
+    found = [match.start() for match in re.compile(_TRAILING_COMMA_RE).finditer(text)]
     if not comments or not found:
         return found
     starts = [start for start, _ in comments]
@@ -102,7 +102,7 @@ def blank(text: str, comments: list[tuple[int, int]], commas: list[int]) -> str:
     if not comments and not commas:
         return text
     edits = sorted(
-        [(start, end, _NOT_LINE_BREAK_RE.sub(" ", text[start:end])) for start, end in comments]
+        [(start, end, re.compile(_NOT_LINE_BREAK_RE).sub(" ", text[start:end])) for start, end in comments]
         + [(pos, pos + 1, "\t") for pos in commas]
     )
     pieces: list[str] = []

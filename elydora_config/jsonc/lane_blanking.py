@@ -51,7 +51,7 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 # to give characters back.
 _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 # A trailing comma in a blanked chunk (comments are TABs there):
-_TRAILING_RE = re.compile(rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]")
+_TRAILING_RE = rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]"
 _WHITESPACE = b" \t\r\n"
 
 
@@ -66,9 +66,7 @@ _SPLIT_RE = _split_re(rb"\r\n")
 _SPLIT_LF_RE = _split_re(rb"\n")  # for a text without CR
 # where a chunk may end: before a line whose first token (after block comments) opens a value or a key, so
 # that no comment and no trailing comma runs across the end
-_CHUNK_END_RE = re.compile(
-    rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
-)
+_CHUNK_END_RE = rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
@@ -87,14 +85,14 @@ def _chunks(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
     try:
         pos, total = 0, len(data)
         while pos < total:
-            found = _CHUNK_END_RE.search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
+            found = re.compile(_CHUNK_END_RE).search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
             end = found.end() if found is not None else total
             while True:
                 pieces = split.split(view[pos:end])
                 if end == total or not _ends_in_comment(pieces):
                     break
                 close = data.find(b"*/", end)  # a block comment runs on: take it whole
-                found = _CHUNK_END_RE.search(data, close) if close >= 0 else None
+                found = re.compile(_CHUNK_END_RE).search(data, close) if close >= 0 else None
                 end = found.end() if found is not None else total
             yield pos, end, pieces
             pos = end
@@ -115,10 +113,12 @@ def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, 
     right before its bracket but for whitespace), where the whitespace after a comma is far shorter than in
     the blanked chunk, whose comments are TABs."""
     if len(pieces) == 1:
-        return pieces[0], commas and _TRAILING_RE.search(pieces[0]) is not None
+        return pieces[0], commas and re.compile(_TRAILING_RE).search(pieces[0]) is not None
     runs = pieces[1::2]
     # a short chunk is searched at once (the test would cost about as much as the search)
-    may_trail = commas and (size < _SEARCH_AT_ONCE or _TRAILING_RE.search(b"".join(pieces[::2])) is not None)
+    may_trail = commas and (
+        size < _SEARCH_AT_ONCE or re.compile(_TRAILING_RE).search(b"".join(pieces[::2])) is not None
+    )
     try:
         pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
     except IndexError:  # a run longer than the table
@@ -131,7 +131,7 @@ def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview)
     """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
     a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
     for the scanner to refuse)."""
-    for found in _TRAILING_RE.finditer(blanked):
+    for found in re.compile(_TRAILING_RE).finditer(blanked):
         comma = base + found.start()
         at = comma - 1
         while at >= 0 and out[at] in _WHITESPACE:
@@ -165,9 +165,9 @@ def keys_compare_faithfully(text: bytes | str) -> bool:
         return True  # nothing is folded
     if isinstance(text, bytes):
         first = text.find(b"\\")
-        return first < 0 or NON_ASCII_ESCAPE_BYTES_RE.search(text, first) is None
+        return first < 0 or re.compile(NON_ASCII_ESCAPE_BYTES_RE).search(text, first) is None
     first = text.find("\\")
-    return first < 0 or NON_ASCII_ESCAPE_RE.search(text, first) is None
+    return first < 0 or re.compile(NON_ASCII_ESCAPE_RE).search(text, first) is None
 
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str | None:

@@ -9,6 +9,7 @@ that follow the edited span.
 
 from __future__ import annotations
 
+import re
 from typing import NoReturn
 
 from ..errors import PathLike
@@ -145,7 +146,7 @@ class Walker:
         in place) and the walk goes on after its last one.
         """
         text = self.text
-        gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
+        gap_match = re.compile(GAP_RE if self.dialect.comments else WS_RE).match
         gap_chars = GAP_START_CHARS
         scanner = self.scanner
         end_of = scanner.end

@@ -32,7 +32,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
 NOT_LOCAL: Any = object()
-_GAP = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:#[^\n]*)?")  # blank and comment lines
+_GAP = r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:#[^\n]*)?"  # blank and comment lines
 
 
 def _decode(value_text: str) -> Any:
@@ -72,7 +72,7 @@ def appended_table(editor: SpanEditor, splices: list[Splice], path: Path, table:
     if any(s.content_end > at for s in sections if starts_with(s.path, path)):
         return NOT_LOCAL  # a section of an existing entry follows: it would now belong to the new one
     following = min((s.start for s in sections[1:] if s.start >= at), default=len(text))
-    if _GAP.fullmatch(text, at, following) is None:
+    if re.compile(_GAP).fullmatch(text, at, following) is None:
         return NOT_LOCAL
     try:
         node: Any = tomllib.loads(inserted)
