@@ -55,11 +55,11 @@ _TRAILING_RE = rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]"
 _WHITESPACE = b" \t\r\n"
 
 
-def _split_re(line_breaks: bytes) -> re.Pattern[bytes]:
+def _split_re(line_breaks: bytes) -> bytes:
     p = _POSSESSIVE
     comment = rb"/(?:/(?<![:/]//)[^" + line_breaks + rb"]*" + p + rb"|\*[^*]*" + p + rb"\*+" + p
     comment += rb"(?:/|(?s:.)*?\*/)|\*[\s\S]*)"
-    return re.compile(rb"(" + comment + rb"(?:[ \t" + line_breaks + rb"]*" + p + comment + rb"|))")
+    return rb"(" + comment + rb"(?:[ \t" + line_breaks + rb"]*" + p + comment + rb"|))"
 
 
 _SPLIT_RE = _split_re(rb"\r\n")
@@ -80,7 +80,7 @@ def _chunks(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
     ``(start, end, pieces)`` in order. A chunk ends before a line whose first token (after block comments)
     is a key or a value, so that no comment and no trailing comma runs across its end; it is extended past a
     block comment that runs on."""
-    split = _SPLIT_RE if b"\r" in data else _SPLIT_LF_RE
+    split = re.compile(_SPLIT_RE if b"\r" in data else _SPLIT_LF_RE)
     view = memoryview(data)  # chunks split without a copy
     try:
         pos, total = 0, len(data)

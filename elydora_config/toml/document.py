@@ -10,20 +10,18 @@ refused with :class:`~elydora_config.errors.MalformedConfigError` and the docume
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
+from elydora_config.toml.decoding import decode_error, loads
+from elydora_config.toml.localcheck import NOT_LOCAL, appended_table, swapped_value
 from elydora_config.toml.lookup import MISSING, MissingPathError, copy_data, get, has, lookup, missing, resolve
 from elydora_config.toml.plain import plain_loads
+from elydora_config.toml.scanner import ScanError, scan
+from elydora_config.toml.spans import SpanEditor, Splice, apply_splices
 from elydora_config.toml.values import Key, Path, detect_newline, normalize, same
-
-if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
-    from typing import Any
-
-    from elydora_config.toml.spans import SpanEditor, Splice
 
 _AT_LINE = r"\s*\(at line (\d+), column (\d+)\)\s*$"
 _AT_END = r"\s*\(at end of document\)\s*$"
@@ -37,28 +35,6 @@ BOM = "\ufeff"
 def _location(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def _tomllib() -> Any:
-    """``tomllib`` (``tomli`` before 3.11), imported on first use: a text in the subset of
-    :mod:`elydora_config.toml.plain` is read without it."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on Python 3.10 only
-        import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
-    return tomllib
-
-
-def loads(text: str) -> dict[str, Any]:
-    """``tomllib.loads`` (TOML 1.0), kept in one place for the whole package."""
-    data: dict[str, Any] = _tomllib().loads(text)
-    return data
-
-
-def _decode_errors() -> type[Exception]:
-    """``TOMLDecodeError``: named in ``except`` clauses, which evaluate it only when something was raised."""
-    error: type[Exception] = _tomllib().TOMLDecodeError
-    return error
 
 
 class TomlDocument:
@@ -104,7 +80,7 @@ class TomlDocument:
         if value is None:  # outside the plain subset: tomllib decodes it, or reports where it is wrong
             try:
                 value = loads(body)
-            except _decode_errors() as exc:
+            except decode_error() as exc:
                 raise _decode_error(where, body, exc) from None
         return cls(body, value, bom=bom, path=where)
 
@@ -177,7 +153,6 @@ class TomlDocument:
             return editor.add(parent, key, nested)
 
         def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
-            from elydora_config.toml.localcheck import NOT_LOCAL, swapped_value
 
             leaf = swapped_value(editor, splices, norm, self._lookup(norm), new) if found == len(norm) else NOT_LOCAL
             return None if leaf is NOT_LOCAL else _with_value(self._value, norm, found, leaf)
@@ -232,7 +207,6 @@ class TomlDocument:
             return editor.insert(norm, position, new, size)
 
         def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
-            from elydora_config.toml.localcheck import NOT_LOCAL, appended_table
 
             item = appended_table(editor, splices, norm, new) if position == size else NOT_LOCAL
             return None if item is NOT_LOCAL else _with_insert(self._value, norm, position, item)
@@ -259,8 +233,6 @@ class TomlDocument:
 
     def _span_editor(self) -> SpanEditor | None:
         if self._editor is None:
-            from elydora_config.toml.scanner import ScanError, scan
-            from elydora_config.toml.spans import SpanEditor
 
             try:
                 self._editor = SpanEditor(scan(self._body))
@@ -284,8 +256,6 @@ class TomlDocument:
             return False
 
     def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> list[Splice] | str:
-        from elydora_config.toml.scanner import ScanError, scan
-        from elydora_config.toml.spans import SpanEditor, apply_splices
 
         if editor.covering_entry(norm) is None and isinstance(norm[-1], int) and type(new) is dict:
             # an [[array]] entry: remove it, then insert the new one at the same index
@@ -313,14 +283,13 @@ class TomlDocument:
         :mod:`.localcheck`) or else the whole new text; with tomlkit when the span editor cannot."""
         editor = self._span_editor()
         if editor is not None:
-            from elydora_config.toml.scanner import ScanError
 
             try:
                 made = span(editor)
                 body = made if isinstance(made, str) else editor.apply(made)
                 proved = None if local is None or isinstance(made, str) else local(editor, made)
                 parsed = loads(body) if proved is None else proved
-            except (ScanError, LookupError, ValueError, TypeError, _decode_errors()):
+            except (ScanError, LookupError, ValueError, TypeError, decode_error()):
                 pass
             else:
                 if same(parsed, intended):
@@ -341,7 +310,7 @@ class TomlDocument:
             ) from None
         try:
             parsed = loads(body)
-        except _decode_errors() as exc:
+        except decode_error() as exc:
             raise MalformedConfigError(
                 self._path, f"refusing to {kind} {_show(norm)}: the edited text would not parse ({exc})"
             ) from None

@@ -19,24 +19,19 @@ does not have its shape; the caller then re-parses the whole text.
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any
 
+from elydora_config.toml.decoding import decode_error, loads
 from elydora_config.toml.scanner import starts_with
 from elydora_config.toml.spans import SpanEditor, Splice
 from elydora_config.toml.values import Path, same
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
 NOT_LOCAL: Any = object()
 _GAP = r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:#[^\n]*)?"  # blank and comment lines
 
 
 def _decode(value_text: str) -> Any:
-    return tomllib.loads("v = " + value_text)["v"]
+    return loads("v = " + value_text)["v"]
 
 
 def swapped_value(editor: SpanEditor, splices: list[Splice], path: Path, old: Any, new: Any) -> Any:
@@ -51,7 +46,7 @@ def swapped_value(editor: SpanEditor, splices: list[Splice], path: Path, old: An
         if not same(_decode(editor.text[start:end]), old):
             return NOT_LOCAL
         decoded = _decode(text)
-    except tomllib.TOMLDecodeError:
+    except decode_error():
         return NOT_LOCAL
     return decoded if same(decoded, new) else NOT_LOCAL
 
@@ -75,8 +70,8 @@ def appended_table(editor: SpanEditor, splices: list[Splice], path: Path, table:
     if re.compile(_GAP).fullmatch(text, at, following) is None:
         return NOT_LOCAL
     try:
-        node: Any = tomllib.loads(inserted)
-    except tomllib.TOMLDecodeError:
+        node: Any = loads(inserted)
+    except decode_error():
         return NOT_LOCAL
     for key in path:
         if type(node) is not dict or list(node) != [key]:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from collections.abc import Mapping
@@ -63,7 +64,6 @@ def normalize(value: object, *, where: str = "value") -> Any:
         except UnicodeEncodeError:
             raise ValueError(f"{where}: string is not encodable as UTF-8") from None
         return text
-    import datetime as dt  # loaded by the first value that is none of the above: reading needs none
 
     if isinstance(value, dt.datetime):
         offset = value.utcoffset()
@@ -114,7 +114,6 @@ def same(a: object, b: object) -> bool:
         return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
     if kind is str or kind is int or kind is bool:
         return a == b
-    import datetime as dt
 
     if kind is dt.datetime:
         assert isinstance(a, dt.datetime) and isinstance(b, dt.datetime)
@@ -184,7 +183,6 @@ def render_value(value: Any, style: Style) -> str:
             return "{}"
         pairs = ", ".join(render_key(key) + style.eq + render_value(item, style) for key, item in value.items())
         return "{" + style.brace_pad + pairs + style.brace_pad + "}"
-    import datetime as dt
 
     if kind is dt.datetime or kind is dt.date or kind is dt.time:
         return str(value.isoformat())

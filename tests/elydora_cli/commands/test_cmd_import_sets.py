@@ -2,8 +2,7 @@
 agent installed, and the modules loaded by the end of the run are checked.
 
 No transaction machinery (transaction, commit, undo, journal, snapshot, recovery, the state lock and filelock),
-no TOML editor (tomlkit and the span editor's scanner; reading TOML needs only ``tomllib`` and the document
-wrapper) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
+no tomlkit (the TOML editor's fallback) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
 key, which is derived from the private key by cryptography. A status over our own files reads them without
 ``tomllib`` (the plain TOML subset is decoded by the TOML document itself).
 """
@@ -54,13 +53,7 @@ TRANSACTIONS = (
     "elydora_config.lock",
     "filelock",
 )
-TOML_EDITOR = (
-    "tomlkit",
-    "elydora_config.toml.scanner",
-    "elydora_config.toml.spans",
-    "elydora_config.toml.inline",
-    "elydora_config.toml.tomlkit_edit",
-)
+TOML_EDITOR = ("tomlkit", "elydora_config.toml.tomlkit_edit")
 CRYPTOGRAPHY = ("cryptography",)
 READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY)
 
@@ -127,7 +120,6 @@ START_UP = (
     "subprocess",  # the agents' own introspection only when their executable is at hand
     "hashlib",  # no key id is computed, no record is hashed
     "tomllib",  # our TOML is in the plain subset (elydora_config.toml.plain): no tomllib, typing or string
-    "datetime",  # TOML values need it only for a date-time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
     "unicodedata",  # only for a renamed Qoder folder
     "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
@@ -173,4 +165,4 @@ def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:
     code, modules = _run(tmp_path, "hooks", "capabilities")
     assert code == 0
-    assert _loaded(modules, (*READ_ONLY, "elydora_config.jsonc", "elydora_cli.providers")) == []
+    assert _loaded(modules, (*READ_ONLY, "elydora_cli.providers")) == []
