@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.files import read_physical_stat
 from elydora_config.records import field, record
 
 from ..plug.hookmap import EditLog
+from ..readpass import read_physical_stat
 
 if TYPE_CHECKING:
     from typing import Any

@@ -53,7 +53,7 @@ def check_runtime(
     runtime_dir = ctx.runtime_dir(agent_id)
     expected = {} if ctx.hook_command else runtime_files(provider_id, runtime_dir, python, user_root(ctx))
     expected.update(provider.extra_runtime(ctx.with_options(python=python), agent_id))
-    from elydora_config.files import read_physical
+    from ..readpass import read_physical
 
     for name, (data, mode) in expected.items():
         path = ctx.runtime_file(agent_id, name)

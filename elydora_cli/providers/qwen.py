@@ -165,7 +165,7 @@ def resolve_home(ctx: Context, read: Callable[[Path], str | None]) -> QwenHome:
 
 
 def _read_disk(path: Path) -> str | None:
-    from elydora_config.files import read_physical
+    from ..readpass import read_physical
 
     return read_physical(path, max_bytes=2 << 20, text=True)
 

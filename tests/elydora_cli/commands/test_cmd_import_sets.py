@@ -2,9 +2,9 @@
 agent installed, and the modules loaded by the end of the run are checked.
 
 No transaction machinery (transaction, commit, undo, journal, snapshot, recovery, the state lock and filelock),
-no tomlkit (the TOML editor's fallback) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
-key, which is derived from the private key by cryptography. A status over our own files reads them without
-``tomllib`` (the plain TOML subset is decoded by the TOML document itself).
+no tomlkit (the TOML editor's fallback) and no cryptography, except where the command's own path needs it:
+``agent show`` prints the public key, which is derived from the private key by cryptography. A status over our
+own files reads them without ``tomllib`` (the plain TOML subset is decoded by the TOML document itself).
 """
 
 from __future__ import annotations
