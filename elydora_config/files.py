@@ -14,7 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import TYPE_CHECKING, overload
+from typing import Literal, overload
 
 from . import _sysio
 from .errors import (
@@ -27,9 +27,6 @@ from .errors import (
 )
 from .paths import DirectoryCache, opened_directory, split_target, target_parts
 from .records import record
-
-if TYPE_CHECKING:
-    from typing import Literal
 
 TEMP_MARKER = ".elydora-tmp-"
 """Every temporary file the library creates has this in its name; recovery removes stale ones."""

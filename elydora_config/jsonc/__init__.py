@@ -7,9 +7,9 @@ little text as possible, keeping comments, indentation and line endings.  See ``
 
 from __future__ import annotations
 
-from .dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
-from .document import MISSING, JsoncDocument
-from .edits import Edit, Splice
+from ._dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
+from ._document import MISSING, JsoncDocument
+from ._edits import Edit, Splice
 
 __all__ = [
     "JSONC",

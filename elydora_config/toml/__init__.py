@@ -6,7 +6,7 @@ splice the minimal text and re-parse the result to make sure it holds exactly th
 
 from __future__ import annotations
 
-from .document import TomlDocument
-from .lookup import MissingPathError
+from ._document import TomlDocument
+from ._lookup import MissingPathError
 
 __all__ = ["MissingPathError", "TomlDocument"]

@@ -53,7 +53,7 @@ TRANSACTIONS = (
     "elydora_config.lock",
     "filelock",
 )
-TOML_EDITOR = ("tomlkit", "elydora_config.toml.tomlkit_edit")
+TOML_EDITOR = ("tomlkit", "elydora_config.toml._tomlkit_edit")
 CRYPTOGRAPHY = ("cryptography",)
 READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY)
 
@@ -96,8 +96,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("args", "used", "forbidden"),
     [
-        (("status",), "elydora_config.toml.plain", READ_ONLY),  # codex's config.toml was read
-        (("verify", "--all"), "elydora_config.toml.plain", READ_ONLY),
+        (("status",), "elydora_config.toml._plain", READ_ONLY),  # codex's config.toml was read
+        (("verify", "--all"), "elydora_config.toml._plain", READ_ONLY),
         (("audit", "tail", "--provider", "claudecode"), "elydora_cli.runtime.ledger", READ_ONLY),
         (("agent", "show", "--provider", "claudecode"), "elydora_cli.identity", (*TRANSACTIONS, *TOML_EDITOR)),
     ],
@@ -119,7 +119,7 @@ START_UP = (
     "zipfile",
     "subprocess",  # the agents' own introspection only when their executable is at hand
     "hashlib",  # no key id is computed, no record is hashed
-    "tomllib",  # our TOML is in the plain subset (elydora_config.toml.plain): no tomllib, typing or string
+    "tomllib",  # our TOML is in the plain subset (elydora_config.toml._plain): no tomllib, typing or string
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
     "unicodedata",  # only for a renamed Qoder folder
     "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
@@ -158,7 +158,7 @@ def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) 
     empty.mkdir()
     code, modules = _run(home, "status", "--root", str(home), path=str(empty), site=False)
     # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
-    assert code in (0, 1) and "elydora_config.toml.plain" in modules and "elydora_config.jsonc.document" in modules
+    assert code in (0, 1) and "elydora_config.toml._plain" in modules and "elydora_config.jsonc._document" in modules
     assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
 
 

@@ -13,7 +13,7 @@ from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, STRICT_JSON, JsoncDocument
-from elydora_config.jsonc.lexical import _utf8_offset, splice_text, splice_utf8, utf8_length
+from elydora_config.jsonc._lexical import _utf8_offset, splice_text, splice_utf8, utf8_length
 
 _ALPHABET = 'ab "\\/*,:{}[]\n\t\u00e9\u65e5\U0001f600\ufeff'
 
@@ -98,8 +98,8 @@ def test_an_invalid_edit_still_leaves_the_document_unchanged() -> None:
 def test_a_replaced_value_that_is_not_one_value_is_refused_and_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     text = '{\n  "a": 1, // one\n  "b": [2]\n}'
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
-    monkeypatch.setattr("elydora_config.jsonc.document.render", lambda *args: "1, 2")
-    monkeypatch.setattr("elydora_config.jsonc.document.render_scalar", lambda *args: "1, 2")  # (scalars)
+    monkeypatch.setattr("elydora_config.jsonc._document.render", lambda *args: "1, 2")
+    monkeypatch.setattr("elydora_config.jsonc._document.render_scalar", lambda *args: "1, 2")  # (scalars)
     with pytest.raises(MalformedConfigError, match="internal error"):
         doc.set(("a",), 5)
     with pytest.raises(MalformedConfigError, match="internal error"):

@@ -13,7 +13,7 @@ from locations import JSONTESTSUITE
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, STRICT_JSON, JsoncDocument
-from elydora_config.jsonc.reference_scanner import ReferenceScanner
+from elydora_config.jsonc._reference_scanner import ReferenceScanner
 from elydora_config.records import replace
 
 # RFC 8259 only says object names SHOULD be unique, so JSONTestSuite accepts repeated keys; the

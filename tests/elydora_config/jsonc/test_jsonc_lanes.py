@@ -12,15 +12,16 @@ from jsonc_testkit import Writer, assert_agrees_with_reference, oracle_loads
 from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument, lane_blanking
-from elydora_config.jsonc.blanking import (
+from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument
+from elydora_config.jsonc import _lane_blanking as lane_blanking
+from elydora_config.jsonc._blanking import (
     blank,
     comment_spans,
     follows_value,
     trailing_comma_candidates,
 )
-from elydora_config.jsonc.fast_scan import ValueScanner
-from elydora_config.jsonc.lane_blanking import FOLD_MARK
+from elydora_config.jsonc._fast_scan import ValueScanner
+from elydora_config.jsonc._lane_blanking import FOLD_MARK
 
 _WHITESPACE = " \t\r\n"
 

@@ -10,16 +10,16 @@ from jsonc_testkit import oracle_loads
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
-from elydora_config.jsonc.blanking import blank, comment_spans, trailing_comma_candidates
-from elydora_config.jsonc.diagnostics import line_and_column
-from elydora_config.jsonc.fast_scan import ValueScanner
-from elydora_config.jsonc.reference_scanner import ReferenceScanner
+from elydora_config.jsonc._blanking import blank, comment_spans, trailing_comma_candidates
+from elydora_config.jsonc._diagnostics import line_and_column
+from elydora_config.jsonc._fast_scan import ValueScanner
+from elydora_config.jsonc._reference_scanner import ReferenceScanner
 
 
 @pytest.fixture
 def exact_blanking(monkeypatch: pytest.MonkeyPatch) -> None:
     """The lane scan text gives up, so the exact string-aware blanking (the fallback) does the work."""
-    monkeypatch.setattr("elydora_config.jsonc.fast_scan.scan_text_of_str", lambda text, commas: None)
+    monkeypatch.setattr("elydora_config.jsonc._fast_scan.scan_text_of_str", lambda text, commas: None)
 
 
 def test_comment_spans_skip_strings_that_look_like_comments() -> None:
@@ -191,7 +191,7 @@ def test_an_unterminated_block_comment_is_reported() -> None:
 
 
 def test_splice_text_replaces_exactly_the_spans_even_when_their_text_repeats() -> None:
-    from elydora_config.jsonc.lexical import splice_text
+    from elydora_config.jsonc._lexical import splice_text
 
     text = '{"a": 1, "a2": 1, "b": [1, 1, 1]}' * 3
     spans = [(len(text) - 3, len(text) - 2, "9"), (len(text) - 2, len(text) - 2, ", 7")]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.toml import TomlDocument
-from elydora_config.toml.plain import plain_loads
+from elydora_config.toml._plain import plain_loads
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,6 +1,6 @@
 """``TomlDocument``: a TOML text with minimal, verified edits.
 
-Parsing and verification use ``tomllib`` (TOML 1.0); a text in the small subset of :mod:`.plain` is
+Parsing and verification use ``tomllib`` (TOML 1.0); a text in the small subset of :mod:`._plain` is
 parsed without it, to the same data. Edits are made by the span editor where it can
 (minimal splices, bytes outside the edited span untouched) and by tomlkit otherwise. Every edit is
 checked: the new text must re-parse with ``tomllib`` to exactly the intended data, else the edit is
@@ -15,13 +15,13 @@ from typing import Any
 
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
-from elydora_config.toml.decoding import decode_error, loads
-from elydora_config.toml.localcheck import NOT_LOCAL, appended_table, swapped_value
-from elydora_config.toml.lookup import MISSING, MissingPathError, copy_data, get, has, lookup, missing, resolve
-from elydora_config.toml.plain import plain_loads
-from elydora_config.toml.scanner import ScanError, scan
-from elydora_config.toml.spans import SpanEditor, Splice, apply_splices
-from elydora_config.toml.values import Key, Path, detect_newline, normalize, same
+from elydora_config.toml._decoding import decode_error, loads
+from elydora_config.toml._localcheck import NOT_LOCAL, appended_table, swapped_value
+from elydora_config.toml._lookup import MISSING, MissingPathError, copy_data, get, has, lookup, missing, resolve
+from elydora_config.toml._plain import plain_loads
+from elydora_config.toml._scanner import ScanError, scan
+from elydora_config.toml._spans import SpanEditor, Splice, apply_splices
+from elydora_config.toml._values import Key, Path, detect_newline, normalize, same
 
 _AT_LINE = r"\s*\(at line (\d+), column (\d+)\)\s*$"
 _AT_END = r"\s*\(at end of document\)\s*$"
@@ -248,7 +248,7 @@ class TomlDocument:
             raise TypeError(f"{_show(array)} is an array of tables ([[...]]): it can only hold tables")
 
     def _tomlkit_implicit(self, path: Path) -> bool:
-        from elydora_config.toml.tomlkit_edit import is_implicit
+        from elydora_config.toml._tomlkit_edit import is_implicit
 
         try:
             return is_implicit(self._body, path)
@@ -280,7 +280,7 @@ class TomlDocument:
         local: Callable[[SpanEditor, list[Splice]], dict[str, Any] | None] | None = None,
     ) -> None:
         """Make the edit with the span editor, proved by parsing only what changed (``local``, see
-        :mod:`.localcheck`) or else the whole new text; with tomlkit when the span editor cannot."""
+        :mod:`._localcheck`) or else the whole new text; with tomlkit when the span editor cannot."""
         editor = self._span_editor()
         if editor is not None:
 
@@ -300,7 +300,7 @@ class TomlDocument:
     def _edit_with_tomlkit(
         self, intended: dict[str, Any], kind: str, norm: Path, value: Any, index: int, prune: tuple[Path, ...]
     ) -> None:
-        from elydora_config.toml.tomlkit_edit import tomlkit_edit
+        from elydora_config.toml._tomlkit_edit import tomlkit_edit
 
         try:
             body = tomlkit_edit(self._body, kind, norm, value, index, prune, self.newline)
@@ -340,7 +340,7 @@ class TomlDocument:
         return lookup(self._value, norm)
 
     def _resolve(self, path: Sequence[Key]) -> tuple[Path, int]:
-        """Normalise ``path`` and count how many of its steps exist (:func:`.lookup.resolve`)."""
+        """Normalise ``path`` and count how many of its steps exist (:func:`._lookup.resolve`)."""
         return resolve(self._value, path)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from elydora_config.toml.values import Key, Path, detect_newline
+from elydora_config.toml._values import Path, detect_newline
 
 from ..records import record
 
@@ -333,8 +333,3 @@ def _resolve_header(keys: tuple[str, ...], is_array: bool, aot_counts: dict[Path
 def starts_with(path: Path, prefix: Path) -> bool:
     """Whether ``path`` begins with ``prefix``."""
     return len(path) >= len(prefix) and path[: len(prefix)] == prefix
-
-
-def key_of(path: Path) -> Key:
-    """The last key of ``path``."""
-    return path[-1]

@@ -14,14 +14,14 @@ from itertools import pairwise
 from typing import Any
 
 from ..records import record
-from .lexical import (
+from ._lexical import (
     NON_ASCII_ESCAPE_RE,
     line_break_near,
     line_indent,
     scanstring,
     starts_line,
 )
-from .located import Container
+from ._located import Container
 
 _INDENTED_LINE_RE = r"(?:\r\n|\n|\r)([ \t]+)[^ \t\r\n]"
 _SEPARATOR_RE = r"[ \t]*,[ \t]*"

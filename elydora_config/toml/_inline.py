@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from elydora_config.toml.scanner import (
+from elydora_config.toml._scanner import (
     EQ_RE,
     KEY_RE,
     ScanError,
@@ -13,7 +13,7 @@ from elydora_config.toml.scanner import (
     line_start,
     skip_value,
 )
-from elydora_config.toml.values import Path, Style, render_dotted, render_value
+from elydora_config.toml._values import Path, Style, render_dotted, render_value
 
 from ..records import field, record, replace
 

@@ -1,4 +1,4 @@
-"""A TOML document's data read by path: the rule of :class:`.document.TomlDocument`'s reads.
+"""A TOML document's data read by path: the rule of :class:`._document.TomlDocument`'s reads.
 
 Paths are tuples of keys (``str``) and array indexes (``int``, negative counts from the end).
 """
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .values import Key, Path
+    from ._values import Key, Path
 
 MISSING: Any = object()
 """The default of :func:`get` that means "none": a missing path raises."""

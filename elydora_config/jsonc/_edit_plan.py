@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .layout import Style
-from .lexical import (
+from ._layout import Style
+from ._lexical import (
     HSPACE_RE,
     after_line_break,
     before_hspace,
@@ -31,7 +31,7 @@ from .lexical import (
     starts_line,
     tail_end,
 )
-from .located import NO_COMMA, Container, Member
+from ._located import NO_COMMA, Container, Member
 
 Plan = list[tuple[int, int, str]]
 Render = Callable[[str, bool], str]

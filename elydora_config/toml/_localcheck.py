@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from elydora_config.toml.decoding import decode_error, loads
-from elydora_config.toml.scanner import starts_with
-from elydora_config.toml.spans import SpanEditor, Splice
-from elydora_config.toml.values import Path, same
+from elydora_config.toml._decoding import decode_error, loads
+from elydora_config.toml._scanner import starts_with
+from elydora_config.toml._spans import SpanEditor, Splice
+from elydora_config.toml._values import Path, same
 
 NOT_LOCAL: Any = object()
 _GAP = r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:#[^\n]*)?"  # blank and comment lines

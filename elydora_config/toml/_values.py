@@ -10,12 +10,9 @@ import datetime as dt
 import math
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..records import record
-
-if TYPE_CHECKING:
-    from typing import Any
 
 Key = str | int
 Path = tuple[Key, ...]

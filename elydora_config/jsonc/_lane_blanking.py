@@ -16,7 +16,7 @@ one *lane* (an ASCII byte) per character:
 The lexing is deliberately *naive*: it does not know strings.  The result is checked rather than trusted:
 a TAB is whitespace between tokens but a control character the strict C scanner refuses inside a string, so
 a "comment" or "comma" the naive pass found inside a string makes the C scanner fail on the scan text, and the
-caller then falls back to the exact string-aware blanking of :mod:`.blanking`.  A ``//`` right after ``:`` or
+caller then falls back to the exact string-aware blanking of :mod:`._blanking`.  A ``//`` right after ``:`` or
 ``/`` (a URL such as ``"https://..."``) is never taken for a comment, so common strings do not force that
 fallback.  An unterminated block comment is blanked to the end of the text (the C scanner then fails, and the
 reference scanner reports it from the original).
@@ -33,7 +33,7 @@ import sys
 from collections.abc import Iterator
 from itertools import repeat
 
-from .lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
+from ._lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
 
 FOLD_MARK = "\x7f"
 """What every non-ASCII character becomes: DEL, valid inside a JSON string like any character it stands for."""

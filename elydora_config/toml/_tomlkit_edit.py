@@ -14,7 +14,7 @@ import tomlkit
 from tomlkit.container import Container
 from tomlkit.items import AoT, Array, Table
 
-from elydora_config.toml.values import Path
+from elydora_config.toml._values import Path
 
 _LONE_LF = r"(?<!\r)\n"
 

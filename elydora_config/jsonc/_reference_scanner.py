@@ -1,6 +1,6 @@
 """The pure-Python scanner: iterative, exact about every rule of both dialects, precise error positions.
 
-The fast path (:mod:`.fast_scan`) hands any text the C scanner cannot take to this scanner, so every error
+The fast path (:mod:`._fast_scan`) hands any text the C scanner cannot take to this scanner, so every error
 message comes from here; tests also use it as an independent second parser.  It never recurses: any
 nesting depth is scanned (and its value built) with an explicit stack, never a ``RecursionError``.
 """
@@ -11,9 +11,9 @@ import re
 from typing import Any
 
 from ..errors import PathLike
-from .diagnostics import describe_char, fail
-from .dialect import Dialect
-from .lexical import scanstring, skip_gap
+from ._diagnostics import describe_char, fail
+from ._dialect import Dialect
+from ._lexical import scanstring, skip_gap
 
 NUMBER_RE = r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?"
 _STRING_CHUNK_RE = r'[^"\\\x00-\x1f]*'

@@ -6,16 +6,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import MalformedConfigError, PathLike
-from .diagnostics import line_and_column
-from .dialect import JSONC, Dialect
-from .edit_plan import Plan, plan_insert, plan_remove
-from .edits import Edit, PathElement, Splice
-from .fast_scan import ValueScanner
-from .lane_blanking import scan_text_of_bytes
-from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
-from .lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
-from .located import Container, Member, Walker, locate_document, shift
-from .revalidate import check_value_text, rebuilt_container
+from ._diagnostics import line_and_column
+from ._dialect import JSONC, Dialect
+from ._edit_plan import Plan, plan_insert, plan_remove
+from ._edits import Edit, PathElement, Splice
+from ._fast_scan import ValueScanner
+from ._lane_blanking import scan_text_of_bytes
+from ._layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
+from ._lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
+from ._located import Container, Member, Walker, locate_document, shift
+from ._revalidate import check_value_text, rebuilt_container
 
 JsonPath = Sequence[PathElement]
 
@@ -94,7 +94,7 @@ class JsoncDocument:
     # -- loading ----------------------------------------------------------------------------------
 
     def _load(self, text: str, lane_text: str | None = None) -> None:
-        """Validate ``text`` and locate its top levels (see :func:`.located.locate_document`)."""
+        """Validate ``text`` and locate its top levels (see :func:`._located.locate_document`)."""
         scanner = ValueScanner(text, self._dialect, self._path, lane_text)
         walker = Walker(text, self._dialect, scanner, self._path)
         self._root, self._root_start, self._root_end = locate_document(text, scanner, walker)

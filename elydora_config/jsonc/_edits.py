@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..records import record
-from .lexical import splice_text
+from ._lexical import splice_text
 
 PathElement = str | int
 

@@ -2,7 +2,7 @@
 edit's check, imported in this one place.
 
 It is one of the library's heavy imports (it compiles its regular expressions and loads :mod:`datetime` and
-:mod:`string` when imported), so it is imported on first use: a text of the plain subset (:mod:`.plain`), what
+:mod:`string` when imported), so it is imported on first use: a text of the plain subset (:mod:`._plain`), what
 our installs write, is read without it.
 """
 

@@ -3,15 +3,15 @@
 ``ValueScanner`` answers "where does the value at offset *p* end?" (validating it, or merely skipping an
 already validated one) and "what is the value at *p*?".  It first runs ``json``'s C scanner on the text.
 If that fails because of a JSONC comment or an allowed trailing comma, the validating and skipping scans
-go to the *lane scan text* (see :mod:`.lane_blanking`: every comment and trailing comma a TAB, built at C
+go to the *lane scan text* (see :mod:`._lane_blanking`: every comment and trailing comma a TAB, built at C
 speed whatever the comment density, one byte per character).  If that text is refused, or cannot be built,
-the exact string-aware blanking of :mod:`.blanking` takes over for good; anything still refused goes to
+the exact string-aware blanking of :mod:`._blanking` takes over for good; anything still refused goes to
 :class:`.ReferenceScanner`, which either raises the precise error or (deep nesting, huge integers) scans
 the value itself.  Values are only ever built from the exact blanking, of the value's own span.
 
-A wide container is validated in one call from its opening bracket (see :mod:`.located`).
+A wide container is validated in one call from its opening bracket (see :mod:`._located`).
 
-Duplicate keys: the validating C scanner calls :func:`.refusals.check_pairs` on each object's ``(key, value)``
+Duplicate keys: the validating C scanner calls :func:`._refusals.check_pairs` on each object's ``(key, value)``
 pairs (see there for its cost); the hook returns ``None`` (validation needs no values), which also spares
 building the discarded dicts.
 """
@@ -24,12 +24,12 @@ from json.scanner import make_scanner
 from typing import Any
 
 from ..errors import PathLike
-from .blanking import blank_for_scanner, follows_value, replace_chars
-from .dialect import Dialect
-from .lane_blanking import scan_text_of_str
-from .lexical import scanstring, splice_text
-from .reference_scanner import ReferenceScanner
-from .refusals import check_pairs, strict_decoder
+from ._blanking import blank_for_scanner, follows_value, replace_chars
+from ._dialect import Dialect
+from ._lane_blanking import scan_text_of_str
+from ._lexical import scanstring, splice_text
+from ._reference_scanner import ReferenceScanner
+from ._refusals import check_pairs, strict_decoder
 
 ScanOnce = Callable[[str, int], tuple[Any, int]]
 

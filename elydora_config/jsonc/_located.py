@@ -13,10 +13,10 @@ import re
 from typing import NoReturn
 
 from ..errors import PathLike
-from .diagnostics import fail
-from .dialect import Dialect
-from .fast_scan import ValueScanner
-from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring, skip_gap
+from ._diagnostics import fail
+from ._dialect import Dialect
+from ._fast_scan import ValueScanner
+from ._lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring, skip_gap
 
 NO_COMMA = -1
 NO_END = -1  # the end of a container whose walk stopped at the member it was looking for
