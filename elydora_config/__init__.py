@@ -5,9 +5,10 @@ The library knows nothing of AI agents: it offers physical file I/O (:mod:`.file
 crash recovery (:mod:`.transaction`, :mod:`.recovery`), syntax-preserving JSON/JSONC and TOML editors
 (:mod:`.jsonc`, :mod:`.toml`), Ed25519 keys (:mod:`.keys`) and safe path handling (:mod:`.paths`).
 
-The commit engine (:class:`Transaction`, :class:`Snapshot`, :func:`recover`, :func:`pending`) is imported
-the first time one of its names is used, so that a command that only reads never loads it; ``dir()``,
-``help()`` and type checkers see every name below.
+The editors (:class:`JsoncDocument` and its dialects, :class:`TomlDocument`) and the commit engine
+(:class:`Transaction`, :class:`Snapshot`, :func:`recover`, :func:`pending`) are imported the first time one
+of their names is used, so that a hook command that edits nothing and a command that only reads load neither;
+``dir()``, ``help()`` and type checkers see every name below.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ from .errors import (
     UnsafePathError,
 )
 from .files import append_private, read_physical, write_atomic
-from .jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
-from .toml import TomlDocument
 
 if TYPE_CHECKING:
+    from .jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
     from .recovery import pending, recover
     from .snapshot import Snapshot
+    from .toml import TomlDocument
     from .transaction import Transaction
 
 __all__ = [
@@ -67,18 +68,24 @@ __all__ = [
     "write_atomic",
 ]
 
-_COMMIT_ENGINE = {
+_ON_FIRST_USE = {
+    "JSONC": "elydora_config.jsonc",
+    "JSONC_NO_TRAILING_COMMAS": "elydora_config.jsonc",
+    "STRICT_JSON": "elydora_config.jsonc",
+    "JsoncDocument": "elydora_config.jsonc",
+    "TomlDocument": "elydora_config.toml",
     "Snapshot": "elydora_config.snapshot",
     "Transaction": "elydora_config.transaction",
     "pending": "elydora_config.recovery",
     "recover": "elydora_config.recovery",
 }
-"""The commit engine's public names and their modules: the only names of the package imported on first use."""
+"""The names of the editors and of the commit engine, with their modules: the library's only imports on first
+use (with cryptography in :mod:`.keys`, tomlkit and tomllib in :mod:`.toml`, structlog in :mod:`.log`)."""
 
 
 def __getattr__(name: str) -> Any:
-    """A name of the commit engine (PEP 562), imported on first use and kept."""
-    home = _COMMIT_ENGINE.get(name)
+    """A name of the editors or the commit engine (PEP 562), imported on first use and kept."""
+    home = _ON_FIRST_USE.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = globals()[name] = getattr(importlib.import_module(home), name)

@@ -4,8 +4,9 @@ The C scanner only needs a text in which every comment (and every allowed traili
 the same offsets as the original.  This module builds such a *scan text* with no Python code per comment,
 one *lane* (an ASCII byte) per character:
 
-* the UTF-8 bytes are folded to one ASCII byte per code point (continuation bytes deleted, every other
-  non-ASCII byte made ``FOLD_MARK``);
+* the text is folded to one ASCII byte per character, every non-ASCII character made ``FOLD_MARK`` (a
+  ``str`` by the ASCII codec's ``replace``, UTF-8 bytes by deleting continuation bytes and translating the
+  others);
 * each chunk (ending before a line that starts with a key or a value, so that nothing runs across its end)
   is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
   comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length (one
@@ -30,13 +31,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
 from itertools import repeat
 
 from ._lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
 
-FOLD_MARK = "\x7f"
-"""What every non-ASCII character becomes: DEL, valid inside a JSON string like any character it stands for."""
+FOLD_MARK = "?"
+"""What a folded character becomes: valid inside a JSON string like any character it stands for."""
 # UTF-8 -> one ASCII byte per code point: lead bytes become FOLD_MARK, continuation bytes are deleted
 _FOLD = bytes(byte if byte < 0x80 else ord(FOLD_MARK) for byte in range(256))
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -74,30 +74,20 @@ _CHUNK = 1 << 16  # characters blanked at least at a time: the pieces of one chu
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
-def _chunks(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
-    """``data`` (one byte per character) cut into chunks, each split by the comment pattern into "text,
-    comment run, text, ..." pieces (a line comment ends at LF alone unless the text holds a CR):
-    ``(start, end, pieces)`` in order. A chunk ends before a line whose first token (after block comments)
-    is a key or a value, so that no comment and no trailing comma runs across its end; it is extended past a
-    block comment that runs on."""
-    split = re.compile(_SPLIT_RE if b"\r" in data else _SPLIT_LF_RE)
-    view = memoryview(data)  # chunks split without a copy
-    try:
-        pos, total = 0, len(data)
-        while pos < total:
-            found = re.compile(_CHUNK_END_RE).search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
-            end = found.end() if found is not None else total
-            while True:
-                pieces = split.split(view[pos:end])
-                if end == total or not _ends_in_comment(pieces):
-                    break
-                close = data.find(b"*/", end)  # a block comment runs on: take it whole
-                found = re.compile(_CHUNK_END_RE).search(data, close) if close >= 0 else None
-                end = found.end() if found is not None else total
-            yield pos, end, pieces
-            pos = end
-    finally:
-        view.release()
+def _chunk(data: bytes, view: memoryview, pos: int, split: re.Pattern[bytes]) -> tuple[int, list[bytes]]:
+    """Where the chunk of ``data`` that starts at ``pos`` ends, and its "text, comment run, text, ..." pieces.
+    A chunk ends before a line whose first token (after block comments) is a key or a value, so that no comment
+    and no trailing comma runs across its end; it is extended past a block comment that runs on."""
+    total = len(data)
+    found = re.compile(_CHUNK_END_RE).search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
+    end = found.end() if found is not None else total
+    while True:
+        pieces = split.split(view[pos:end])
+        if end == total or not _ends_in_comment(pieces):
+            return end, pieces
+        close = data.find(b"*/", end)  # a block comment runs on: take it whole
+        found = re.compile(_CHUNK_END_RE).search(data, close) if close >= 0 else None
+        end = found.end() if found is not None else total
 
 
 def _ends_in_comment(pieces: list[bytes]) -> bool:
@@ -141,16 +131,23 @@ def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview)
 
 
 def _scan_text(folded: bytes, commas: bool) -> str:
-    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see :func:`_chunks`)."""
+    """The scan text of ``folded`` (ASCII, one byte per character), chunk by chunk (see :func:`_chunk`; the pieces of
+    one chunk are all that exist at once). A line comment ends at LF alone unless the text holds a CR."""
     out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
-    for start, end, pieces in _chunks(folded):
+    split = re.compile(_SPLIT_RE if b"\r" in folded else _SPLIT_LF_RE)
+    view = memoryview(folded)  # chunks split without a copy
+    start = 0
+    while start < len(folded):
+        end, pieces = _chunk(folded, view, start, split)
         chunk, may_trail = _blank_pieces(pieces, commas, end - start)
-        del pieces  # (the pieces of one chunk are all that exist at once)
+        del pieces
         out[start:end] = chunk
         if may_trail:
             _tab_trailing_commas(out, start, chunk)
         del chunk
-    del folded  # a folded copy made for this call is freed before the scan text is: one copy less at the peak
+        start = end
+    view.release()
+    del view, folded  # a folded copy made for this call is freed before the scan text is: one copy less at the peak
     return out.decode("ascii")
 
 
@@ -172,25 +169,16 @@ def keys_compare_faithfully(text: bytes | str) -> bool:
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str | None:
     """The scan text of UTF-8 ``data`` (see the module docstring); ``None`` as for :func:`scan_text_of_str`."""
-    if data.isascii():  # already one byte per code point: the fold would copy it unchanged
+    if data.isascii():  # already one byte per character: the fold would copy it unchanged
         return _scan_text(data, commas)
     if not keys_compare_faithfully(data):
         return None
     return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
 
 
-_ENCODE_CHUNK = 1 << 16
-
-
 def scan_text_of_str(text: str, commas: bool) -> str | None:
     """The scan text of ``text`` (see the module docstring); ``None`` when its keys would not compare as the
     text's (see :func:`keys_compare_faithfully`)."""
-    if text.isascii():
-        return _scan_text(text.encode("ascii"), commas)
-    if not keys_compare_faithfully(text):
+    if not text.isascii() and not keys_compare_faithfully(text):
         return None
-    pieces = (
-        text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass").translate(_FOLD, _CONTINUATION)
-        for start in range(0, len(text), _ENCODE_CHUNK)
-    )
-    return _scan_text(b"".join(pieces), commas)
+    return _scan_text(text.encode("ascii", "replace"), commas)

@@ -165,4 +165,4 @@ def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:
     code, modules = _run(tmp_path, "hooks", "capabilities")
     assert code == 0
-    assert _loaded(modules, (*READ_ONLY, "elydora_cli.providers")) == []
+    assert _loaded(modules, (*READ_ONLY, "elydora_config.jsonc", "elydora_cli.providers")) == []
