@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
 
+from .readpass import read_physical
 from .statefiles import STATE_DIR_NAME
 
 if TYPE_CHECKING:
@@ -30,8 +31,6 @@ _ROOT_STOPS = frozenset("\"'=;|&<>`$\\")
 
 def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
     """State roots other than ``ctx.state_root`` that the provider's config files name, with agent ids."""
-    from elydora_config.files import read_physical
-
     from .installer.operations import sources_of
     from .providers import load
 

@@ -196,10 +196,10 @@ def fields(obj: object) -> tuple[str, ...]:
 
 def replace(obj: T, /, **changes: Any) -> T:
     """A new record of ``obj``'s class with ``obj``'s fields, ``changes`` applied (``__post_init__`` runs)."""
-    for name in getattr(obj, _FIELDS):
-        if name not in changes:
-            changes[name] = getattr(obj, name)
-    return type(obj)(**changes)
+    values = [changes.pop(name) if name in changes else getattr(obj, name) for name in getattr(obj, _FIELDS)]
+    if changes:
+        raise TypeError(f"{type(obj).__name__}() got an unexpected keyword argument {next(iter(changes))!r}")
+    return type(obj)(*values)
 
 
 def asdict(obj: object) -> dict[str, Any]:

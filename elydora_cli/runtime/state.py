@@ -21,6 +21,7 @@ from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
 
+from .. import readpass
 from ..identity import CHAIN_STATE, OUTBOX
 from ..statefiles import GENESIS
 
@@ -48,7 +49,7 @@ class ChainState:
 
 def load(agent_dir: str) -> ChainState:
     path = os.path.join(agent_dir, CHAIN_STATE)
-    data = files.read_physical(path, max_bytes=STATE_LIMIT)
+    data = readpass.read_physical(path, max_bytes=STATE_LIMIT)
     if data is None:
         return ChainState()
     try:
