@@ -11,7 +11,7 @@ from ._dialect import JSONC, Dialect
 from ._edit_plan import Plan, plan_insert, plan_remove
 from ._edits import Edit, PathElement, Splice
 from ._fast_scan import ValueScanner
-from ._lane_blanking import scan_text_of_bytes
+from ._lane_blanking import scan_text_of_bytes, scan_text_of_str
 from ._layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
 from ._lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
 from ._located import Container, Member, Walker, locate_document, shift
@@ -57,7 +57,10 @@ class JsoncDocument:
         self._dialect = dialect
         self._path = path
         self._edits: list[Edit] = []
-        self._load(text)
+        lane_text = None
+        if dialect.comments and ("//" in text or "/*" in text):  # comments likely: the lane text now, as from bytes
+            lane_text = scan_text_of_str(text, dialect.trailing_commas)
+        self._load(text, lane_text)
 
     @classmethod
     def parse(cls, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
