@@ -80,7 +80,9 @@ _ON_FIRST_USE = {
     "recover": "elydora_config.recovery",
 }
 """The names of the editors and of the commit engine, with their modules: the library's only imports on first
-use (with cryptography in :mod:`.keys`, tomlkit and tomllib in :mod:`.toml`, structlog in :mod:`.log`)."""
+use, with cryptography (:mod:`.keys`), tomllib, tomlkit and :mod:`datetime` (:mod:`.toml`: a parse outside the
+plain subset, the fallback editor, a date value), structlog (:mod:`.log`) and ctypes (:mod:`._sysio`); each is
+measured in ``benchmarks/README.md``."""
 
 
 def __getattr__(name: str) -> Any:

@@ -119,7 +119,8 @@ START_UP = (
     "zipfile",
     "subprocess",  # the agents' own introspection only when their executable is at hand
     "hashlib",  # no key id is computed, no record is hashed
-    "tomllib",  # our TOML is in the plain subset (elydora_config.toml._plain): no tomllib, typing or string
+    "tomllib",  # our TOML is in the plain subset (elydora_config.toml._plain): no tomllib or string
+    "datetime",  # TOML values need it only for a date or time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
     "unicodedata",  # only for a renamed Qoder folder
     "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
