@@ -1,11 +1,13 @@
 """Benchmarks of the JSON/JSONC editor (``python -m benchmarks.editors`` from the project root).
 
 An *edit* is one ``set``, bytes in and bytes out: decode the UTF-8 bytes, parse and validate the whole text,
-locate the path, splice the new value in, validate the result and encode it (``to_bytes``).  Each shape is
-measured three ways, all in the same run:
+locate the path, splice the new value in, validate the result and encode it (``to_bytes``).  The same edit is
+also made from ``str`` (``JsoncDocument.parse(text)``, the documented entry point, to ``.text``).  Each shape
+is measured three ways, all in the same run:
 
 * against ``json.loads`` of the same document without its comments (the *comment-free twin*; for plain
-  JSON the same bytes), interleaved round by round so that machine noise hits both alike (goal <= 3x);
+  JSON the same bytes), interleaved round by round so that machine noise hits both alike (goal <= 3x; for
+  the dense-comment shape <= 4x), from bytes and from ``str`` alike;
 * against VS Code's ``jsonc-parser`` doing the same edit under node (``modify`` + ``applyEdits``, bytes in
   and out, see ``benchmarks/node/``), when ``node`` and ``npm`` exist (goal: faster, <= 1x).  The package
   is installed from the lock file into a cache directory outside the repository
@@ -43,6 +45,7 @@ MB = 1 << 20
 WORDS = ["fix", "the", "bug", "in", "parser", "please", "add", "tests", "refactor", "config"]
 WORDS += ["caf\u00e9", "\u65e5\u672c"]  # non-ASCII text, as in real prompt histories
 SPEED_GOAL = 3.0  # edit / json.loads of the comment-free twin
+DENSE_GOAL = 4.0  # the same, for two comments on every line (a shape no agent writes)
 NODE_GOAL = 1.0  # edit / jsonc-parser
 MEMORY_GOAL = 4.0  # peak allocation of an edit / input bytes
 NODE_DIR = Path(__file__).resolve().parent / "node"
@@ -128,6 +131,12 @@ def edit_once(data: bytes, dialect: Dialect, path: tuple[str, ...]) -> bytes:
     return doc.to_bytes()
 
 
+def edit_text_once(text: str, dialect: Dialect, path: tuple[str, ...]) -> str:
+    doc = JsoncDocument.parse(text, dialect)
+    doc.set(path, "edited")
+    return doc.text
+
+
 # -- jsonc-parser under node -----------------------------------------------------------------------
 
 
@@ -205,21 +214,26 @@ def warm(fn: Callable[[], object]) -> None:
 # -- figures ---------------------------------------------------------------------------------------
 
 
-def bench_shape(name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: int, modules: Path | None) -> None:
+def bench_shape(
+    name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: int, modules: Path | None, goal: float = SPEED_GOAL
+) -> None:
     path = middle_path(json.loads(twin))
     result = edit_once(data, dialect, path)
     assert JsoncDocument.parse_bytes(result, dialect).get(path) == "edited" and result != data
+    text = data.decode("utf-8")
+    assert edit_text_once(text, dialect, path) == result.decode("utf-8")
     size = {"MB": f"{len(data) / MB:.2f}"}
     # Each round interleaves our edit, json.loads and (when node exists) jsonc-parser's edit call by
     # call, so that a change in machine load hits all three alike (see NodeEditor); each figure is a
     # median of rounds.
-    rounds: dict[str, list[float]] = {"edit": [], "loads": [], "node": []}
+    rounds: dict[str, list[float]] = {"edit": [], "edit from str": [], "loads": [], "node": []}
     with tempfile.TemporaryDirectory(prefix="elydora-bench-node-") as tmp:
         source = Path(tmp) / "input.json"
         source.write_bytes(data)
         node = NodeEditor(modules, source, path) if modules is not None else None
         fns: dict[str, Callable[[], object]] = {
             "edit": lambda: edit_once(data, dialect, path),
+            "edit from str": lambda: edit_text_once(text, dialect, path),
             "loads": lambda: json.loads(twin),
         }
         for fn in fns.values():
@@ -232,6 +246,7 @@ def bench_shape(name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: i
             node_samples.clear()
             times = harness.interleaved_times(fns, repeat=repeat, warmup=0)
             rounds["edit"].append(times["edit"])
+            rounds["edit from str"].append(times["edit from str"])
             rounds["loads"].append(times["loads"])
             if node is not None:
                 rounds["node"].append(statistics.median(node_samples))
@@ -239,14 +254,16 @@ def bench_shape(name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: i
             node.close()
     edit, loads = statistics.median(rounds["edit"]), statistics.median(rounds["loads"])
     harness.report(
+        harness.Figure(f"{name}: edit", edit, "s", "json.loads of the comment-free twin", loads, goal=goal, extra=size)
+    )
+    harness.report(
         harness.Figure(
-            f"{name}: edit",
-            edit,
+            f"{name}: edit from str",
+            statistics.median(rounds["edit from str"]),
             "s",
             "json.loads of the comment-free twin",
             loads,
-            goal=SPEED_GOAL,
-            extra=size,
+            goal=goal,
         )
     )
     if modules is not None:
@@ -275,8 +292,9 @@ def bench_shape(name: str, data: bytes, twin: bytes, dialect: Dialect, repeat: i
     )
 
 
-def shapes(quick: bool) -> list[tuple[str, Callable[[], tuple[bytes, bytes, Dialect]], int]]:
-    """(name, maker of (data, comment-free twin, dialect), repeat) for every shape, built one at a time."""
+def shapes(quick: bool) -> list[tuple[str, Callable[[], tuple[bytes, bytes, Dialect]], int, float]]:
+    """(name, maker of (data, comment-free twin, dialect), repeat, speed goal) for every shape, built one at a
+    time."""
 
     def small() -> tuple[bytes, bytes, Dialect]:
         plain = json.dumps(claude_like(20 * 1024, seed=3), indent=2, ensure_ascii=False)
@@ -300,11 +318,11 @@ def shapes(quick: bool) -> list[tuple[str, Callable[[], tuple[bytes, bytes, Dial
 
     scale = 1 if quick else 2  # repeats per round (three rounds)
     return [
-        ("20 KB JSONC settings", small, 51 * scale),
-        ("2 MB JSONC, a comment every ~25 lines", two_mb("sparse"), 5 * scale),
-        ("2 MB JSONC, two comments on every line", two_mb("dense"), 5 * scale),
-        ("2 MB plain JSON", two_mb("plain"), 5 * scale),
-        (f"{big} MB plain JSON", huge, 1 if quick else 2),
+        ("20 KB JSONC settings", small, 51 * scale, SPEED_GOAL),
+        ("2 MB JSONC, a comment every ~25 lines", two_mb("sparse"), 5 * scale, SPEED_GOAL),
+        ("2 MB JSONC, two comments on every line", two_mb("dense"), 5 * scale, DENSE_GOAL),
+        ("2 MB plain JSON", two_mb("plain"), 5 * scale, SPEED_GOAL),
+        (f"{big} MB plain JSON", huge, 1 if quick else 2, SPEED_GOAL),
     ]
 
 
@@ -321,10 +339,10 @@ def main() -> None:
     modules = _node_modules()
     if modules is None:
         print("node/npm not found: jsonc-parser figures skipped", flush=True)
-    for name, make, repeat in shapes(quick):
+    for name, make, repeat, goal in shapes(quick):
         data, twin, dialect = make()
         assert JsoncDocument.parse_bytes(data, dialect).value == json.loads(twin)
-        bench_shape(name, data, twin, dialect, repeat, modules)
+        bench_shape(name, data, twin, dialect, repeat, modules, goal)
         del data, twin
     if "--json-only" not in sys.argv:
         try:

@@ -16,7 +16,7 @@ import time
 
 from elydora_config.records import record
 
-from . import health
+from . import health, readpass
 from . import statefiles as names
 from .statehistory import STATUS_EVENT, recorded
 
@@ -47,10 +47,9 @@ def current(agent_dir: str) -> Current:
 
 def _content_status(agent_dir: str) -> str | None:
     """The status a too-open but otherwise valid ``status.json`` holds (its mode alone is wrong)."""
-    from elydora_config import files
 
     try:
-        data = files.read_physical(os.path.join(agent_dir, names.STATUS), max_bytes=health.INPUT_LIMIT)
+        data = readpass.read_physical(os.path.join(agent_dir, names.STATUS), max_bytes=health.INPUT_LIMIT)
         value = json.loads(data) if data is not None else None
     except Exception:
         return None

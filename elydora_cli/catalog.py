@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
 from elydora_config.records import record, replace
-from elydora_config.typecheck import TYPE_CHECKING
 
 from . import packagedata
 

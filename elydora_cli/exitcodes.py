@@ -7,8 +7,7 @@ importing ``main``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

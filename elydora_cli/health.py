@@ -26,12 +26,12 @@ from __future__ import annotations
 import os
 import stat
 import time
+from typing import TYPE_CHECKING
 
-from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
+from . import readpass
 from . import statefiles as names
 from .statehistory import lifted
 
@@ -176,7 +176,7 @@ def read_input(agent_dir: str, name: str) -> dict[str, object] | None:
 
     path = os.path.join(agent_dir, name)
     try:
-        result = files.read_physical_stat(path, max_bytes=INPUT_LIMIT)
+        result = readpass.read_physical_stat(path, max_bytes=INPUT_LIMIT)
     except ConfigError as exc:
         raise InputError(exc.message) from None
     except OSError as exc:

@@ -13,12 +13,13 @@ import json
 import os
 import stat
 import time
+from typing import TYPE_CHECKING
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
-from elydora_config.paths import kept_value
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
+
+from . import readpass
 
 # Re-exported: the runtime and the installer name the state files through this module.
 from .statefiles import *  # noqa: F403
@@ -156,14 +157,14 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def read_config(directory: PathLike) -> AgentConfig:
-    """The agent's ``config.json``; inside a read-only pass (:func:`~elydora_config.paths.kept_directories`)
+    """The agent's ``config.json``; inside a read-only pass (:func:`~elydora_cli.readpass.read_pass`)
     read and parsed once: status checks it for the identity and again for the server binding."""
     path = os.path.join(os.fspath(directory), CONFIG)
-    return kept_value(("agent config", path), lambda: _read_config(directory, path))
+    return readpass.kept_value(("agent config", path), lambda: _read_config(directory, path))
 
 
 def _read_config(directory: PathLike, path: str) -> AgentConfig:
-    data = files.read_physical(path, max_bytes=CONFIG_LIMIT)
+    data = readpass.read_physical(path, max_bytes=CONFIG_LIMIT)
     if data is None:
         raise IdentityError(path, "is missing (create the agent with `elydora agent create`)")
     config = parse_config(data, path)
@@ -190,7 +191,7 @@ def check_private_key(directory: PathLike) -> None:
 
 def _private_key_text(directory: PathLike) -> tuple[str, str]:
     path = os.path.join(os.fspath(directory), PRIVATE_KEY)
-    text = files.read_physical(path, max_bytes=SECRET_LIMIT, text=True)
+    text = readpass.read_physical(path, max_bytes=SECRET_LIMIT, text=True)
     if text is None:
         raise IdentityError(path, "is missing")
     return path, text
@@ -210,7 +211,7 @@ def key_id(key: Ed25519PrivateKey) -> str:
 
 def read_secret_file(path: PathLike, what: str) -> str:
     """One UTF-8 line (at most 64 KiB) from an owner-only regular file; the text never enters messages."""
-    result = files.read_physical_stat(path, max_bytes=SECRET_LIMIT)
+    result = readpass.read_physical_stat(path, max_bytes=SECRET_LIMIT)
     if result is None:
         raise IdentityError(path, f"{what} file does not exist")
     if stat.S_IMODE(result.stat.st_mode) & 0o077:
@@ -240,7 +241,7 @@ def read_local_status(directory: PathLike) -> str:
 
 def read_status_file(path: str) -> str:
     """The status of a ``status.json``-shaped file (a local status, or a system-scope policy file)."""
-    data = files.read_physical(path, max_bytes=CONFIG_LIMIT)
+    data = readpass.read_physical(path, max_bytes=CONFIG_LIMIT)
     if data is None:
         raise IdentityError(path, "is missing")
     try:

@@ -15,8 +15,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from . import __version__, exitcodes
 from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import sys
 from types import ModuleType
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from elydora_config.errors import RecoveryNeededError
-from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

@@ -10,10 +10,11 @@ entry the user merely wrote by hand with such a path is not counted.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
-from elydora_config.typecheck import TYPE_CHECKING
 
+from .readpass import read_physical
 from .statefiles import STATE_DIR_NAME
 
 if TYPE_CHECKING:
@@ -30,8 +31,6 @@ _ROOT_STOPS = frozenset("\"'=;|&<>`$\\")
 
 def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
     """State roots other than ``ctx.state_root`` that the provider's config files name, with agent ids."""
-    from elydora_config.files import read_physical
-
     from .installer.operations import sources_of
     from .providers import load
 

@@ -4,13 +4,17 @@ The library knows nothing of AI agents: it offers physical file I/O (:mod:`.file
 (:mod:`.snapshot`), a per-state-directory lock (:mod:`.lock`), all-or-nothing multi-file transactions with
 crash recovery (:mod:`.transaction`, :mod:`.recovery`), syntax-preserving JSON/JSONC and TOML editors
 (:mod:`.jsonc`, :mod:`.toml`), Ed25519 keys (:mod:`.keys`) and safe path handling (:mod:`.paths`).
-Everything but the errors is imported on first use, so that ``import elydora_config`` stays cheap (the hook
-commands run on every tool call of the user's agent).
+
+The editors (:class:`JsoncDocument` and its dialects, :class:`TomlDocument`) and the commit engine
+(:class:`Transaction`, :class:`Snapshot`, :func:`recover`, :func:`pending`) are imported the first time one
+of their names is used, so that a hook command that edits nothing and a command that only reads load neither;
+``dir()``, ``help()`` and type checkers see every name below.
 """
 
 from __future__ import annotations
 
-from elydora_config.typecheck import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     ConcurrentModificationError,
@@ -27,11 +31,9 @@ from .errors import (
     SymlinkRefusedError,
     UnsafePathError,
 )
+from .files import append_private, read_physical, write_atomic
 
 if TYPE_CHECKING:
-    from typing import Any
-
-    from .files import append_private, read_physical, write_atomic
     from .jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, JsoncDocument
     from .recovery import pending, recover
     from .snapshot import Snapshot
@@ -66,40 +68,31 @@ __all__ = [
     "write_atomic",
 ]
 
-_LAZY = {
-    "append_private": "elydora_config.files",
-    "read_physical": "elydora_config.files",
-    "write_atomic": "elydora_config.files",
-    "pending": "elydora_config.recovery",
-    "recover": "elydora_config.recovery",
-    "Snapshot": "elydora_config.snapshot",
-    "Transaction": "elydora_config.transaction",
-    "JsoncDocument": "elydora_config.jsonc",
-    "STRICT_JSON": "elydora_config.jsonc",
+_ON_FIRST_USE = {
     "JSONC": "elydora_config.jsonc",
     "JSONC_NO_TRAILING_COMMAS": "elydora_config.jsonc",
+    "STRICT_JSON": "elydora_config.jsonc",
+    "JsoncDocument": "elydora_config.jsonc",
     "TomlDocument": "elydora_config.toml",
+    "Snapshot": "elydora_config.snapshot",
+    "Transaction": "elydora_config.transaction",
+    "pending": "elydora_config.recovery",
+    "recover": "elydora_config.recovery",
 }
+"""The names of the editors and of the commit engine, with their modules: the library's only imports on first
+use, with cryptography (:mod:`.keys`), tomllib, tomlkit and :mod:`datetime` (:mod:`.toml`: a parse outside the
+plain subset, the fallback editor, a date value), structlog (:mod:`.log`) and ctypes (:mod:`._sysio`); each is
+measured in ``benchmarks/README.md``."""
 
 
-if TYPE_CHECKING:
-    from collections.abc import Callable, MutableMapping
+def __getattr__(name: str) -> Any:
+    """A name of the editors or the commit engine (PEP 562), imported on first use and kept."""
+    home = _ON_FIRST_USE.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(home), name)
+    return value
 
 
-def _lazy_exports(namespace: MutableMapping[str, Any], homes: dict[str, str]) -> Callable[[str], Any]:
-    """The module ``__getattr__`` (PEP 562) of the module whose globals are ``namespace``: each name of ``homes``
-    imported on first use from the module named there, and kept in ``namespace`` (later reads are plain)."""
-
-    def load(name: str) -> Any:
-        home = homes.get(name)
-        if home is None:
-            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
-        import importlib
-
-        value = namespace[name] = getattr(importlib.import_module(home), name)
-        return value
-
-    return load
-
-
-__getattr__ = _lazy_exports(globals(), _LAZY)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

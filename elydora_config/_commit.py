@@ -32,6 +32,7 @@ import os
 
 from . import _platform, _sysio
 from ._apply import DirCache, KeptAside, apply_one, changed, fsync_dirs, named
+from ._ownership import check_not_root_in_foreign_tree, keep_owner
 from ._single import commit_single
 from ._tempdirs import TEMP_DIRS, state_tag
 from ._undo import NEW, OLD, entry_state, preserve, restore
@@ -51,7 +52,6 @@ from .journal import (
     write_new,
 )
 from .lock import shared_lock
-from .ownership import check_not_root_in_foreign_tree, keep_owner
 from .paths import ensure_directory
 from .records import field, record
 from .snapshot import Snapshot, take_at, verify_at

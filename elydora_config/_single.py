@@ -53,12 +53,12 @@ import os
 
 from . import _sysio
 from ._apply import DirCache, apply_one, named, put_back
+from ._ownership import keep_owner
 from ._tempdirs import TEMP_DIRS, register, tagged_temp_name
 from ._undo import FOREIGN, NEW, OLD, entry_state
 from .errors import ConcurrentModificationError, ConfigError, RollbackIncompleteError
 from .files import remove_quietly
 from .journal import JOURNAL_SUFFIX, Entry, Journal, artifact_name, write_new
-from .ownership import keep_owner
 from .records import record
 from .snapshot import Snapshot
 

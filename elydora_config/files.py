@@ -14,8 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-
-from elydora_config.typecheck import TYPE_CHECKING, overload
+from typing import Literal, overload
 
 from . import _platform, _sysio
 from .errors import (
@@ -26,11 +25,8 @@ from .errors import (
     SymlinkRefusedError,
     UnsafePathError,
 )
-from .paths import kept_value, opened_directory, split_target, target_parts
+from .paths import DirectoryCache, opened_directory, split_target, target_parts
 from .records import record
-
-if TYPE_CHECKING:
-    from typing import Literal
 
 TEMP_MARKER = ".elydora-tmp-"
 """Every temporary file the library creates has this in its name; recovery removes stale ones."""
@@ -64,26 +60,13 @@ def _refuse_non_regular(path: str, mode: int) -> None:
 
 
 def read_physical_stat(
-    path: PathLike, *, max_bytes: int, allow_links: bool = False
+    path: PathLike, *, max_bytes: int, allow_links: bool = False, cache: DirectoryCache | None = None
 ) -> PhysicalRead | None:
-    """Read ``path`` physically; ``None`` when it does not exist. See the module docstring.
-
-    Inside :func:`~elydora_config.paths.kept_directories` (a read-only pass) a file is read once: a later
-    read of the same file gets the same bytes, held to its own limit as a read of them would be."""
+    """Read ``path`` physically; ``None`` when it does not exist. See the module docstring. ``cache``: the
+    directories of a read-only pass (:class:`~elydora_config.paths.DirectoryCache`)."""
     parent, name, full = target_parts(path)
-    found = kept_value(
-        ("read", full, allow_links), lambda: _read_physical_stat(parent, name, full, max_bytes, allow_links)
-    )
-    if found is not None:  # read by an earlier call of the block, maybe with a larger limit
-        _check_size(full, found.stat.st_size, max_bytes)
-        if len(found.data) > max_bytes:
-            raise _grew(full, max_bytes)
-    return found
-
-
-def _read_physical_stat(parent: str, name: str, full: str, max_bytes: int, allow_links: bool) -> PhysicalRead | None:
     try:
-        with opened_directory(parent, allow_links=allow_links) as dfd:
+        with opened_directory(parent, allow_links=allow_links, cache=cache) as dfd:
             return read_at(dfd, name, full, max_bytes, allow_links)
     except FileNotFoundError:
         return None
@@ -191,15 +174,28 @@ def decode_text(data: bytes, path: PathLike | None) -> str:
 
 @overload
 def read_physical(
-    path: PathLike, *, max_bytes: int, text: Literal[False] = ..., allow_links: bool = ...
+    path: PathLike,
+    *,
+    max_bytes: int,
+    text: Literal[False] = ...,
+    allow_links: bool = ...,
+    cache: DirectoryCache | None = ...,
 ) -> bytes | None: ...
 @overload
-def read_physical(path: PathLike, *, max_bytes: int, text: Literal[True], allow_links: bool = ...) -> str | None: ...
 def read_physical(
-    path: PathLike, *, max_bytes: int, text: bool = False, allow_links: bool = False
+    path: PathLike, *, max_bytes: int, text: Literal[True], allow_links: bool = ..., cache: DirectoryCache | None = ...
+) -> str | None: ...
+def read_physical(
+    path: PathLike,
+    *,
+    max_bytes: int,
+    text: bool = False,
+    allow_links: bool = False,
+    cache: DirectoryCache | None = None,
 ) -> bytes | str | None:
-    """The content of a regular file (``None`` when absent), strictly UTF-8 decoded when ``text``."""
-    result = read_physical_stat(path, max_bytes=max_bytes, allow_links=allow_links)
+    """The content of a regular file (``None`` when absent), strictly UTF-8 decoded when ``text`` (``cache``: see
+    :func:`read_physical_stat`)."""
+    result = read_physical_stat(path, max_bytes=max_bytes, allow_links=allow_links, cache=cache)
     if result is None:
         return None
     return decode_text(result.data, path) if text else result.data

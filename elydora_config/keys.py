@@ -8,8 +8,7 @@ base64 alphabet, non-zero trailing bits, wrong length), so one key has exactly o
 from __future__ import annotations
 
 import binascii
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .errors import InvalidKeyError, PathLike
 

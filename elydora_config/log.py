@@ -7,11 +7,7 @@ tool call of the user's agent and must not pay for a logging stack they rarely u
 from __future__ import annotations
 
 import sys
-
-from elydora_config.typecheck import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import Any, TextIO
+from typing import Any, TextIO
 
 _options: dict[str, Any] = {"verbose": 0, "json": False, "stream": None}
 _configured = False

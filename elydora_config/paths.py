@@ -9,17 +9,9 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
-
-from elydora_config.typecheck import TYPE_CHECKING
 
 from . import _platform, _sysio
 from .errors import MissingDirectoryError, PathLike, SymlinkRefusedError, UnsafePathError
-
-if TYPE_CHECKING:
-    from typing import Any, TypeVar
-
-    T = TypeVar("T")
 
 TRANSACTIONS_DIR = "transactions"
 JOURNAL_SUFFIX = ".journal"
@@ -135,25 +127,90 @@ def _raise_for_component(exc: OSError, walked: str, part: str, parent_fd: int) -
     raise UnsafePathError(walked, "is not a directory") from None
 
 
-class opened_directory:  # lower case: used as the function it was, ``with opened_directory(path) as fd``
-    """Context manager around :func:`open_directory` (inside :func:`kept_directories`: a kept descriptor).
+class DirectoryCache:
+    """Directories opened once, for a read-only pass over many files (``elydora status``): the caller holds it
+    (``with DirectoryCache() as cache:``) and hands it to each read (:class:`opened_directory`,
+    :func:`~elydora_config.files.read_physical`).
 
-    A class rather than a :mod:`contextlib` generator: a ``status`` enters one for every file it reads, and
-    loads no :mod:`contextlib` at all. The directory is opened when the ``with`` statement evaluates it."""
+    Every directory a read walks link-free stays open until the block ends, and a later walk continues from the
+    deepest one already open, so each directory is opened once (with ``O_NOFOLLOW``, relative to its checked
+    parent) instead of once per file read in it. A descriptor is the physical directory that was checked when
+    first opened: a link swapped in later is never followed. A walk that fails falls back to
+    :func:`open_directory`, which reports the failure precisely; a directory it finds missing is missing for the
+    rest of the block. Writers never use one."""
+
+    __slots__ = ("_fds", "_missing")
+
+    def __init__(self) -> None:
+        self._fds: dict[str, int] = {}  # open directories, by absolute path
+        self._missing: dict[str, tuple[str | None, str]] = {}  # path -> the MissingDirectoryError of its walk
+
+    def __enter__(self) -> DirectoryCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fds, self._fds = self._fds, {}
+        self._missing.clear()
+        for fd in fds.values():
+            _sysio.close(fd)
+
+    def open(self, path: str, one_call: bool) -> tuple[int, bool]:
+        """A descriptor of the directory ``path`` and whether the caller must close it: the kept one (walked
+        and kept now if need be), or, when the kept walk fails, one from :func:`open_directory`, which reports
+        the failure precisely (a missing directory is remembered for the block)."""
+        missing = self._missing.get(path)
+        if missing is not None:  # a walk of this block found it missing: it stays so for the block
+            raise MissingDirectoryError(*missing)
+        fd = self._walk(path)
+        if fd is not None:
+            return fd, False
+        try:
+            return open_directory(path, one_call=one_call), True
+        except MissingDirectoryError as exc:
+            self._missing[path] = (exc.path, exc.reason)
+            raise
+
+    def _walk(self, path: str) -> int | None:
+        """The kept descriptor of ``path``, walking (and keeping) what is not open yet; ``None`` on any error."""
+        fds = self._fds
+        fd = fds.get(path)  # most callers pass a normalised absolute path, as the walk keeps them
+        if fd is not None:
+            return fd
+        absolute = os.path.abspath(path)
+        fd = fds.get(absolute)
+        if fd is not None:
+            return fd
+        walked, parts = _platform.split_root(absolute)
+        try:
+            fd = fds.get(walked)
+            if fd is None:
+                fd = fds[walked] = _sysio.open_file(walked, _DIR_FLAGS)
+            for part in parts:
+                walked = _child(walked, part)
+                child = fds.get(walked)
+                if child is None:
+                    child = fds[walked] = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
+                fd = child
+        except OSError:
+            return None
+        return fd
+
+
+class opened_directory:  # lower case: used as the function it was, ``with opened_directory(path) as fd``
+    """Context manager around :func:`open_directory` (with ``cache``: the cache's kept descriptor, left open).
+
+    A class rather than a :mod:`contextlib` generator: a ``status`` enters one for every file it reads. The
+    directory is opened when the ``with`` statement evaluates it."""
 
     __slots__ = ("_fd", "_owned")
 
-    def __init__(self, path: PathLike, *, allow_links: bool = False, one_call: bool = False) -> None:
-        if _kept is None or allow_links:
-            self._owned, self._fd = True, open_directory(path, allow_links=allow_links, one_call=one_call)
-            return
-        text = os.fspath(path)
-        missing = _memo.get(("missing directory", text))
-        if missing is not None:  # a walk of this block found it missing: it stays so for the block
-            raise MissingDirectoryError(*missing)
-        kept = _kept_walk(text)
-        self._owned = kept is None
-        self._fd = kept if kept is not None else _walk_reporting(text, one_call)
+    def __init__(
+        self, path: PathLike, *, allow_links: bool = False, one_call: bool = False, cache: DirectoryCache | None = None
+    ) -> None:
+        if cache is None or allow_links:
+            self._fd, self._owned = open_directory(path, allow_links=allow_links, one_call=one_call), True
+        else:
+            self._fd, self._owned = cache.open(os.fspath(path), one_call)
 
     def __enter__(self) -> int:
         return self._fd
@@ -161,87 +218,6 @@ class opened_directory:  # lower case: used as the function it was, ``with opene
     def __exit__(self, *exc: object) -> None:
         if self._owned:
             _sysio.close(self._fd)
-
-
-def _walk_reporting(path: str, one_call: bool) -> int:
-    """:func:`open_directory` after a kept walk failed: it reports the failure precisely; a missing directory is
-    remembered for the block (status looks in the config folders of every agent, most of them absent)."""
-    try:
-        return open_directory(path, one_call=one_call)
-    except MissingDirectoryError as exc:
-        _memo["missing directory", path] = (exc.path, exc.reason)
-        raise
-
-
-_kept: dict[str, int] | None = None
-"""The directories :func:`kept_directories` holds open, by absolute path (``None`` outside of one)."""
-
-
-class kept_directories:  # lower case: used as the function it was, ``with kept_directories():``
-    """For a read-only pass over many files (``elydora status``): inside the block, every directory that
-    :func:`opened_directory` walks link-free stays open until the block ends, and a later walk continues from
-    the deepest one already open, so each directory is opened once (with ``O_NOFOLLOW``, relative to its
-    checked parent) instead of once per file read in it. A descriptor is the physical directory that was
-    checked when first opened: a link swapped in later is never followed. A walk that fails falls back to
-    :func:`open_directory`, which reports the failure precisely; a directory it finds missing is missing for
-    the rest of the block. Writers never run inside such a block."""
-
-    __slots__ = ("_nested",)
-
-    def __enter__(self) -> None:
-        global _kept
-        self._nested = _kept is not None  # nested: the outer block owns the descriptors
-        if not self._nested:
-            _kept = {}
-
-    def __exit__(self, *exc: object) -> None:
-        global _kept
-        if self._nested:
-            return
-        kept, _kept = _kept, None
-        _memo.clear()
-        for fd in (kept or {}).values():
-            _sysio.close(fd)
-
-
-_memo: dict[object, Any] = {}
-
-
-def kept_value(key: object, compute: Callable[[], T]) -> T:
-    """Inside :func:`kept_directories`: ``compute()`` once per ``key`` for the rest of the block (a read-only
-    pass asks for the same listing many times); outside of one: ``compute()`` every time."""
-    if _kept is None:
-        return compute()
-    if key not in _memo:
-        _memo[key] = compute()
-    found: T = _memo[key]
-    return found
-
-
-def _kept_walk(path: str) -> int | None:
-    """The kept descriptor of ``path``, walking (and keeping) what is not open yet; ``None`` on any error."""
-    assert _kept is not None
-    fd = _kept.get(path)  # most callers pass a normalised absolute path, as the walk keeps them
-    if fd is not None:
-        return fd
-    absolute = os.path.abspath(path)
-    fd = _kept.get(absolute)
-    if fd is not None:
-        return fd
-    walked, parts = _platform.split_root(absolute)
-    try:
-        fd = _kept.get(walked)
-        if fd is None:
-            fd = _kept[walked] = _sysio.open_file(walked, _DIR_FLAGS)
-        for part in parts:
-            walked = _child(walked, part)
-            child = _kept.get(walked)
-            if child is None:
-                child = _kept[walked] = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
-            fd = child
-    except OSError:
-        return None
-    return fd
 
 
 def ensure_directory(path: PathLike, *, mode: int = 0o700, allow_links: bool = False) -> list[str]:

@@ -25,9 +25,9 @@ from types import TracebackType
 
 from . import _platform
 from ._commit import Change, Plan, commit
+from ._ownership import check_writable
 from .errors import ConcurrentModificationError, ConfigError, PathLike, UnsafePathError
 from .files import decode_text, require_bytes
-from .ownership import check_writable
 from .snapshot import DEFAULT_MAX_BYTES, Snapshot, take
 
 

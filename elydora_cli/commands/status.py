@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import exitcodes
 from ..plug.layers import OFF
@@ -248,9 +247,9 @@ def run(args: argparse.Namespace) -> int:
         from .systemstatus import run as system_run
 
         return system_run(args, ctx)
-    from elydora_config.paths import kept_directories
+    from ..readpass import read_pass
 
-    with kept_directories():  # status reads ~20 files per agent: each directory is walked once, not per file
+    with read_pass():  # status reads ~20 files per agent: each directory is walked once, not per file
         recovery = pending_recovery(ctx)
         rows = [
             _one(pid, options.remembered(ctx, args, pid), recovery)

@@ -7,7 +7,7 @@ with its event and command, enabled.
 
 from __future__ import annotations
 
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from ..plug.agentprobe import ProbeError
 from ..plug.context import Context

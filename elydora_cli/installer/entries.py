@@ -10,9 +10,9 @@ the agent runs each one (the exec form or ``/bin/sh -c`` by default; Copilot's `
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from ..plug.context import Context
 from ..plug.contract import Provider

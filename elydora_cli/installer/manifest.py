@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.files import read_physical_stat
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from ..plug.hookmap import EditLog
+from ..readpass import read_physical_stat
 
 if TYPE_CHECKING:
     from typing import Any

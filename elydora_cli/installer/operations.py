@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.log import get_logger
-from elydora_config.paths import kept_value
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
-from .. import identity
+from .. import identity, readpass
 from ..exitcodes import UsageError
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Provider, Sources
@@ -80,10 +79,11 @@ def _transaction(ctx: Context) -> Transaction:
 
 
 def sources_of(provider: Provider, ctx: Context) -> Sources:
-    """``provider.sources(ctx)``; inside a read-only pass (:func:`~elydora_config.paths.kept_directories`) once
+    """``provider.sources(ctx)``; inside a read-only pass (:func:`~elydora_cli.readpass.read_pass`) once
     per provider and context: status asks for them for the agent's documents and again for the state roots
     the documents name. The result is shared: read it, never change it."""
-    pair: tuple[Context, Sources] = kept_value(("sources", id(provider), id(ctx)), lambda: (ctx, provider.sources(ctx)))
+    key = ("sources", id(provider), id(ctx))
+    pair: tuple[Context, Sources] = readpass.kept_value(key, lambda: (ctx, provider.sources(ctx)))
     return pair[1]  # the pair holds ``ctx``, so that its id is not reused while the block lasts
 
 
@@ -93,36 +93,33 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
     targets = {t.path: t for t in src.targets}
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
-    read_only = tx is None  # nothing is edited: plain JSON is decoded without loading the editor
     for target in src.targets:
         text = _read_text(tx, target.path, target.max_bytes, ctx.follow_symlinks)
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
-            docs[target.path] = parse(text, target.fmt, target.path, read_only=read_only)
+            docs[target.path] = parse(text, target.fmt, target.path)
     depends: dict[Path, Any] = {}
     for path in src.depends:
         text = _read_text(tx, path, 2 << 20, ctx.follow_symlinks)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
-            depends[path] = parse(text, fmt, path, read_only=read_only)
+            depends[path] = parse(text, fmt, path)
     return Documents(targets, docs, originals, depends)
 
 
 def _read_text(tx: Transaction | None, path: Path, max_bytes: int, follow_symlinks: bool) -> str | None:
     if tx is not None:
         return tx.read_text(path, max_bytes=max_bytes)
-    from elydora_config.files import read_physical
-
-    return read_physical(path, max_bytes=max_bytes, text=True, allow_links=follow_symlinks)
+    return readpass.read_physical(path, max_bytes=max_bytes, text=True, allow_links=follow_symlinks)
 
 
 def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[str, Manifest]:
     """Every manifest of ``provider_id`` under the state root, by agent id."""
     root = ctx.elydora_dir
     if tx is None:  # a read-only pass (status) lists and reads them once for every provider
-        every = kept_value(("manifests", str(root)), lambda: _read_manifests(root))
+        every = readpass.kept_value(("manifests", str(root)), lambda: _read_manifests(root))
         return {m.agent_id: m for m in every if m.provider == provider_id}
     found: dict[str, Manifest] = {}
     for name in _agent_dirs(root):

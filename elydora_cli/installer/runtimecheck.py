@@ -16,12 +16,11 @@ import os
 import stat
 from pathlib import Path
 
-from elydora_config.paths import kept_value
-
 from .. import identity
 from ..plug.context import Context
 from ..plug.contract import Finding, Provider
 from ..plug.ownership import command_words
+from ..readpass import kept_value
 from ..runtime.bytecode import CODE_SUFFIX, digest
 from .manifest import Manifest
 from .staging import runtime_files
@@ -65,7 +64,7 @@ def check_runtime(
     runtime_dir = ctx.runtime_dir(agent_id)
     expected = {} if ctx.hook_command else runtime_files(provider_id, runtime_dir, python, user_root(ctx))
     expected.update(provider.extra_runtime(ctx.with_options(python=python), agent_id))
-    from elydora_config.files import read_physical
+    from ..readpass import read_physical
 
     for name, (data, mode) in expected.items():
         path = ctx.runtime_file(agent_id, name)

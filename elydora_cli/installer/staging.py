@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import identity
 from ..runtime import bytecode

@@ -6,8 +6,9 @@ passes it in :attr:`~.context.Context.probe`; agent modules only read it, so the
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from elydora_config.records import record
-from elydora_config.typecheck import Protocol
 
 FILE_LEVEL = "file-level"
 AGENT = "agent"

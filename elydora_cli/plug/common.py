@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from . import hookmap

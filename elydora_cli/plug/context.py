@@ -6,9 +6,9 @@ import functools
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record, replace
-from elydora_config.typecheck import TYPE_CHECKING
 
 from ..statefiles import RUNTIME_FLAGS
 

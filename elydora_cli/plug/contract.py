@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from typing import Any

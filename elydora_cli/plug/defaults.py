@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from . import hookmap
 from .context import Context

@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.nesting import check_nesting
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .contract import Document, Format, Target
 from .hookmap import EditLog, FileEdit
@@ -83,24 +83,9 @@ class Tracked:
         return call
 
 
-def parse(text: str, fmt: Format, path: Path, *, read_only: bool = False) -> Tracked:
-    """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column).
-
-    ``read_only`` (a pass that edits nothing, such as ``status``): a JSON or JSONC text that is plain JSON is
-    decoded by :func:`json.loads` with the editor's own checks, a TOML text in the plain subset by
-    :func:`~elydora_config.toml.plain.plain_loads`, a YAML text in the plain subset by
-    :func:`~elydora_config.yaml.plain.plain_loads`, and the editor is loaded only if something asks for more
-    than its data (see :class:`ReadOnlyJson` and :class:`~elydora_config.toml.readonly.ReadOnlyToml`)."""
-    parsed = _read_only(text, fmt, path) if read_only and fmt in _DIALECTS else None
-    if read_only and fmt is Format.TOML:  # the plain subset is decoded without the editor (see ReadOnlyToml)
-        from elydora_config.toml.readonly import ReadOnlyToml
-
-        parsed = ReadOnlyToml.parse(text, path)
-    if read_only and fmt is Format.YAML:  # likewise without PyYAML (see ReadOnlyYaml)
-        from elydora_config.yaml.readonly import ReadOnlyYaml
-
-        parsed = ReadOnlyYaml.parse(text, path)
-    doc = Tracked(parsed if parsed is not None else _parse(text, fmt, path))
+def parse(text: str, fmt: Format, path: Path) -> Tracked:
+    """Parse ``text`` with the editor and dialect ``fmt`` names (errors name ``path``, line and column)."""
+    doc = Tracked(_parse(text, fmt, path))
     if fmt in _DIALECTS and not isinstance(doc.value, dict):  # this decode is the one validation reuses
         raise MalformedConfigError(path, "the top level must be a JSON object")
     return doc
@@ -139,16 +124,6 @@ def _jsonc(text: str, fmt: Format, path: Path | None) -> Document:
     from elydora_config import jsonc
 
     return jsonc.JsoncDocument.parse(text, getattr(jsonc, _DIALECTS[fmt]), path=path)
-
-
-def _read_only(text: str, fmt: Format, path: Path) -> Document | None:
-    """A JSON text that is valid in every dialect, decoded without the editor (``None``: the editor decides,
-    and reports what is wrong)."""
-    check_nesting(text, path)
-    from elydora_config.jsonc.readonly import ReadOnlyJson, loads_strict
-
-    value = loads_strict(text, comments=fmt is not Format.JSON)
-    return None if value is None else ReadOnlyJson(text, value, lambda: _jsonc(text, fmt, path))
 
 
 @record

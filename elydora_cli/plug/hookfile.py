@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from . import hookmap
 from .common import check_hooks, refuse_if, validated

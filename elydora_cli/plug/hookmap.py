@@ -8,9 +8,9 @@ its map with a :class:`HookMap` and gets ``add``, ``remove`` and ``check`` from 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .context import Context
 from .contract import Document, Finding

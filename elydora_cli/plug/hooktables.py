@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .context import Context
 from .contract import Finding

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError, MalformedConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from ..executables import which
 

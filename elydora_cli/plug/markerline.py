@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.keys import b64url_decode, b64url_encode
-from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any, TypeVar

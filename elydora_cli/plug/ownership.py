@@ -20,9 +20,9 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from ..statefiles import AUDIT_SCRIPT, GUARD_SCRIPT, SUPERVISOR_SCRIPT
 from .cmdforms import looks_like_python, parse_encoded_powershell, parse_posix, parse_powershell_call

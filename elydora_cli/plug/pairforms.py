@@ -10,9 +10,9 @@ string, so a look-alike (an extra argument, other quoting, another directory) st
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .cmdforms import (
     encoded_powershell,

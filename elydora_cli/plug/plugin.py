@@ -30,10 +30,10 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError, MalformedConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, identity, packagedata
 from ..runtime.templateparams import JAVASCRIPT_TRAIL, cut_javascript, joined

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import field, record
-from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import managed
 from .common import add_hooks, check_hooks, refuse_if, remove_hooks

@@ -15,10 +15,10 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .cmdforms import posix_command, powershell_call
 from .context import Context

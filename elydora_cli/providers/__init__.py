@@ -10,8 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import catalog
 from ..plug.contract import Provider

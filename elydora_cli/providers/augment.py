@@ -17,8 +17,7 @@ Auggie adds to every user's; status also says whether that file keeps ``featureF
 from __future__ import annotations
 
 from pathlib import Path
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import catalog, managed
 from ..plug import defaults

@@ -14,8 +14,7 @@ interpreter form stays.
 from __future__ import annotations
 
 from pathlib import Path
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import catalog, managed
 from ..plug import defaults, lockdown

@@ -17,10 +17,10 @@ import functools
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError, MalformedConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, identity, packagedata
 from ..plug import defaults, markerline

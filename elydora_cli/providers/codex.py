@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import UnsafePathError
 from elydora_config.records import replace
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog, managed
 from ..plug import defaults, hookmap, lockdown, systempin

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookfile
@@ -119,7 +119,7 @@ def _layer(docs: Documents, path: Path) -> Layer:
     text = docs.depends.get(path)
     if text is None or not text.strip():
         return Layer(path, None if text is None else {})
-    return Layer(path, parse(text, Format.JSONC, path, read_only=True).value)
+    return Layer(path, parse(text, Format.JSONC, path).value)
 
 
 def _disabled(docs: Documents, ctx: Context, path: Path, value: dict[str, Any]) -> str | None:

@@ -5,8 +5,7 @@ Under ``--scope system`` the file is the system settings, with the hooks-on pin 
 from __future__ import annotations
 
 from pathlib import Path
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import common, defaults, systempin

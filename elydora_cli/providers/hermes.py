@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..exitcodes import UsageError

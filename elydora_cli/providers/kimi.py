@@ -8,9 +8,9 @@ Kimi writes to the stable home (``KIMI_CODE_HOME`` or ``~/.kimi-code``) and, whe
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..exitcodes import UsageError

@@ -11,7 +11,7 @@ user's is left in it). Handlers are flat, ``{"matcher": "*", "command", "timeout
 
 from __future__ import annotations
 
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, hookfile

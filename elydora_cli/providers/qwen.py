@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 from .. import catalog
 from ..plug import defaults, dotenv, schema, systempin
@@ -183,7 +183,7 @@ def resolve_home(ctx: Context, read: Callable[[Path], str | None]) -> QwenHome:
 
 
 def _read_disk(path: Path) -> str | None:
-    from elydora_config.files import read_physical
+    from ..readpass import read_physical
 
     return read_physical(path, max_bytes=2 << 20, text=True)
 
@@ -316,7 +316,7 @@ def workspace_trusted(docs: Documents, ctx: Context, where: Places, settings: Ma
     if enabled is None or not enabled.value:
         return True
     text = docs.depends.get(where.trust)
-    rules = parse(text, DIALECT, where.trust, read_only=True).value if isinstance(text, str) else {}
+    rules = parse(text, DIALECT, where.trust).value if isinstance(text, str) else {}
     return folder_trusted(rules, where.trust, Path(os.path.abspath(ctx.repo_root)), ctx.windows)
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import TYPE_CHECKING
 
 from elydora_config import files
-from elydora_config.typecheck import TYPE_CHECKING
 
 from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE
 from ..statefiles import FAR_STALE, QUERY_GRACE

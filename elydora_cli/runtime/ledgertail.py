@@ -8,8 +8,7 @@ import errno
 import json
 import os
 import stat
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # status reads the tail: no typing at run time
     from typing import Any

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
+from .. import readpass
 from ..identity import CHAIN_STATE, OUTBOX
 from ..statefiles import GENESIS
 from .dropmark import GAP_EVENT
@@ -53,7 +54,7 @@ class ChainState:
 
 def load(agent_dir: str) -> ChainState:
     path = os.path.join(agent_dir, CHAIN_STATE)
-    data = files.read_physical(path, max_bytes=STATE_LIMIT)
+    data = readpass.read_physical(path, max_bytes=STATE_LIMIT)
     if data is None:
         return ChainState()
     try:

@@ -13,8 +13,7 @@ import errno
 import os
 import stat
 import sys
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # typing costs a read-only command a few ms: annotations only
     from collections.abc import Callable

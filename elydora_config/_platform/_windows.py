@@ -41,8 +41,7 @@ import stat
 import sys
 import time
 from ctypes import wintypes
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # typing costs a read-only command a few ms: annotations only
     from collections.abc import Callable

@@ -3,20 +3,13 @@
 ``JsoncDocument.parse(text, dialect)`` validates a text in one of the dialects :data:`STRICT_JSON`,
 :data:`JSONC` or :data:`JSONC_NO_TRAILING_COMMAS`; ``set``, ``insert`` and ``remove`` edit it by splicing as
 little text as possible, keeping comments, indentation and line endings.  See ``docs/editors.md``.
-
-The names below are imported on first use, so that a reader that needs only data (:mod:`.readonly`) does not
-load the editor.
 """
 
 from __future__ import annotations
 
-from .. import _lazy_exports
-from ..typecheck import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
-    from .document import MISSING, JsoncDocument
-    from .edits import Edit, Splice
+from ._dialect import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect
+from ._document import MISSING, JsoncDocument
+from ._edits import Edit, Splice
 
 __all__ = [
     "JSONC",
@@ -28,21 +21,3 @@ __all__ = [
     "JsoncDocument",
     "Splice",
 ]
-
-_HOMES = {
-    "JSONC": "elydora_config.jsonc.dialect",
-    "JSONC_NO_TRAILING_COMMAS": "elydora_config.jsonc.dialect",
-    "STRICT_JSON": "elydora_config.jsonc.dialect",
-    "Dialect": "elydora_config.jsonc.dialect",
-    "MISSING": "elydora_config.jsonc.document",
-    "JsoncDocument": "elydora_config.jsonc.document",
-    "Edit": "elydora_config.jsonc.edits",
-    "Splice": "elydora_config.jsonc.edits",
-}
-"""The module of each exported name."""
-
-__getattr__ = _lazy_exports(globals(), _HOMES)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})

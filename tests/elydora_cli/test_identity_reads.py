@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from elydora_cli import identity
-from elydora_config.paths import kept_directories
+from elydora_cli.readpass import read_pass
 
 
 def _agent(tmp_path: Path, name: str) -> Path:
@@ -28,11 +28,11 @@ def test_a_read_only_pass_parses_the_config_once(tmp_path: Path, monkeypatch: py
         return real(data, path)  # type: ignore[arg-type]
 
     monkeypatch.setattr(identity, "parse_config", counting)
-    with kept_directories():
+    with read_pass():
         first = identity.read_config(directory)
         assert identity.read_config(directory) is first and len(parsed) == 1
     _agent(tmp_path, "codex")
     assert identity.read_config(directory).agent_name == "codex" and len(parsed) == 2  # outside: read again
-    with kept_directories():
+    with read_pass():
         assert identity.read_config(directory).agent_name == "codex"
     assert len(parsed) == 3  # a new pass reads again

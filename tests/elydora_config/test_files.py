@@ -11,7 +11,6 @@ from elydora_testkit.platforms import NO_LINKS, NO_MODES, NO_SPECIAL_FILES, posi
 from elydora_config import _sysio
 from elydora_config.errors import FileTooLargeError, MalformedConfigError, UnsafePathError
 from elydora_config.files import TEMP_MARKER, append_private, read_physical, write_atomic
-from elydora_config.paths import kept_directories
 
 
 def test_read_absent_returns_none(tmp_path):
@@ -33,39 +32,6 @@ def test_read_refuses_oversized_file(tmp_path):
     with pytest.raises(FileTooLargeError, match="101 bytes"):
         read_physical(target, max_bytes=100)
     assert read_physical(target, max_bytes=101) == b"x" * 101
-
-def test_a_kept_read_reads_a_file_once_whatever_the_limit(tmp_path, monkeypatch):
-    """Inside a read-only block the bytes of the first read serve every later one, each held to its own
-    limit with the error a read of those bytes gives."""
-    small, big = tmp_path / "small", tmp_path / "big"
-    small.write_bytes(b"12345")
-    big.write_bytes(b"x" * 50)
-    opened: list[str] = []
-    real_open = _sysio.open_file
-
-    def counting(name, flags, *args, **kwargs):
-        if not flags & _sysio.O_DIRECTORY:
-            opened.append(name)
-        return real_open(name, flags, *args, **kwargs)
-
-    monkeypatch.setattr(_sysio, "open_file", counting)
-    with kept_directories():
-        assert read_physical(small, max_bytes=100) == b"12345"
-        assert read_physical(small, max_bytes=5) == b"12345"
-        assert read_physical(small, max_bytes=100, text=True) == "12345"
-        assert read_physical(big, max_bytes=100) == b"x" * 50
-        with pytest.raises(FileTooLargeError) as kept:
-            read_physical(big, max_bytes=10)
-    assert opened == ["small", "big"]
-    with pytest.raises(FileTooLargeError) as fresh:
-        read_physical(big, max_bytes=10)
-    assert str(kept.value) == str(fresh.value)
-    small.write_bytes(b"123456")
-    with kept_directories():
-        with pytest.raises(FileTooLargeError):
-            read_physical(small, max_bytes=5)  # a refused read keeps nothing: the next one reads again
-        assert read_physical(small, max_bytes=6) == b"123456"
-
 
 @pytest.mark.parametrize(
     "kind",

@@ -15,10 +15,9 @@ from elydora_config import _sysio
 from elydora_config.errors import MissingDirectoryError, SymlinkRefusedError, UnsafePathError
 from elydora_config.files import read_physical
 from elydora_config.paths import (
+    DirectoryCache,
     check_safe_name,
     ensure_directory,
-    kept_directories,
-    kept_value,
     opened_directory,
     split_target,
     target_parts,
@@ -87,7 +86,7 @@ def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
-def test_kept_directories_walk_each_directory_once(tmp_path, monkeypatch):
+def test_a_directory_cache_walks_each_directory_once(tmp_path, monkeypatch):
     for name in ("a", "b", "c"):
         (tmp_path / "d" / "e").mkdir(parents=True, exist_ok=True)
         (tmp_path / "d" / "e" / name).write_bytes(name.encode())
@@ -101,9 +100,9 @@ def test_kept_directories_walk_each_directory_once(tmp_path, monkeypatch):
 
     monkeypatch.setattr(_sysio, "open_file", counting)
     before = _open_fds()
-    with kept_directories():
-        assert [read_physical(tmp_path / "d" / "e" / n, max_bytes=10) for n in "abc"] == [b"a", b"b", b"c"]
-        assert read_physical(tmp_path / "d" / "missing", max_bytes=10) is None
+    with DirectoryCache() as cache:
+        assert [read_physical(tmp_path / "d" / "e" / n, max_bytes=10, cache=cache) for n in "abc"] == [b"a", b"b", b"c"]
+        assert read_physical(tmp_path / "d" / "missing", max_bytes=10, cache=cache) is None
     depth = len(tmp_path.parts) + 2  # "/" and every component down to d/e, each once
     assert len(opened) == depth
     assert _open_fds() == before  # the block closed what it kept
@@ -114,33 +113,33 @@ def test_kept_directories_walk_each_directory_once(tmp_path, monkeypatch):
 
 
 @posix_only(NO_LINKS)
-def test_kept_directories_never_follow_a_link_swapped_in(tmp_path):
+def test_a_directory_cache_never_follows_a_link_swapped_in(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "f").write_bytes(b"original")
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "f").write_bytes(b"elsewhere")
-    with kept_directories():
-        assert read_physical(tmp_path / "d" / "f", max_bytes=20) == b"original"
+    with DirectoryCache() as cache:
+        assert read_physical(tmp_path / "d" / "f", max_bytes=20, cache=cache) == b"original"
         (tmp_path / "d").rename(tmp_path / "moved")
         (tmp_path / "d").symlink_to(tmp_path / "other")
         # the kept descriptor is the directory that was checked: the link is not followed
-        assert read_physical(tmp_path / "d" / "f", max_bytes=20) == b"original"
+        assert read_physical(tmp_path / "d" / "f", max_bytes=20, cache=cache) == b"original"
         with pytest.raises(SymlinkRefusedError):  # a directory first walked now is checked as always
-            read_physical(tmp_path / "d" / "sub" / "f", max_bytes=20)
+            read_physical(tmp_path / "d" / "sub" / "f", max_bytes=20, cache=cache)
     with pytest.raises(SymlinkRefusedError):
         read_physical(tmp_path / "d" / "f", max_bytes=20)
 
 
-def test_kept_directories_report_failures_as_a_plain_walk_does(tmp_path):
+def test_a_directory_cache_reports_failures_as_a_plain_walk_does(tmp_path):
     (tmp_path / "file").write_text("")
-    with kept_directories():
-        with pytest.raises(MissingDirectoryError, match="is missing"), opened_directory(tmp_path / "absent" / "x"):
-            pass
-        with pytest.raises(UnsafePathError, match="not a directory"), opened_directory(tmp_path / "file" / "x"):
-            pass
+    with DirectoryCache() as cache:
+        with pytest.raises(MissingDirectoryError, match="is missing"):
+            opened_directory(tmp_path / "absent" / "x", cache=cache)
+        with pytest.raises(UnsafePathError, match="not a directory"):
+            opened_directory(tmp_path / "file" / "x", cache=cache)
 
 
-def test_kept_directories_remember_a_missing_directory(tmp_path, monkeypatch):
+def test_a_directory_cache_remembers_a_missing_directory(tmp_path, monkeypatch):
     (tmp_path / "d").mkdir()
     opened: list[str] = []
     real_open = _sysio.open_file
@@ -152,36 +151,20 @@ def test_kept_directories_remember_a_missing_directory(tmp_path, monkeypatch):
     with pytest.raises(MissingDirectoryError) as plain, opened_directory(tmp_path / "d" / "absent"):
         pass
     monkeypatch.setattr(_sysio, "open_file", counting)
-    with kept_directories():
-        with pytest.raises(MissingDirectoryError) as kept, opened_directory(tmp_path / "d" / "absent"):
+    with DirectoryCache() as cache:
+        with pytest.raises(MissingDirectoryError) as kept, opened_directory(tmp_path / "d" / "absent", cache=cache):
             pass
         walked = len(opened)
-        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) is None
-        assert read_physical(tmp_path / "d" / "absent" / "g", max_bytes=10) is None
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10, cache=cache) is None
+        assert read_physical(tmp_path / "d" / "absent" / "g", max_bytes=10, cache=cache) is None
         assert len(opened) == walked  # known to be missing: not walked again
         (tmp_path / "d" / "absent").mkdir()
-        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) is None  # missing for the block
+        missing = read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10, cache=cache)
+        assert missing is None  # missing for the block
     assert str(kept.value) == str(plain.value)
     (tmp_path / "d" / "absent" / "f").write_bytes(b"f")
-    with kept_directories():
-        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10) == b"f"  # a new block looks again
-
-
-def test_kept_value_lives_as_long_as_the_block(tmp_path):
-    calls: list[int] = []
-
-    def compute() -> int:
-        calls.append(1)
-        return len(calls)
-
-    assert kept_value("k", compute) == 1 and kept_value("k", compute) == 2  # outside: every time
-    with kept_directories():
-        assert kept_value("k", compute) == 3
-        assert kept_value("k", compute) == 3
-        with kept_directories():  # nested: the same block
-            assert kept_value("k", compute) == 3
-    with kept_directories():
-        assert kept_value("k", compute) == 4  # a new block computes again
+    with DirectoryCache() as cache:
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10, cache=cache) == b"f"  # a new cache looks
 
 
 @posix_only("paths are written in POSIX syntax here")

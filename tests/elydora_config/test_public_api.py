@@ -1,8 +1,9 @@
 """The library as another tool's author meets it: every public name documented, caller mistakes explained.
 
 Public means: every name of ``elydora_config.__all__``, every module of the package whose name does not
-start with ``_`` and, in those modules, every name defined there without a leading underscore, with the
-public methods and properties of public classes.
+start with ``_`` and, in those modules, every name without a leading underscore defined there or in one of
+their private modules (a package's face: ``jsonc``, ``toml``), with the public methods and properties of
+public classes.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ def _own_members(owner: Any, module_name: str) -> Iterator[tuple[str, Any]]:
             continue
         target = member.fget if isinstance(member, property) else member
         target = getattr(target, "__func__", target)  # classmethod / staticmethod
-        if (inspect.isfunction(target) or inspect.isclass(target)) and target.__module__ == module_name:
+        home = getattr(target, "__module__", "")
+        if (inspect.isfunction(target) or inspect.isclass(target)) and (
+            home == module_name or home.startswith(module_name + "._")
+        ):
             yield name, target
 
 
@@ -53,7 +57,7 @@ def undocumented() -> list[str]:
             if not (inspect.getdoc(member) or "").strip():
                 missing.append(f"{module.__name__}.{name}")
             if inspect.isclass(member):
-                for attribute, method in _own_members(member, module.__name__):
+                for attribute, method in _own_members(member, member.__module__):
                     if not (method.__doc__ or "").strip():
                         missing.append(f"{module.__name__}.{name}.{attribute}")
     for name in elydora_config.__all__:
@@ -64,7 +68,7 @@ def undocumented() -> list[str]:
 
 def test_the_walk_sees_the_public_api() -> None:
     names = {module.__name__ for module in public_modules()}
-    assert {"elydora_config.transaction", "elydora_config.jsonc", "elydora_config.toml.document"} <= names
+    assert {"elydora_config.transaction", "elydora_config.jsonc", "elydora_config.toml"} <= names
     assert not any(part.startswith("_") for name in names for part in name.split("."))
 
 

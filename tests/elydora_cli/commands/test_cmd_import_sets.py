@@ -2,11 +2,9 @@
 agent installed, and the modules loaded by the end of the run are checked.
 
 No transaction machinery (transaction, commit, undo, journal, snapshot, recovery, the state lock and filelock),
-no TOML editor (tomlkit and the span editor's scanner; reading TOML needs only ``tomllib`` and the document
-wrapper) and no cryptography, except where the command's own path needs it: ``agent show`` prints the public
-key, which is derived from the private key by cryptography. A status over our own files reads them without the
-JSONC editor, the TOML document module or ``tomllib`` (plain JSON and the plain TOML subset are decoded by the
-read-only documents).
+no tomlkit (the TOML editor's fallback) and no cryptography, except where the command's own path needs it:
+``agent show`` prints the public key, which is derived from the private key by cryptography. A status over our
+own files reads them without ``tomllib`` (the plain TOML subset is decoded by the TOML document itself).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ import pytest
 
 import elydora_cli
 from elydora_cli import catalog
-from elydora_config import jsonc
 
 WRAPPER = """
 import json, runpy, sys
@@ -56,18 +53,7 @@ TRANSACTIONS = (
     "elydora_config.lock",
     "filelock",
 )
-TOML_EDITOR = (
-    "tomlkit",
-    "elydora_config.toml.scanner",
-    "elydora_config.toml.spans",
-    "elydora_config.toml.inline",
-    "elydora_config.toml.tomlkit_edit",
-)
-JSONC_EDITOR = tuple(
-    f"elydora_config.jsonc.{file.stem}"
-    for file in Path(jsonc.__file__).parent.glob("*.py")
-    if file.stem not in ("__init__", "readonly", "refusals")  # the read-only loader (its package exports lazily)
-)
+TOML_EDITOR = ("tomlkit", "elydora_config.toml._tomlkit_edit")
 CRYPTOGRAPHY = ("cryptography",)
 READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY)
 
@@ -110,8 +96,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("args", "used", "forbidden"),
     [
-        (("status",), "elydora_config.toml.plain", READ_ONLY),  # codex's config.toml was read
-        (("verify", "--all"), "elydora_config.toml.plain", READ_ONLY),
+        (("status",), "elydora_config.toml._plain", READ_ONLY),  # codex's config.toml was read
+        (("verify", "--all"), "elydora_config.toml._plain", READ_ONLY),
         (("audit", "tail", "--provider", "claudecode"), "elydora_cli.runtime.ledger", READ_ONLY),
         (("agent", "show", "--provider", "claudecode"), "elydora_cli.identity", (*TRANSACTIONS, *TOML_EDITOR)),
     ],
@@ -133,34 +119,34 @@ START_UP = (
     "zipfile",
     "subprocess",  # the agents' own introspection only when their executable is at hand
     "hashlib",  # no key id is computed, no record is hashed
-    *JSONC_EDITOR,  # our files are plain JSON (a // header at most): json.loads, not the JSONC editor
-    "tomllib",  # our TOML is in the plain subset (elydora_config.toml.plain): no tomllib, typing or string
-    "datetime",  # TOML values need it only for a date-time value
+    "tomllib",  # our TOML is in the plain subset (elydora_config.toml._plain): no tomllib or string
+    "datetime",  # TOML values need it only for a date or time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
     "unicodedata",  # only for a renamed Qoder folder
     "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
     "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
-    "typing",  # annotations only (elydora_config.typecheck): its import is a quarter of the interpreter's start
-    "contextlib",  # our context managers are classes
     "urllib.parse",  # pathlib is imported without it (elydora_cli/pathlibstart.py); identity imports it for a URL
     "ipaddress",  # urllib.parse's
     "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
     "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
     "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
-    "elydora_config.toml.document",  # our TOML is read by the read-only document (elydora_config.toml.readonly)
-    "elydora_config.toml.values",
-    "math",  # (the TOML editor's) a finite JSON number is checked with float()
 )
 
 
+YAML_AGENTS = ("hermes",)
+"""Agents whose config is YAML: reading it loads PyYAML (one of the heavy modules imported on first use)."""
+
+
 def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> None:
-    """With no agent executable on PATH (so no agent is asked), a status loads none of the modules that used
-    to make up most of its start-up."""
+    """With no agent executable on PATH (so no agent is asked), a status of every agent whose config is not
+    YAML loads none of the modules that used to make up most of its start-up."""
     empty = tmp_path / "bin"
     empty.mkdir()
-    code, modules = _run(home, "status", "--root", str(home), path=str(empty))
+    agents = [agent for agent in catalog.provider_ids() if agent not in YAML_AGENTS]
+    code, modules = _run(home, "status", *agents, "--root", str(home), path=str(empty))
+    assert "yaml" not in modules
     assert code in (0, 1) and "elydora_cli.health" in modules
     # what the interpreter's own start-up loads here (a site-packages .pth may import some of these) is not ours
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
@@ -172,16 +158,22 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
     assert _loaded(ours, (*READ_ONLY, *START_UP)) == []
 
 
-def test_status_imports_no_typing_even_without_site(home: Path, tmp_path: Path) -> None:
-    """The modules a status runs use typing's names in annotations only (``elydora_config.typecheck``): a status
-    of every agent (JSON, TOML and folder configs alike) loads no :mod:`typing`, whose import alone costs about a
-    quarter of the interpreter's start-up. Without site, so that no ``.pth`` hook of the machine imports it first."""
+def test_pyyaml_is_loaded_only_for_a_yaml_config(home: Path) -> None:
+    """PyYAML is imported on first use: by a status of an agent whose config is YAML, by no other."""
+    code, modules = _run(home, "status", *YAML_AGENTS, "--root", str(home))
+    assert code in (0, 1) and "yaml" in modules
+    code, modules = _run(home, "status", "claudecode", "--root", str(home))
+    assert code in (0, 1) and "yaml" not in modules
+
+
+def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) -> None:
+    """Without site, so that no ``.pth`` hook of the machine imports it first: a status of every agent (JSON, TOML
+    and folder configs alike) loads no :mod:`urllib.parse` (pathlib is imported without it)."""
     empty = tmp_path / "bin"
     empty.mkdir()
     code, modules = _run(home, "status", "--root", str(home), path=str(empty), site=False)
     # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
-    assert code in (0, 1) and "elydora_config.toml.plain" in modules and "elydora_config.jsonc.readonly" in modules
-    assert _loaded(modules, ("typing", "contextlib")) == []  # our context managers are classes (no contextlib)
+    assert code in (0, 1) and "elydora_config.toml._plain" in modules and "elydora_config.jsonc._document" in modules
     assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
 
 

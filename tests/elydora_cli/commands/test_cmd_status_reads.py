@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from elydora_cli import readpass
 from elydora_cli.main import main
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.contract import Sources
 from elydora_cli.providers import claudecode
-from elydora_config import paths
 
 
 def _states(capsys: pytest.CaptureFixture[str], root: Path) -> dict[str, str]:
@@ -37,7 +37,7 @@ def test_status_lists_the_manifests_once(
     monkeypatch.setattr(os, "scandir", counting)
     assert _states(capsys, root) == {"claudecode": "healthy", "gemini": "healthy"}
     assert listed.count(str(root / "home" / ".elydora")) == 1
-    assert paths._kept is None  # the run's directories are closed again
+    assert readpass._current is None  # the run's pass (and its directories) ended with it
 
 
 def test_status_sees_changes_between_runs_in_one_process(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -160,9 +160,8 @@ def test_the_stub_refuses_a_bad_call() -> None:
 
 def test_a_fail_open_guard_lets_the_call_through_on_our_own_errors(ctx: Context, tmp_path: Path) -> None:
     """The failure mode is the catalog's, rendered as a constant: the same failure allows when it says open."""
-    from dataclasses import replace
-
     from elydora_cli.providers import opencode
+    from elydora_config.records import replace
 
     facts = replace(opencode.FACTS, guard=replace(opencode.FACTS.guard, failure_mode="open"))
     lenient = tmp_path / "lenient.js"

@@ -12,7 +12,7 @@ from typing import Any
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import Dialect
-from elydora_config.jsonc.reference_scanner import ReferenceScanner
+from elydora_config.jsonc._reference_scanner import ReferenceScanner
 
 JsonPath = tuple[Any, ...]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import time
@@ -14,13 +13,14 @@ from locations import JSONTESTSUITE
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, STRICT_JSON, JsoncDocument
-from elydora_config.jsonc.reference_scanner import ReferenceScanner
+from elydora_config.jsonc._reference_scanner import ReferenceScanner
+from elydora_config.records import replace
 
 # RFC 8259 only says object names SHOULD be unique, so JSONTestSuite accepts repeated keys; the
 # project's dialects refuse them on purpose (docs/editors.md).  ``RFC_8259`` is STRICT_JSON without that rule.
 HANG = 15.0  # seconds: exponential or stuck parsing, never a speed figure (one file takes milliseconds)
 DUPLICATE_KEY_FILES = {"y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"}
-RFC_8259 = dataclasses.replace(STRICT_JSON, name="RFC_8259", duplicate_keys=True)
+RFC_8259 = replace(STRICT_JSON, name="RFC_8259", duplicate_keys=True)
 
 
 def _files(prefix: str) -> list[Path]:
@@ -66,7 +66,7 @@ def test_strict_json_accepts_every_y_file_and_round_trips_it(path: Path) -> None
 
 @pytest.mark.parametrize("path", _files("y_"), ids=_ids(_files("y_")))
 def test_jsonc_accepts_every_y_file_too(path: Path) -> None:
-    dialect = dataclasses.replace(JSONC, duplicate_keys=True) if path.name in DUPLICATE_KEY_FILES else JSONC
+    dialect = replace(JSONC, duplicate_keys=True) if path.name in DUPLICATE_KEY_FILES else JSONC
     doc = JsoncDocument.parse_bytes(path.read_bytes(), dialect)
     assert doc.to_bytes() == path.read_bytes()
 

@@ -12,15 +12,16 @@ from jsonc_testkit import Writer, assert_agrees_with_reference, oracle_loads
 from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
-from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument, lane_blanking
-from elydora_config.jsonc.blanking import (
+from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument
+from elydora_config.jsonc import _lane_blanking as lane_blanking
+from elydora_config.jsonc._blanking import (
     blank,
     comment_spans,
     follows_value,
     trailing_comma_candidates,
 )
-from elydora_config.jsonc.fast_scan import ValueScanner
-from elydora_config.jsonc.lane_blanking import FOLD_MARK
+from elydora_config.jsonc._fast_scan import ValueScanner
+from elydora_config.jsonc._lane_blanking import FOLD_MARK
 
 _WHITESPACE = " \t\r\n"
 
@@ -79,7 +80,7 @@ def test_non_ascii_characters_fold_to_one_ascii_character_each() -> None:
     text = '["caf\u00e9 \u65e5 \U0001f600", /* \u00e9 */ 1]'
     lanes = _lanes(text)
     assert lanes.isascii() and len(lanes) == len(text)
-    assert lanes == '["caf\x7f \x7f \x7f", \t\t\t\t\t\t\t 1]' and FOLD_MARK == "\x7f"  # DEL: valid in a string
+    assert lanes == '["caf? ? ?", \t\t\t\t\t\t\t 1]' and FOLD_MARK == "?"  # valid in a string
 
 
 def test_a_naive_comment_inside_a_string_is_refused_by_the_c_scanner() -> None:
@@ -306,14 +307,3 @@ def test_short_chunks_with_line_breaks_non_ascii_and_an_opener_in_a_string(
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)  # a "/*" in the last string, next to a comment:
     assert doc._scanner.lane_text is None  # white box: ... the C scanner refused the lanes, exact blanking
     assert doc.value == oracle_loads(text)
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_trailing_commas_of_a_scan_text_are_tabbed_as_in_a_lane_buffer(seed: int) -> None:
-    rnd = random.Random(seed)
-    parts = ["[1,", "]", "{", '"a":2', ",}", " ", "\n", ",", "\t", "\u00e9", '"x,]"', ":"]
-    text = "".join(rnd.choice(parts) for _ in range(60))
-    encoded = text.encode("utf-8").decode("latin-1")  # a scan text: one byte a character
-    out = bytearray(encoded.encode("latin-1"))
-    lane_blanking._tab_trailing_commas(out, 0, bytes(out))
-    assert lane_blanking.tab_trailing_commas(encoded) == out.decode("latin-1")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from elydora_config.jsonc import JSONC, STRICT_JSON, Dialect, JsoncDocument
-from elydora_config.jsonc.layout import Style, render, render_scalar
-from elydora_config.jsonc.located import NO_END, Container
+from elydora_config.jsonc._layout import Style, render, render_scalar
+from elydora_config.jsonc._located import NO_END, Container
 
 TEXT = """{
   // settings

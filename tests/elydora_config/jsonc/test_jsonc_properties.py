@@ -24,7 +24,7 @@ from jsonc_testkit import (
 )
 
 from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, Edit, JsoncDocument
-from elydora_config.jsonc.reference_scanner import ReferenceScanner
+from elydora_config.jsonc._reference_scanner import ReferenceScanner
 
 settings.register_profile(
     "jsonc-default", max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -6,9 +6,9 @@ import pytest
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC
-from elydora_config.jsonc.fast_scan import ValueScanner
-from elydora_config.jsonc.located import Walker
-from elydora_config.jsonc.revalidate import check_value_text, rebuilt_container
+from elydora_config.jsonc._fast_scan import ValueScanner
+from elydora_config.jsonc._located import Walker
+from elydora_config.jsonc._revalidate import check_value_text, rebuilt_container
 
 
 def test_one_new_value_is_measured_and_anything_else_refused() -> None:

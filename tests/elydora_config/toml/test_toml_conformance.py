@@ -15,7 +15,7 @@ from locations import TOML_TEST
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.toml import TomlDocument
-from elydora_config.toml.scanner import scan
+from elydora_config.toml._scanner import scan
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from elydora_config.toml import TomlDocument, document
-from elydora_config.toml.localcheck import NOT_LOCAL, appended_table, swapped_value
-from elydora_config.toml.scanner import scan
-from elydora_config.toml.spans import SpanEditor
+from elydora_config.toml import TomlDocument
+from elydora_config.toml import _document as document
+from elydora_config.toml._localcheck import NOT_LOCAL, appended_table, swapped_value
+from elydora_config.toml._scanner import scan
+from elydora_config.toml._spans import SpanEditor
 
 if sys.version_info >= (3, 11):
     import tomllib

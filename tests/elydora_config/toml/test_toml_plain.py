@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.toml import TomlDocument
-from elydora_config.toml.plain import plain_loads
+from elydora_config.toml._plain import plain_loads
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -138,66 +137,3 @@ def test_the_document_reads_the_subset_to_the_same_data_and_still_reports_errors
     assert doc.value == tomllib.loads(OURS) and doc.get(["hooks", 0, "timeout"]) == 10
     with pytest.raises(MalformedConfigError, match=r"config.toml:2:6: invalid TOML: Cannot overwrite a value"):
         TomlDocument.parse("a = 1\na = 2\n", path="config.toml")
-
-
-# -- the line reader gives what the pattern it replaced gave ----------------------------------------------
-# (compiled here only: the earlier implementation, as the oracle)
-
-_OLD_LINE = re.compile(
-    r"[ \t]*(?:"
-    r"\[\[(?P<array>[A-Za-z0-9_-]+)\]\]"
-    r"|\[(?P<table>[A-Za-z0-9_-]+)\]"
-    r"|(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:"
-    r"\"(?P<basic>[^\"\\]*)\"|'(?P<literal>[^']*)'|(?P<int>[+-]?(?:0|[1-9][0-9]{0,17}))(?![0-9])"
-    r"|(?P<bool>true|false)"
-    r")"
-    r")?[ \t]*(?:#.*)?"
-)
-_OLD_REFUSED_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
-
-
-def _old_plain_loads(text: str) -> dict[str, Any] | None:
-    if _OLD_REFUSED_CHARS.search(text):
-        return None
-    root: dict[str, Any] = {}
-    table, arrays = root, set()
-    for line in text.split("\n"):
-        match = _OLD_LINE.fullmatch(line[:-1] if line.endswith("\r") else line)
-        if match is None:
-            return None
-        key, array, name = match.group("key"), match.group("array"), match.group("table")
-        if key is not None:
-            if key in table:
-                return None
-            basic, literal, number = match.group("basic"), match.group("literal"), match.group("int")
-            text_value = basic if basic is not None else literal
-            table[key] = (
-                text_value if text_value is not None else int(number) if number is not None
-                else match.group("bool") == "true"
-            )  # fmt: skip
-        elif array is not None:
-            if array in root and array not in arrays:
-                return None
-            arrays.add(array)
-            table = {}
-            root.setdefault(array, []).append(table)
-        elif name is not None:
-            if name in root:
-                return None
-            table = root[name] = {}
-    return root
-
-
-_PIECES = st.sampled_from(
-    ["a", "x-y", "0", "01", "+", "-", "7", "9" * 18, "9" * 19, "true", "false", "=", " ", "\t", "#", "[", "]",
-     "[[", "]]", '"', "'", "\\", ".", "\r", "\r\n", "\n", "\x01", "\x7f", "é", "{", "_"]
-)  # fmt: skip
-
-
-@settings(max_examples=3000, deadline=None)
-@example("a = " + "9" * 19)
-@example("a = -" + "9" * 18 + "# c\nb=0")
-@given(st.lists(_PIECES, max_size=14).map("".join) | st.lists(_LINES, max_size=5).map("\n".join))
-def test_plain_loads_gives_what_the_pattern_gave(text: str) -> None:
-    found, expected = plain_loads(text), _old_plain_loads(text)
-    assert found == expected and _types(found) == _types(expected), text

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from elydora_config.toml.scanner import scan
+from elydora_config.toml._scanner import scan
 
 if sys.version_info >= (3, 11):
     import tomllib

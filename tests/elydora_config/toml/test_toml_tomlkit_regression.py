@@ -13,8 +13,8 @@ import tomlkit
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.toml import TomlDocument
-from elydora_config.toml.scanner import ScanError
-from elydora_config.toml.spans import SpanEditor
+from elydora_config.toml._scanner import ScanError
+from elydora_config.toml._spans import SpanEditor
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -152,7 +152,7 @@ def test_an_edit_that_would_not_read_back_is_refused(
     monkeypatch: pytest.MonkeyPatch, rendered: str, reason: str
 ) -> None:
     """The splice is checked by reading it again: a wrong rendering never reaches the text."""
-    from elydora_config.yaml import render
+    from elydora_config.yaml import _render as render
 
     monkeypatch.setattr(render, "entry", lambda *args: [rendered.rstrip("\n")])
     doc = YamlDocument.parse("a: 1\n")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from elydora_config.toml.values import Key, Path, detect_newline
+from elydora_config.toml._values import Path, detect_newline
 
 from ..records import record
 
@@ -31,31 +31,31 @@ _LITERAL = r"'[^'\n]*'"
 _KEY_PART = r"[A-Za-z0-9_-]+|" + _BASIC + "|" + _LITERAL
 _KEY_TEXT = r"(?:" + _KEY_PART + r")(?:[ \t]*\.[ \t]*(?:" + _KEY_PART + r"))*"
 
-KEY_RE = re.compile(_KEY_TEXT)
-KEY_PART_RE = re.compile(_KEY_PART)
-_HEADER_RE = re.compile(r"(\[\[?)[ \t]*(" + _KEY_TEXT + r")[ \t]*(\]\]?)")
-EQ_RE = re.compile(r"[ \t]*=[ \t]*")
-_WS_RE = re.compile(r"[ \t]*")
-_TAIL_RE = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r?\n|\Z)")
-_BLANK_LINE_RE = re.compile(r"[ \t]*(?:\r?\n|\Z)")
+KEY_RE = _KEY_TEXT
+KEY_PART_RE = _KEY_PART
+_HEADER_RE = r"(\[\[?)[ \t]*(" + _KEY_TEXT + r")[ \t]*(\]\]?)"
+EQ_RE = r"[ \t]*=[ \t]*"
+_WS_RE = r"[ \t]*"
+_TAIL_RE = r"[ \t]*(?:#[^\r\n]*)?(?:\r?\n|\Z)"
+_BLANK_LINE_RE = r"[ \t]*(?:\r?\n|\Z)"
 
-ML_BASIC_RE = re.compile(r'"""(?:[^\\"]|\\[\s\S]|"(?!""))*"""(?:"{0,2})')
-ML_LITERAL_RE = re.compile(r"'''[\s\S]*?'''(?:'{0,2})")
-BASIC_RE = re.compile(_BASIC)
-LITERAL_RE = re.compile(_LITERAL)
-SCALAR_RE = re.compile(
+ML_BASIC_RE = r'"""(?:[^\\"]|\\[\s\S]|"(?!""))*"""(?:"{0,2})'
+ML_LITERAL_RE = r"'''[\s\S]*?'''(?:'{0,2})"
+BASIC_RE = _BASIC
+LITERAL_RE = _LITERAL
+SCALAR_RE = (
     r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?"
     r"|[A-Za-z0-9_+.:-]+"
 )
 # Flat single-line arrays and inline tables: no nesting, no comments, one-line strings only.
 _FLAT = r"""(?:[^\[\]{}"'#\n]|""" + _BASIC + r'(?!")|' + _LITERAL + r"(?!'))*"
-_SIMPLE_LINE_RE = re.compile(
+_SIMPLE_LINE_RE = (
     r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*"
     r"(" + _BASIC + r"(?!\")|" + _LITERAL + r"(?!')|[A-Za-z0-9_+.:-]+|\[" + _FLAT + r"\]|\{" + _FLAT + r"\})"
     r"[ \t]*(?:#[^\r\n]*)?(?:\r?\n|\Z)"
 )
 # Tokens inside arrays / inline tables, for skipping over a whole nested value quickly.
-_NESTED_RE = re.compile(
+_NESTED_RE = (
     r'"""(?:[^\\"]|\\[\s\S]|"(?!""))*"""(?:"{0,2})'
     r"|'''[\s\S]*?'''(?:'{0,2})"
     r"|" + _BASIC + r"|" + _LITERAL + r"|#[^\n]*"
@@ -63,7 +63,7 @@ _NESTED_RE = re.compile(
     r"|[^\"'#\[\]{}]+"
 )
 
-_ESCAPE_RE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
+_ESCAPE_RE = r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))"
 _SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
 
 
@@ -80,10 +80,10 @@ def _unescape_one(match: re.Match[str]) -> str:
 def key_parts(text: str) -> tuple[str, ...]:
     """Decode a (possibly dotted) key as written into its parts."""
     parts: list[str] = []
-    for match in KEY_PART_RE.finditer(text):
+    for match in re.compile(KEY_PART_RE).finditer(text):
         raw = match.group()
         if raw[0] == '"':
-            parts.append(_ESCAPE_RE.sub(_unescape_one, raw[1:-1]))
+            parts.append(re.compile(_ESCAPE_RE).sub(_unescape_one, raw[1:-1]))
         elif raw[0] == "'":
             parts.append(raw[1:-1])
         else:
@@ -95,13 +95,13 @@ def skip_value(text: str, pos: int) -> int:
     """End offset of the TOML value starting at ``pos``."""
     char = text[pos : pos + 1]
     if char == '"':
-        match = (ML_BASIC_RE if text.startswith('"""', pos) else BASIC_RE).match(text, pos)
+        match = re.compile(ML_BASIC_RE if text.startswith('"""', pos) else BASIC_RE).match(text, pos)
     elif char == "'":
-        match = (ML_LITERAL_RE if text.startswith("'''", pos) else LITERAL_RE).match(text, pos)
+        match = re.compile(ML_LITERAL_RE if text.startswith("'''", pos) else LITERAL_RE).match(text, pos)
     elif char in ("[", "{"):
         return _skip_nested(text, pos)
     else:
-        match = SCALAR_RE.match(text, pos)
+        match = re.compile(SCALAR_RE).match(text, pos)
     if match is None:
         raise ScanError(f"cannot read the value at offset {pos}")
     return match.end()
@@ -109,7 +109,7 @@ def skip_value(text: str, pos: int) -> int:
 
 def _skip_nested(text: str, pos: int) -> int:
     depth = 0
-    matcher = _NESTED_RE.match
+    matcher = re.compile(_NESTED_RE).match
     while True:
         match = matcher(text, pos)
         if match is None:
@@ -203,7 +203,7 @@ def blank_run_after(text: str, pos: int) -> int:
     """Start of the first non-blank line at or after ``pos`` (a line start), or the end of the text."""
     size = len(text)
     while pos < size:
-        match = _BLANK_LINE_RE.match(text, pos)
+        match = re.compile(_BLANK_LINE_RE).match(text, pos)
         if match is None:
             return pos
         if match.end() == pos:  # end of text
@@ -230,8 +230,8 @@ def _walk(
     last_content_end = pos  # just past the last non-blank line seen
     comment_run_start = -1  # start of the run of comment lines directly above the current line
     content_before_run = 0  # last_content_end before that run
-    ws_match = _WS_RE.match
-    simple_match = _SIMPLE_LINE_RE.match
+    ws_match = re.compile(_WS_RE).match
+    simple_match = re.compile(_SIMPLE_LINE_RE).match
     while pos < stop:
         simple = simple_match(text, pos)
         if simple is not None:  # fast path: `key = scalar  # comment`
@@ -256,14 +256,14 @@ def _walk(
         first = ws_match(text, pos).end()  # type: ignore[union-attr]
         char = text[first : first + 1]
         if char in ("\n", "\r", ""):
-            blank = _BLANK_LINE_RE.match(text, first)
+            blank = re.compile(_BLANK_LINE_RE).match(text, first)
             if blank is None:
                 raise ScanError(f"unexpected character at offset {first}")
             pos = blank.end()
             comment_run_start = -1
             continue
         if char == "#":
-            tail = _TAIL_RE.match(text, first)
+            tail = re.compile(_TAIL_RE).match(text, first)
             assert tail is not None  # the pattern always matches
             if comment_run_start < 0:
                 comment_run_start = pos
@@ -273,10 +273,10 @@ def _walk(
         if char == "[":
             if sections is None:
                 raise ScanError(f"unexpected table header at offset {first}")
-            header = _HEADER_RE.match(text, first)
+            header = re.compile(_HEADER_RE).match(text, first)
             if header is None or len(header.group(1)) != len(header.group(3)):
                 raise ScanError(f"cannot read the table header at offset {first}")
-            tail = _TAIL_RE.match(text, header.end())
+            tail = re.compile(_TAIL_RE).match(text, header.end())
             if tail is None:
                 raise ScanError(f"unexpected text after the table header at offset {header.end()}")
             lead = pos if comment_run_start < 0 else comment_run_start
@@ -291,15 +291,15 @@ def _walk(
             pos = last_content_end = tail.end()
             comment_run_start = -1
             continue
-        key = KEY_RE.match(text, first)
+        key = re.compile(KEY_RE).match(text, first)
         if key is None:
             raise ScanError(f"cannot read the key at offset {first}")
-        eq = EQ_RE.match(text, key.end())
+        eq = re.compile(EQ_RE).match(text, key.end())
         if eq is None:
             raise ScanError(f"expected '=' at offset {key.end()}")
         value_start = eq.end()
         value_end = skip_value(text, value_start)
-        tail = _TAIL_RE.match(text, value_end)
+        tail = re.compile(_TAIL_RE).match(text, value_end)
         if tail is None:
             raise ScanError(f"unexpected text after the value at offset {value_end}")
         if entries is not None:
@@ -333,8 +333,3 @@ def _resolve_header(keys: tuple[str, ...], is_array: bool, aot_counts: dict[Path
 def starts_with(path: Path, prefix: Path) -> bool:
     """Whether ``path`` begins with ``prefix``."""
     return len(path) >= len(prefix) and path[: len(prefix)] == prefix
-
-
-def key_of(path: Path) -> Key:
-    """The last key of ``path``."""
-    return path[-1]

@@ -20,22 +20,26 @@ lines are kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import yaml
 
+from elydora_config._plaindata import copy_data
 from elydora_config.errors import MalformedConfigError, PathLike
-from elydora_config.readonlydoc import copy_data
-from elydora_config.typecheck import TYPE_CHECKING
 
-from . import render
-from .readonly import holds
-
-if TYPE_CHECKING:
-    from typing import Any
+from . import _render as render
 
 Key = str | int
 _MISSING: Any = object()
 __all__ = ["YamlDocument"]
+
+
+def holds(container: Any, key: str | int) -> bool:
+    """Whether ``container[key]`` names an element: a mapping's key, or a sequence's index (negative from the
+    end)."""
+    if isinstance(container, dict):
+        return isinstance(key, str) and key in container
+    return isinstance(container, list) and isinstance(key, int) and -len(container) <= key < len(container)
 
 
 def _compose(text: str, path: PathLike | None) -> tuple[yaml.Node | None, Any]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import TYPE_CHECKING
 
 from elydora_config.records import record
-from elydora_config.typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

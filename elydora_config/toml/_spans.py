@@ -1,6 +1,6 @@
 """The span editor: turns one edit of a TOML document into minimal text splices.
 
-It works on a :class:`~elydora_config.toml.scanner.Scan` of text that ``tomllib`` accepted and on the
+It works on a :class:`~elydora_config.toml._scanner.Scan` of text that ``tomllib`` accepted and on the
 data ``tomllib`` returned for it. Shapes it does not handle raise :class:`ScanError`; the document
 then falls back to tomlkit. Whatever it produces is re-parsed and compared by the caller.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from elydora_config.toml.inline import (
+from elydora_config.toml._inline import (
     Node,
     deepest_written,
     find,
@@ -27,7 +27,7 @@ from elydora_config.toml.inline import (
     remove_item,
     render_item,
 )
-from elydora_config.toml.scanner import (
+from elydora_config.toml._scanner import (
     Entry,
     Scan,
     ScanError,
@@ -37,7 +37,7 @@ from elydora_config.toml.scanner import (
     line_start,
     starts_with,
 )
-from elydora_config.toml.values import (
+from elydora_config.toml._values import (
     Path,
     Style,
     is_table_array,

@@ -14,19 +14,18 @@ from itertools import pairwise
 from typing import Any
 
 from ..records import record
-from .lexical import (
-    NON_ASCII_ESCAPE_BYTES_RE,
+from ._lexical import (
     NON_ASCII_ESCAPE_RE,
     line_break_near,
     line_indent,
     scanstring,
     starts_line,
 )
-from .located import Container
+from ._located import Container
 
-_INDENTED_LINE_RE = re.compile(r"(?:\r\n|\n|\r)([ \t]+)[^ \t\r\n]")
-_SEPARATOR_RE = re.compile(r"[ \t]*,[ \t]*")
-_KEY_SEPARATOR_RE = re.compile(r"[ \t]*:[ \t]*")
+_INDENTED_LINE_RE = r"(?:\r\n|\n|\r)([ \t]+)[^ \t\r\n]"
+_SEPARATOR_RE = r"[ \t]*,[ \t]*"
+_KEY_SEPARATOR_RE = r"[ \t]*:[ \t]*"
 
 DEFAULT_UNIT = "  "
 
@@ -115,7 +114,7 @@ def render_key(key: str, style: Style) -> str:
 
 def document_unit(text: str) -> str:
     """The indentation of the first indented line: a tab, or that many spaces."""
-    found = _INDENTED_LINE_RE.search(text)
+    found = re.compile(_INDENTED_LINE_RE).search(text)
     if found is None:
         return DEFAULT_UNIT
     indent = found.group(1)
@@ -124,12 +123,7 @@ def document_unit(text: str) -> str:
 
 def prefers_ascii(text: str) -> bool:
     """Escape non-ASCII only when the file is pure ASCII and already escapes non-ASCII characters."""
-    return text.isascii() and NON_ASCII_ESCAPE_RE.search(text) is not None
-
-
-def prefers_ascii_utf8(data: bytes) -> bool:
-    """:func:`prefers_ascii` of the text whose UTF-8 is ``data``, without decoding it."""
-    return data.isascii() and NON_ASCII_ESCAPE_BYTES_RE.search(data) is not None
+    return text.isascii() and re.compile(NON_ASCII_ESCAPE_RE).search(text) is not None
 
 
 def container_unit(text: str, container: Container) -> str | None:
@@ -149,7 +143,7 @@ def key_separator(text: str, container: Container) -> str | None:
         if member.key is None:
             return None
         _, key_end = scanstring(text, member.start + 1, True)
-        found = _KEY_SEPARATOR_RE.fullmatch(text, key_end, member.value_start)
+        found = re.compile(_KEY_SEPARATOR_RE).fullmatch(text, key_end, member.value_start)
         if found is not None:
             return found.group()
     return None
@@ -159,7 +153,7 @@ def item_separator(text: str, container: Container) -> str | None:
     """The separator the container's items use (from the first pair that has a plain one; ``None``: none found)."""
     members = container.members
     for before, after in pairwise(members[:9]):
-        found = _SEPARATOR_RE.fullmatch(text, before.value_end, after.start)
+        found = re.compile(_SEPARATOR_RE).fullmatch(text, before.value_end, after.start)
         if found is not None:
             return found.group().lstrip(" \t")
     return None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from ..errors import MalformedConfigError, PathLike
-from .dialect import Dialect
-from .edit_plan import Plan
-from .fast_scan import ValueScanner
-from .lexical import splice_text
-from .located import Container, Walker, shift
+from ._dialect import Dialect
+from ._edit_plan import Plan
+from ._fast_scan import ValueScanner
+from ._lexical import splice_text
+from ._located import Container, Walker, shift
 
 
 def check_value_text(scanner: ValueScanner, new: str, path: PathLike | None) -> int:

@@ -14,21 +14,21 @@ from json import decoder as _json_decoder
 scanstring: Callable[[str, int, bool], tuple[str, int]] = _json_decoder.scanstring  # type: ignore[attr-defined]
 """The stdlib's string scanner (C when available): ``scanstring(text, after_quote, strict)`` -> (str, end)."""
 
-NON_ASCII_ESCAPE_RE = re.compile(r"\\u(?!00[0-7])[0-9a-fA-F]{4}")
+NON_ASCII_ESCAPE_RE = r"\\u(?!00[0-7])[0-9a-fA-F]{4}"
 """The escape of a character outside ASCII (``\\u00e9``), in a text; :data:`NON_ASCII_ESCAPE_BYTES_RE` in
 UTF-8."""
-NON_ASCII_ESCAPE_BYTES_RE = re.compile(NON_ASCII_ESCAPE_RE.pattern.encode("ascii"))
+NON_ASCII_ESCAPE_BYTES_RE = NON_ASCII_ESCAPE_RE.encode("ascii")
 
 GAP_START_CHARS = " \t\n\r/"
 HSPACE = " \t"
 
-WS_RE = re.compile(r"[ \t\n\r]*")
+WS_RE = r"[ \t\n\r]*"
 # whitespace, line comments (ended by CR or LF) and terminated block comments, in any order
-GAP_RE = re.compile(r"(?:[ \t\n\r]+|//[^\r\n]*|/\*[^*]*\*+(?:[^*/][^*]*\*+)*/)*")
-HSPACE_RE = re.compile(r"[ \t]*")
-BLOCK_END_RE = re.compile(r"\*/")
-LINE_COMMENT_RE = re.compile(r"//[^\r\n]*")
-LINE_BREAK_RE = re.compile(r"\r\n|\n|\r")
+GAP_RE = r"(?:[ \t\n\r]+|//[^\r\n]*|/\*[^*]*\*+(?:[^*/][^*]*\*+)*/)*"
+HSPACE_RE = r"[ \t]*"
+BLOCK_END_RE = r"\*/"
+LINE_COMMENT_RE = r"//[^\r\n]*"
+LINE_BREAK_RE = r"\r\n|\n|\r"
 
 
 def skip_gap(text: str, pos: int, comments: bool) -> int:
@@ -37,7 +37,7 @@ def skip_gap(text: str, pos: int, comments: bool) -> int:
     An unterminated block comment or a comment in strict JSON is left in place for the caller to report.
     """
     if pos < len(text) and text[pos] in GAP_START_CHARS:
-        return (GAP_RE if comments else WS_RE).match(text, pos).end()  # type: ignore[union-attr]
+        return re.compile(GAP_RE if comments else WS_RE).match(text, pos).end()  # type: ignore[union-attr]
     return pos
 
 
@@ -53,7 +53,7 @@ def is_line_break(text: str, pos: int) -> bool:
 
 def after_line_break(text: str, pos: int) -> int | None:
     """If only spaces/tabs separate ``pos`` from a line break, the offset just after that break."""
-    pos = HSPACE_RE.match(text, pos).end()  # type: ignore[union-attr]
+    pos = re.compile(HSPACE_RE).match(text, pos).end()  # type: ignore[union-attr]
     if text.startswith("\r\n", pos):
         return pos + 2
     if pos < len(text) and text[pos] in "\r\n":
@@ -89,12 +89,12 @@ def line_indent(text: str, pos: int) -> str:
     start = line_start(text, pos)
     if start == 0 and text.startswith("\ufeff"):
         start = 1
-    return text[start : HSPACE_RE.match(text, start).end()]  # type: ignore[union-attr]
+    return text[start : re.compile(HSPACE_RE).match(text, start).end()]  # type: ignore[union-attr]
 
 
 def line_break_near(text: str, pos: int) -> str | None:
     """The line break that ends the line containing ``pos`` (or, failing that, the one before it)."""
-    found = LINE_BREAK_RE.search(text, pos)
+    found = re.compile(LINE_BREAK_RE).search(text, pos)
     if found is not None:
         return found.group()
     start = line_start(text, pos)
@@ -115,14 +115,14 @@ def tail_end(text: str, value_end: int, comma: int | None) -> tuple[int, bool]:
     """
     pos = last = value_end
     while True:
-        pos = HSPACE_RE.match(text, pos).end()  # type: ignore[union-attr]
+        pos = re.compile(HSPACE_RE).match(text, pos).end()  # type: ignore[union-attr]
         if comma is not None and pos == comma:
             pos = last = pos + 1
             continue
         if text.startswith("//", pos):
-            return LINE_COMMENT_RE.match(text, pos).end(), True  # type: ignore[union-attr]
+            return re.compile(LINE_COMMENT_RE).match(text, pos).end(), True  # type: ignore[union-attr]
         if text.startswith("/*", pos):
-            found = BLOCK_END_RE.search(text, pos + 2)
+            found = re.compile(BLOCK_END_RE).search(text, pos + 2)
             if found is None:
                 return last, False
             pos = last = found.end()

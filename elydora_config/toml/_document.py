@@ -1,6 +1,6 @@
 """``TomlDocument``: a TOML text with minimal, verified edits.
 
-Parsing and verification use ``tomllib`` (TOML 1.0); a text in the small subset of :mod:`.plain` is
+Parsing and verification use ``tomllib`` (TOML 1.0); a text in the small subset of :mod:`._plain` is
 parsed without it, to the same data. Edits are made by the span editor where it can
 (minimal splices, bytes outside the edited span untouched) and by tomlkit otherwise. Every edit is
 checked: the new text must re-parse with ``tomllib`` to exactly the intended data, else the edit is
@@ -10,54 +10,32 @@ refused with :class:`~elydora_config.errors.MalformedConfigError` and the docume
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from elydora_config._plaindata import copy_data
 from elydora_config.errors import MalformedConfigError, PathLike
 from elydora_config.nesting import check_nesting
-from elydora_config.readonlydoc import copy_data
-from elydora_config.toml.lookup import MISSING, MissingPathError, get, has, lookup, missing, resolve
-from elydora_config.toml.plain import plain_loads
-from elydora_config.toml.readonly import BOM
-from elydora_config.toml.values import Key, Path, detect_newline, normalize, same
-from elydora_config.typecheck import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the editors are loaded by the first edit: reading a document needs tomllib at most
-    from typing import Any
-
-    from elydora_config.toml.spans import SpanEditor, Splice
+from elydora_config.toml._decoding import decode_error, loads
+from elydora_config.toml._localcheck import NOT_LOCAL, appended_table, swapped_value
+from elydora_config.toml._lookup import MISSING, MissingPathError, get, has, lookup, missing, resolve
+from elydora_config.toml._plain import plain_loads
+from elydora_config.toml._scanner import ScanError, scan
+from elydora_config.toml._spans import SpanEditor, Splice, apply_splices
+from elydora_config.toml._values import Key, Path, detect_newline, normalize, same
 
 _AT_LINE = r"\s*\(at line (\d+), column (\d+)\)\s*$"
 _AT_END = r"\s*\(at end of document\)\s*$"
 """Where :mod:`tomllib` puts the place in its message; compiled on first use (:mod:`re`'s cache), by an error."""
 __all__ = ["MissingPathError", "TomlDocument"]
 
+BOM = "\ufeff"
+"""A byte order mark, which a TOML text may start with (kept, not part of the data)."""
+
 
 def _location(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def _tomllib() -> Any:
-    """``tomllib`` (``tomli`` before 3.11), imported on first use: a text in the subset of
-    :mod:`elydora_config.toml.plain` is read without it."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on Python 3.10 only
-        import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
-    return tomllib
-
-
-def loads(text: str) -> dict[str, Any]:
-    """``tomllib.loads`` (TOML 1.0), kept in one place for the whole package."""
-    data: dict[str, Any] = _tomllib().loads(text)
-    return data
-
-
-def _decode_errors() -> type[Exception]:
-    """``TOMLDecodeError``: named in ``except`` clauses, which evaluate it only when something was raised."""
-    error: type[Exception] = _tomllib().TOMLDecodeError
-    return error
 
 
 class TomlDocument:
@@ -103,7 +81,7 @@ class TomlDocument:
         if value is None:  # outside the plain subset: tomllib decodes it, or reports where it is wrong
             try:
                 value = loads(body)
-            except _decode_errors() as exc:
+            except decode_error() as exc:
                 raise _decode_error(where, body, exc) from None
         return cls(body, value, bom=bom, path=where)
 
@@ -176,7 +154,6 @@ class TomlDocument:
             return editor.add(parent, key, nested)
 
         def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
-            from elydora_config.toml.localcheck import NOT_LOCAL, swapped_value
 
             leaf = swapped_value(editor, splices, norm, self._lookup(norm), new) if found == len(norm) else NOT_LOCAL
             return None if leaf is NOT_LOCAL else _with_value(self._value, norm, found, leaf)
@@ -231,7 +208,6 @@ class TomlDocument:
             return editor.insert(norm, position, new, size)
 
         def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
-            from elydora_config.toml.localcheck import NOT_LOCAL, appended_table
 
             item = appended_table(editor, splices, norm, new) if position == size else NOT_LOCAL
             return None if item is NOT_LOCAL else _with_insert(self._value, norm, position, item)
@@ -258,8 +234,6 @@ class TomlDocument:
 
     def _span_editor(self) -> SpanEditor | None:
         if self._editor is None:
-            from elydora_config.toml.scanner import ScanError, scan
-            from elydora_config.toml.spans import SpanEditor
 
             try:
                 self._editor = SpanEditor(scan(self._body))
@@ -275,7 +249,7 @@ class TomlDocument:
             raise TypeError(f"{_show(array)} is an array of tables ([[...]]): it can only hold tables")
 
     def _tomlkit_implicit(self, path: Path) -> bool:
-        from elydora_config.toml.tomlkit_edit import is_implicit
+        from elydora_config.toml._tomlkit_edit import is_implicit
 
         try:
             return is_implicit(self._body, path)
@@ -283,8 +257,6 @@ class TomlDocument:
             return False
 
     def _span_replace(self, editor: SpanEditor, norm: Path, new: Any) -> list[Splice] | str:
-        from elydora_config.toml.scanner import ScanError, scan
-        from elydora_config.toml.spans import SpanEditor, apply_splices
 
         if editor.covering_entry(norm) is None and isinstance(norm[-1], int) and type(new) is dict:
             # an [[array]] entry: remove it, then insert the new one at the same index
@@ -309,17 +281,16 @@ class TomlDocument:
         local: Callable[[SpanEditor, list[Splice]], dict[str, Any] | None] | None = None,
     ) -> None:
         """Make the edit with the span editor, proved by parsing only what changed (``local``, see
-        :mod:`.localcheck`) or else the whole new text; with tomlkit when the span editor cannot."""
+        :mod:`._localcheck`) or else the whole new text; with tomlkit when the span editor cannot."""
         editor = self._span_editor()
         if editor is not None:
-            from elydora_config.toml.scanner import ScanError
 
             try:
                 made = span(editor)
                 body = made if isinstance(made, str) else editor.apply(made)
                 proved = None if local is None or isinstance(made, str) else local(editor, made)
                 parsed = loads(body) if proved is None else proved
-            except (ScanError, LookupError, ValueError, TypeError, _decode_errors()):
+            except (ScanError, LookupError, ValueError, TypeError, decode_error()):
                 pass
             else:
                 if same(parsed, intended):
@@ -330,7 +301,7 @@ class TomlDocument:
     def _edit_with_tomlkit(
         self, intended: dict[str, Any], kind: str, norm: Path, value: Any, index: int, prune: tuple[Path, ...]
     ) -> None:
-        from elydora_config.toml.tomlkit_edit import tomlkit_edit
+        from elydora_config.toml._tomlkit_edit import tomlkit_edit
 
         try:
             body = tomlkit_edit(self._body, kind, norm, value, index, prune, self.newline)
@@ -340,7 +311,7 @@ class TomlDocument:
             ) from None
         try:
             parsed = loads(body)
-        except _decode_errors() as exc:
+        except decode_error() as exc:
             raise MalformedConfigError(
                 self._path, f"refusing to {kind} {_show(norm)}: the edited text would not parse ({exc})"
             ) from None
@@ -370,7 +341,7 @@ class TomlDocument:
         return lookup(self._value, norm)
 
     def _resolve(self, path: Sequence[Key]) -> tuple[Path, int]:
-        """Normalise ``path`` and count how many of its steps exist (:func:`.lookup.resolve`)."""
+        """Normalise ``path`` and count how many of its steps exist (:func:`._lookup.resolve`)."""
         return resolve(self._value, path)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from elydora_config.toml.scanner import (
+from elydora_config.toml._scanner import (
     EQ_RE,
     KEY_RE,
     ScanError,
@@ -13,15 +13,15 @@ from elydora_config.toml.scanner import (
     line_start,
     skip_value,
 )
-from elydora_config.toml.values import Path, Style, render_dotted, render_value
+from elydora_config.toml._values import Path, Style, render_dotted, render_value
 
 from ..records import field, record, replace
 
 Splice = tuple[int, int, str]
 
-_GAP_RE = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
-_SPACE_RE = re.compile(r"[ \t]*")
-_LINE_TAIL_RE = re.compile(r"[ \t]*,?[ \t]*(?:#[^\n]*)?\r?\n")
+_GAP_RE = r"(?:[ \t\r\n]|#[^\n]*)*"
+_SPACE_RE = r"[ \t]*"
+_LINE_TAIL_RE = r"[ \t]*,?[ \t]*(?:#[^\n]*)?\r?\n"
 
 
 @record(eq=False)
@@ -49,7 +49,7 @@ def parse_node(text: str, pos: int) -> Node:
 
 def _parse_array(text: str, pos: int) -> Node:
     node = Node("array", pos, pos)
-    pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+    pos = re.compile(_GAP_RE).match(text, pos + 1).end()  # type: ignore[union-attr]
     while text[pos : pos + 1] != "]":
         item = parse_node(text, pos)
         node.items.append(item)
@@ -60,10 +60,10 @@ def _parse_array(text: str, pos: int) -> Node:
 
 def _after_item(text: str, node: Node, item: Node, closer: str) -> int:
     """Record the comma after ``item`` (``-1`` before the closer); return where the next item starts."""
-    pos = _GAP_RE.match(text, item.end).end()  # type: ignore[union-attr]
+    pos = re.compile(_GAP_RE).match(text, item.end).end()  # type: ignore[union-attr]
     if text[pos : pos + 1] == ",":
         node.commas.append(pos)
-        return _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        return re.compile(_GAP_RE).match(text, pos + 1).end()  # type: ignore[union-attr]
     if text[pos : pos + 1] == closer:
         node.commas.append(-1)
         return pos
@@ -72,10 +72,10 @@ def _after_item(text: str, node: Node, item: Node, closer: str) -> int:
 
 def _parse_table(text: str, pos: int) -> Node:
     node = Node("table", pos, pos)
-    pos = _GAP_RE.match(text, pos + 1).end()  # type: ignore[union-attr]
+    pos = re.compile(_GAP_RE).match(text, pos + 1).end()  # type: ignore[union-attr]
     while text[pos : pos + 1] != "}":
-        key = KEY_RE.match(text, pos)
-        eq = EQ_RE.match(text, key.end()) if key else None
+        key = re.compile(KEY_RE).match(text, pos)
+        eq = re.compile(EQ_RE).match(text, key.end()) if key else None
         if key is None or eq is None:
             raise ScanError(f"cannot read the inline-table key at offset {pos}")
         item = parse_node(text, eq.end())
@@ -154,7 +154,7 @@ def _own_line(text: str, node: Node, index: int) -> tuple[int, int] | None:
     begin = line_start(text, start)
     if text[begin:start].strip(" \t"):
         return None
-    tail = _LINE_TAIL_RE.match(text, node.items[index].end)
+    tail = re.compile(_LINE_TAIL_RE).match(text, node.items[index].end)
     if tail is None or node.commas[index] >= tail.end():
         return None
     return begin, tail.end()
@@ -172,7 +172,7 @@ def inline_style(text: str, node: Node, style: Style) -> Style:
     """``style`` adjusted to the first non-empty inline table inside ``node`` (``=`` spacing, padding)."""
     for item in node.items:
         if item.kind == "table" and item.items:
-            key = KEY_RE.match(text, item.key_starts[0])
+            key = re.compile(KEY_RE).match(text, item.key_starts[0])
             eq = text[key.end() : item.items[0].start] if key is not None else style.eq
             pad = text[item.start + 1 : item.key_starts[0]]
             return replace(style, eq=eq, brace_pad=" " if pad else "")
@@ -207,7 +207,7 @@ def render_item(text: str, node: Node, keys: tuple[str, ...] | None, value: Any,
     if node.kind == "table" and node.items:
         first = node.items[0].start
         key_end = node.key_starts[0]
-        match = KEY_RE.match(text, key_end)
+        match = re.compile(KEY_RE).match(text, key_end)
         if match is not None:
             eq = text[match.end() : first]
     return render_dotted(keys) + eq + rendered
@@ -240,7 +240,7 @@ def _insert_multiline(text: str, node: Node, index: int, item_text: str, style: 
         at = node.items[-1].end
         return [(at, at, sep + item_text)]
     begin, end = own
-    indent = _SPACE_RE.match(text, begin).group()  # type: ignore[union-attr]
+    indent = re.compile(_SPACE_RE).match(text, begin).group()  # type: ignore[union-attr]
     newline = "\r\n" if text[end - 2 : end] == "\r\n" else "\n"
     if index < count:
         return [(begin, begin, indent + item_text + "," + newline)]
@@ -268,7 +268,7 @@ def remove_item(text: str, node: Node, index: int) -> list[Splice]:
     if count == 1:
         end = item.end
         if node.commas[0] >= 0:
-            end = _SPACE_RE.match(text, node.commas[0] + 1).end()  # type: ignore[union-attr]
+            end = re.compile(_SPACE_RE).match(text, node.commas[0] + 1).end()  # type: ignore[union-attr]
         return [(start, end, "")]
     if index < count - 1:
         return [(start, _item_start(node, index + 1), "")]

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import MalformedConfigError, PathLike
-from .compressed import CompressedView, Utf8Index
-from .diagnostics import line_and_column
-from .dialect import JSONC, Dialect
-from .edit_plan import Plan, plan_insert, plan_remove
-from .edits import Edit, PathElement, Splice
-from .fast_scan import ValueScanner
-from .lane_blanking import keys_compare_faithfully, scan_text_of_bytes
-from .layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
-from .lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
-from .located import Container, Member, Walker, locate_document, shift
-from .revalidate import check_value_text, rebuilt_container
+from ._diagnostics import line_and_column
+from ._dialect import JSONC, Dialect
+from ._edit_plan import Plan, plan_insert, plan_remove
+from ._edits import Edit, PathElement, Splice
+from ._fast_scan import ValueScanner
+from ._lane_blanking import scan_text_of_bytes, scan_text_of_str
+from ._layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
+from ._lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
+from ._located import Container, Member, Walker, locate_document, shift
+from ._revalidate import check_value_text, rebuilt_container
 
 JsonPath = Sequence[PathElement]
-
-_COMPRESS_FROM = 1 << 16  # bytes: from here a text with comments is parsed on its compressed text (see .compressed)
 
 
 def _is_scalar(value: Any) -> bool:
@@ -61,7 +57,10 @@ class JsoncDocument:
         self._dialect = dialect
         self._path = path
         self._edits: list[Edit] = []
-        self._load(text)
+        lane_text = None
+        if dialect.comments and ("//" in text or "/*" in text):  # comments likely: the lane text now, as from bytes
+            lane_text = scan_text_of_str(text, dialect.trailing_commas)
+        self._load(text, lane_text)
 
     @classmethod
     def parse(cls, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> JsoncDocument:
@@ -80,15 +79,9 @@ class JsoncDocument:
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
         data = data if isinstance(data, bytes) else bytes(data)
-        lane_text, lanes = None, True
-        if dialect.comments and (b"//" in data or b"/*" in data):  # comments likely
-            if len(data) >= _COMPRESS_FROM and not data.startswith(codecs.BOM_UTF8):
-                doc = cls._compressed_parse(data, dialect, path)  # see .compressed
-                if doc is not None:
-                    return doc
-                lanes = False  # refused, or keys that only compare in the text: the lanes would not do either
-            else:  # the lane text, built from the bytes before they are decoded (no third full copy)
-                lane_text = scan_text_of_bytes(data, dialect.trailing_commas)
+        lane_text = None
+        if dialect.comments and (b"//" in data or b"/*" in data):  # comments likely: the lane text, built from
+            lane_text = scan_text_of_bytes(data, dialect.trailing_commas)  # the bytes before they are decoded
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -97,45 +90,19 @@ class JsoncDocument:
             raise MalformedConfigError(path, f"invalid UTF-8 at byte {exc.start}", line=line, column=column) from None
         doc = cls.__new__(cls)
         doc._dialect, doc._path, doc._edits = dialect, path, []
-        doc._load(text, lane_text if lane_text is not None and len(lane_text) == len(text) else None, lanes=lanes)
+        doc._load(text, lane_text if lane_text is not None and len(lane_text) == len(text) else None)
         doc._data = data
-        return doc
-
-    @classmethod
-    def _compressed_parse(cls, data: bytes, dialect: Dialect, path: PathLike | None) -> JsoncDocument | None:
-        """The document of ``data`` parsed on its compressed scan text alone; ``None`` when that text cannot
-        be used or is refused anywhere (an error, or what only the exact blanking reads): the decoded text
-        then decides, and reports."""
-        ascii = data.isascii()
-        index = Utf8Index.of(data, ascii) if ascii or keys_compare_faithfully(data) else None
-        if index is None:
-            return None
-        view = CompressedView(data, index, dialect, path)
-        doc = cls.__new__(cls)
-        doc._dialect, doc._path, doc._edits = dialect, path, []
-        try:  # (where the C scanner refuses the compressed text, a trailing comma say, its remedies read it)
-            doc._locate(view.text, view.scanner, view.walker)
-        except MalformedConfigError:
-            return None
-        doc._loaded, doc._compressed, doc._data = None, view, data
         return doc
 
     # -- loading ----------------------------------------------------------------------------------
 
-    def _load(self, text: str, lane_text: str | None = None, *, lanes: bool = True) -> None:
+    def _load(self, text: str, lane_text: str | None = None) -> None:
+        """Validate ``text`` and locate its top levels (see :func:`._located.locate_document`)."""
         scanner = ValueScanner(text, self._dialect, self._path, lane_text)
-        scanner.lanes_tried |= not lanes  # (``lanes``: whether a lane text may be built when a comment shows)
         walker = Walker(text, self._dialect, scanner, self._path)
-        self._locate(text, scanner, walker)
-        self._loaded: tuple[str, ValueScanner, Walker] | None = (text, scanner, walker)
-        # parsed from bytes on the compressed scan text, the text not decoded yet (see _compressed_parse): the
-        # located offsets are the compressed text's
-        self._compressed: CompressedView | None = None
-        self._data: bytes | None = None  # the UTF-8 of the text, when it is known (see _apply)
-
-    def _locate(self, text: str, scanner: ValueScanner, walker: Walker) -> None:
-        """Validate ``text`` and locate its top levels (see :func:`.located.locate_document`)."""
         self._root, self._root_start, self._root_end = locate_document(text, scanner, walker)
+        self._loaded: tuple[str, ValueScanner, Walker] | None = (text, scanner, walker)
+        self._data: bytes | None = None  # the UTF-8 of the text, when it is known (see _apply)
         self._multiline: bool | None = None
         self._ascii: bool | None = None
 
@@ -151,33 +118,19 @@ class JsoncDocument:
 
     @property
     def _walker(self) -> Walker:
-        """The walker locating members: that of the compressed text while the text is not decoded (it reads
-        structure and keys), so that reading or setting one value never decodes it."""
-        compressed = self._compressed
-        return compressed.walker if compressed is not None else self._current()[2]
+        return self._current()[2]
 
     def _current(self) -> tuple[str, ValueScanner, Walker]:
-        """The text with its scanner and walker; for a document read from bytes, decoded only when something
-        asks for it (see _compressed_parse and _apply). A document located on its compressed text is parsed
-        again from the decoded one."""
+        """The text with its scanner and walker; after an edit of a document read from bytes, decoded only
+        when something asks for it (see _apply)."""
         loaded = self._loaded
         if loaded is None:
             data = self._data
             assert data is not None
             text = data.decode("utf-8")
-            if self._compressed is not None:
-                self._load(text)
-                self._data = data
-                return self._current()
             scanner = ValueScanner(text, self._dialect, self._path)
             loaded = self._loaded = (text, scanner, Walker(text, self._dialect, scanner, self._path))
         return loaded
-
-    def _decoded(self) -> None:
-        """Decode the text (and locate it again) before an edit that reads it: offsets located on the
-        compressed text would not fit it."""
-        if self._compressed is not None:
-            self._current()
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -203,17 +156,17 @@ class JsoncDocument:
     @property
     def value(self) -> Any:
         """The whole document as plain Python data (a new object at each access)."""
-        return self._value(self._root_start, self._root_end)
+        return self._scanner.value(self._root_start)[0]
 
     def get(self, path: JsonPath, default: Any = MISSING) -> Any:
         """The value at ``path``; ``default`` if it does not exist, or ``KeyError`` when no default is given."""
         try:
-            start, end = self._span(path)
+            start, _ = self._span(path)
         except KeyError:
             if default is MISSING:
                 raise
             return default
-        return self._value(start, end)
+        return self._scanner.value(start)[0]
 
     def has(self, path: JsonPath) -> bool:
         """Whether a value exists at ``path``."""
@@ -225,11 +178,11 @@ class JsoncDocument:
 
     def span(self, path: JsonPath) -> tuple[int, int]:
         """``(start, end)`` offsets of the value at ``path`` in :attr:`text` (``KeyError`` if absent)."""
-        return self._text_span(*self._span(path))
+        return self._span(path)
 
     def entry_span(self, path: JsonPath) -> tuple[int, int]:
         """Like :meth:`span`, but starting at the key for an object member."""
-        return self._text_span(*self._span(path, entry=True))
+        return self._span(path, entry=True)
 
     def _span(self, path: JsonPath, entry: bool = False) -> tuple[int, int]:
         """The located span of the value at ``path`` (of its entry: from the key), in located offsets."""
@@ -239,14 +192,6 @@ class JsoncDocument:
         _, parent, _ = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         return member.start if entry else member.value_start, member.value_end
-
-    def _text_span(self, start: int, end: int) -> tuple[int, int]:
-        compressed = self._compressed
-        return compressed.char_span(start, end) if compressed is not None else (start, end)
-
-    def _value(self, start: int, end: int) -> Any:
-        compressed = self._compressed
-        return compressed.value(start, end) if compressed is not None else self._scanner.value(start)[0]
 
     # -- locating ---------------------------------------------------------------------------------
 
@@ -325,8 +270,7 @@ class JsoncDocument:
 
     def _prefers_ascii(self) -> bool:
         if self._ascii is None:
-            compressed = self._compressed
-            self._ascii = compressed.prefers_ascii() if compressed is not None else prefers_ascii(self._text)
+            self._ascii = prefers_ascii(self._text)
         return self._ascii
 
     # -- editing ----------------------------------------------------------------------------------
@@ -338,13 +282,8 @@ class JsoncDocument:
         if not path:
             return self._replace_root(value)
         element = path[-1]
-        if not _is_scalar(value):
-            self._decoded()  # a layout to infer: the text is read
         chain, parent, holder = self._container(path[:-1], element)
         member = self._find(parent, element, path)
-        if member is None and self._compressed is not None:
-            self._decoded()  # a new key: the text is read around it
-            return self.set(path, value)
         if member is None:  # a new key of an object
             assert isinstance(element, str)
             style = self._style([*chain, parent], parent.start)
@@ -379,7 +318,6 @@ class JsoncDocument:
         """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""
         path = tuple(path)
         check_value(value)
-        self._decoded()
         chain, array, holder = self._container(path)
         self._walk_on(array)
         if array.is_object:
@@ -402,7 +340,6 @@ class JsoncDocument:
         path = tuple(path)
         if not path:
             raise ValueError("the top-level value cannot be removed")
-        self._decoded()
         _, parent, holder = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         self._walk_on(parent)
@@ -440,11 +377,7 @@ class JsoncDocument:
         replaced: Member | None = None,
     ) -> Edit:
         """Make the splices of ``plan`` inside ``container``; ``replaced``: the plan is exactly that member's
-        value replaced by one new value (``set`` of an existing path, the one edit made on the compressed text
-        of a document read from bytes: see _replace_compressed)."""
-        if self._compressed is not None:
-            assert replaced is not None
-            return self._replace_compressed(op, path, plan[0], replaced)
+        value replaced by one new value (``set`` of an existing path)."""
         old_text, old_scanner, _ = self._current()
         old_scanner.release()  # not carried over: the new text and the old lane text would coexist
         edit = Edit(op, path, tuple([Splice(s, e, new, old_text[s:e]) for s, e, new in plan]))
@@ -477,23 +410,5 @@ class JsoncDocument:
         self._root_end += delta
         self._multiline = None
         self._ascii = None
-        self._edits.append(edit)
-        return edit
-
-    def _replace_compressed(
-        self, op: str, path: tuple[PathElement, ...], splice: tuple[int, int, str], replaced: Member
-    ) -> Edit:
-        """``_apply`` of one value replaced, on the compressed text: the bytes and that text are spliced alike
-        and the offsets after the value move by the new value's length in bytes."""
-        compressed = self._compressed
-        assert compressed is not None and self._root is not None
-        start, end, new = splice
-        check_value_text(compressed.scanner, new, self._path)
-        at, old, delta = compressed.replace(start, end, new)
-        edit = Edit(op, path, (Splice(at, at + len(old), new, old),))
-        replaced.node = None
-        shift(self._root, end, delta)
-        self._root_end += delta
-        self._data = compressed.data
         self._edits.append(edit)
         return edit

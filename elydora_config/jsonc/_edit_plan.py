@@ -16,10 +16,11 @@ The rules (see ``docs/editors.md`` for examples):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from .layout import Style
-from .lexical import (
+from ._layout import Style
+from ._lexical import (
     HSPACE_RE,
     after_line_break,
     before_hspace,
@@ -30,7 +31,7 @@ from .lexical import (
     starts_line,
     tail_end,
 )
-from .located import NO_COMMA, Container, Member
+from ._located import NO_COMMA, Container, Member
 
 Plan = list[tuple[int, int, str]]
 Render = Callable[[str, bool], str]
@@ -59,7 +60,7 @@ def _has_line_break(text: str, start: int, end: int) -> bool:
 
 def _break_at(text: str, pos: int) -> str | None:
     """The line break that starts at ``pos`` after optional spaces/tabs."""
-    pos = HSPACE_RE.match(text, pos).end()  # type: ignore[union-attr]
+    pos = re.compile(HSPACE_RE).match(text, pos).end()  # type: ignore[union-attr]
     if text.startswith("\r\n", pos):
         return "\r\n"
     if pos < len(text) and text[pos] in "\r\n":
@@ -226,7 +227,7 @@ def _plan_remove(text: str, container: Container, index: int) -> Plan:
             and not starts_line(text, previous.start, container.start + 1)
             and not prev_line_comment
             and not gap_has_comment(text, prev_tail, lead)
-            and HSPACE_RE.match(text, line_end).end() == closer  # type: ignore[union-attr]
+            and re.compile(HSPACE_RE).match(text, line_end).end() == closer  # type: ignore[union-attr]
         )
         if hugging:  # undo "open up a one-line container below its last entry"
             if comma is None and prev_comma is not None:
@@ -250,7 +251,7 @@ def _plan_remove(text: str, container: Container, index: int) -> Plan:
     following = members[index + 1] if not last else None
     if own_start and line_end is not None and comma_in_tail:
         plan.append((lead, line_end, ""))
-    elif following is not None and comma_in_tail and HSPACE_RE.match(text, tail).end() == following.start:  # type: ignore[union-attr]
+    elif following is not None and comma_in_tail and re.compile(HSPACE_RE).match(text, tail).end() == following.start:  # type: ignore[union-attr]
         plan.append((member.start, following.start, ""))
     else:
         plan.append((lead, tail, ""))

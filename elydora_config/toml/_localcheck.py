@@ -19,24 +19,19 @@ does not have its shape; the caller then re-parses the whole text.
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any
 
-from elydora_config.toml.scanner import starts_with
-from elydora_config.toml.spans import SpanEditor, Splice
-from elydora_config.toml.values import Path, same
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+from elydora_config.toml._decoding import decode_error, loads
+from elydora_config.toml._scanner import starts_with
+from elydora_config.toml._spans import SpanEditor, Splice
+from elydora_config.toml._values import Path, same
 
 NOT_LOCAL: Any = object()
-_GAP = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:#[^\n]*)?")  # blank and comment lines
+_GAP = r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:#[^\n]*)?"  # blank and comment lines
 
 
 def _decode(value_text: str) -> Any:
-    return tomllib.loads("v = " + value_text)["v"]
+    return loads("v = " + value_text)["v"]
 
 
 def swapped_value(editor: SpanEditor, splices: list[Splice], path: Path, old: Any, new: Any) -> Any:
@@ -51,7 +46,7 @@ def swapped_value(editor: SpanEditor, splices: list[Splice], path: Path, old: An
         if not same(_decode(editor.text[start:end]), old):
             return NOT_LOCAL
         decoded = _decode(text)
-    except tomllib.TOMLDecodeError:
+    except decode_error():
         return NOT_LOCAL
     return decoded if same(decoded, new) else NOT_LOCAL
 
@@ -72,11 +67,11 @@ def appended_table(editor: SpanEditor, splices: list[Splice], path: Path, table:
     if any(s.content_end > at for s in sections if starts_with(s.path, path)):
         return NOT_LOCAL  # a section of an existing entry follows: it would now belong to the new one
     following = min((s.start for s in sections[1:] if s.start >= at), default=len(text))
-    if _GAP.fullmatch(text, at, following) is None:
+    if re.compile(_GAP).fullmatch(text, at, following) is None:
         return NOT_LOCAL
     try:
-        node: Any = tomllib.loads(inserted)
-    except tomllib.TOMLDecodeError:
+        node: Any = loads(inserted)
+    except decode_error():
         return NOT_LOCAL
     for key in path:
         if type(node) is not dict or list(node) != [key]:

@@ -1,19 +1,17 @@
-"""A TOML document's data read by path: the one rule of the editor (:class:`.document.TomlDocument`) and of the
-read-only document (:mod:`.readonly`), in a module that loads neither of them.
+"""A TOML document's data read by path: the rule of :class:`._document.TomlDocument`'s reads.
 
 Paths are tuples of keys (``str``) and array indexes (``int``, negative counts from the end).
 """
 
 from __future__ import annotations
 
-from elydora_config.readonlydoc import copy_data
-from elydora_config.typecheck import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._plaindata import copy_data
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
-
-    from .values import Key, Path
+    from ._values import Key, Path
 
 MISSING: Any = object()
 """The default of :func:`get` that means "none": a missing path raises."""

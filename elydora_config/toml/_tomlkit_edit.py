@@ -14,9 +14,9 @@ import tomlkit
 from tomlkit.container import Container
 from tomlkit.items import AoT, Array, Table
 
-from elydora_config.toml.values import Path
+from elydora_config.toml._values import Path
 
-_LONE_LF = re.compile(r"(?<!\r)\n")
+_LONE_LF = r"(?<!\r)\n"
 
 
 def tomlkit_edit(
@@ -56,8 +56,8 @@ def tomlkit_edit(
         if container_path[-1] in holder and not len(holder[container_path[-1]]):
             del holder[container_path[-1]]
     text = tomlkit.dumps(doc)
-    if newline == "\r\n" and not _LONE_LF.search(body):
-        text = _LONE_LF.sub("\r\n", text)
+    if newline == "\r\n" and not re.compile(_LONE_LF).search(body):
+        text = re.compile(_LONE_LF).sub("\r\n", text)
     return text
 
 

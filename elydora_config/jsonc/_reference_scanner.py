@@ -1,6 +1,6 @@
 """The pure-Python scanner: iterative, exact about every rule of both dialects, precise error positions.
 
-The fast path (:mod:`.fast_scan`) hands any text the C scanner cannot take to this scanner, so every error
+The fast path (:mod:`._fast_scan`) hands any text the C scanner cannot take to this scanner, so every error
 message comes from here; tests also use it as an independent second parser.  It never recurses: any
 nesting depth is scanned (and its value built) with an explicit stack, never a ``RecursionError``.
 """
@@ -11,13 +11,13 @@ import re
 from typing import Any
 
 from ..errors import PathLike
-from .diagnostics import describe_char, fail
-from .dialect import Dialect
-from .lexical import scanstring, skip_gap
+from ._diagnostics import describe_char, fail
+from ._dialect import Dialect
+from ._lexical import scanstring, skip_gap
 
-NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_STRING_CHUNK_RE = re.compile(r'[^"\\\x00-\x1f]*')
-_HEX4_RE = re.compile(r"[0-9a-fA-F]{4}")
+NUMBER_RE = r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?"
+_STRING_CHUNK_RE = r'[^"\\\x00-\x1f]*'
+_HEX4_RE = r"[0-9a-fA-F]{4}"
 _LITERALS = {"true": True, "false": False, "null": None}
 _NON_JSON_NUMBERS = ("NaN", "Infinity", "-Infinity")
 
@@ -55,7 +55,7 @@ class ReferenceScanner:
         text = self.text
         i = pos + 1
         while True:
-            i = _STRING_CHUNK_RE.match(text, i).end()  # type: ignore[union-attr]
+            i = re.compile(_STRING_CHUNK_RE).match(text, i).end()  # type: ignore[union-attr]
             if i >= len(text):
                 fail(text, pos, "unterminated string", self.path)
             ch = text[i]
@@ -65,7 +65,7 @@ class ReferenceScanner:
                 esc = text[i + 1 : i + 2]
                 if esc and esc in '"\\/bfnrt':
                     i += 2
-                elif esc == "u" and _HEX4_RE.match(text, i + 2):
+                elif esc == "u" and re.compile(_HEX4_RE).match(text, i + 2):
                     i += 6
                 elif not esc:
                     fail(text, pos, "unterminated string", self.path)
@@ -96,7 +96,7 @@ class ReferenceScanner:
         for word in _NON_JSON_NUMBERS:
             if text.startswith(word, pos):
                 fail(text, pos, f"{word} is not a JSON number", self.path)
-        found = NUMBER_RE.match(text, pos)
+        found = re.compile(NUMBER_RE).match(text, pos)
         if found is None:
             fail(text, pos, f"unexpected character {describe_char(ch)}, expected a value", self.path)
         end = found.end()

@@ -1,22 +1,18 @@
 """What the C decoders refuse in every dialect: duplicate keys, ``NaN``/``Infinity``, raw control characters.
 
-One home for these rules, shared by the editor's scanners (:mod:`.fast_scan`) and the read-only loader
-(:mod:`.readonly`). A refusal here is only a ``ValueError`` that stops the C decoder; the precise report
-(line, column, the key repeated) is always the pure-Python reference scanner's.
+One home for these rules, used by the scanners (:mod:`._fast_scan`). A refusal here is only a ``ValueError``
+that stops the C decoder; the precise report (line, column, the key repeated) is always the pure-Python
+reference scanner's.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any, NoReturn
 
-from ..typecheck import TYPE_CHECKING
-
-if TYPE_CHECKING:  # names for annotations only: a reader's start-up builds none of them
-    from collections.abc import Callable
-    from typing import Any, NoReturn
-
-    ObjectHook = Callable[[list[tuple[str, Any]]], Any]
-    """What ``json.JSONDecoder`` calls with each object's ``(key, value)`` pairs, in order."""
+ObjectHook = Callable[[list[tuple[str, Any]]], Any]
+"""What ``json.JSONDecoder`` calls with each object's ``(key, value)`` pairs, in order."""
 
 
 class DuplicateKey(ValueError):
@@ -37,14 +33,6 @@ def check_pairs(pairs: list[tuple[str, Any]]) -> None:
                 raise DuplicateKey
         elif len(dict(pairs)) != len(pairs):
             raise DuplicateKey
-
-
-def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Build one object from its pairs, refusing (:class:`DuplicateKey`) what :func:`check_pairs` refuses."""
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        raise DuplicateKey
-    return value
 
 
 def refuse_constant(name: str) -> NoReturn:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..records import record
-from .lexical import splice_text
+from ._lexical import splice_text
 
 PathElement = str | int
 
 
-class Splice(NamedTuple):
+@record(frozen=True, slots=True)
+class Splice:
     """``text[start:end]`` (which was ``old``) replaced by ``new``; offsets are in the text before the edit."""
 
     start: int

@@ -3,15 +3,15 @@
 ``ValueScanner`` answers "where does the value at offset *p* end?" (validating it, or merely skipping an
 already validated one) and "what is the value at *p*?".  It first runs ``json``'s C scanner on the text.
 If that fails because of a JSONC comment or an allowed trailing comma, the validating and skipping scans
-go to the *lane scan text* (see :mod:`.lane_blanking`: every comment and trailing comma a TAB, built at C
+go to the *lane scan text* (see :mod:`._lane_blanking`: every comment and trailing comma a TAB, built at C
 speed whatever the comment density, one byte per character).  If that text is refused, or cannot be built,
-the exact string-aware blanking of :mod:`.blanking` takes over for good; anything still refused goes to
+the exact string-aware blanking of :mod:`._blanking` takes over for good; anything still refused goes to
 :class:`.ReferenceScanner`, which either raises the precise error or (deep nesting, huge integers) scans
 the value itself.  Values are only ever built from the exact blanking, of the value's own span.
 
-A wide container is validated in one call from its opening bracket (see :mod:`.located`).
+A wide container is validated in one call from its opening bracket (see :mod:`._located`).
 
-Duplicate keys: the validating C scanner calls :func:`.refusals.check_pairs` on each object's ``(key, value)``
+Duplicate keys: the validating C scanner calls :func:`._refusals.check_pairs` on each object's ``(key, value)``
 pairs (see there for its cost); the hook returns ``None`` (validation needs no values), which also spares
 building the discarded dicts.
 """
@@ -24,12 +24,12 @@ from json.scanner import make_scanner
 from typing import Any
 
 from ..errors import PathLike
-from .blanking import blank_for_scanner, follows_value, replace_chars
-from .dialect import Dialect
-from .lane_blanking import scan_text_of_str, tab_trailing_commas
-from .lexical import scanstring, splice_text
-from .reference_scanner import ReferenceScanner
-from .refusals import check_pairs, strict_decoder
+from ._blanking import blank_for_scanner, follows_value, replace_chars
+from ._dialect import Dialect
+from ._lane_blanking import scan_text_of_str
+from ._lexical import scanstring, splice_text
+from ._reference_scanner import ReferenceScanner
+from ._refusals import check_pairs, strict_decoder
 
 ScanOnce = Callable[[str, int], tuple[Any, int]]
 
@@ -81,9 +81,6 @@ class ValueScanner:
         # the lane scan text (validating and skipping only); None until needed, and for good once refused
         self.lane_text = lane_text
         self.lanes_tried = lane_text is not None
-        # whether the lane text's trailing commas are TABs already (a lane text is built so; the compressed
-        # text of .compressed is not, and gets them turned once the C scanner first stops at one)
-        self.lane_commas = True
         self.dialect = dialect
         self.path = path
         self.scan_text = text  # the text the C scanner reads: comments/trailing commas blanked on demand
@@ -134,9 +131,7 @@ class ValueScanner:
                 return scan(lane_text, pos)[1]
             except RecursionError:
                 pass  # too deep for the C scanner: the remedies below hand it to the reference scanner
-            except (StopIteration, ValueError) as exc:
-                if self._tab_lane_commas(exc):
-                    return self.end(pos, validate)
+            except (StopIteration, ValueError):
                 self.lane_text = None  # a naive "comment" inside a string, or an error: exact blanking from now on
         try:
             return scan(self.scan_text, pos)[1]
@@ -148,19 +143,6 @@ class ValueScanner:
     def release(self) -> None:
         """Drop the lane scan text (before an edit builds the new text: it is not carried over)."""
         self.lane_text = None
-
-    def _tab_lane_commas(self, exc: BaseException) -> bool:
-        """Turn the lane text's trailing commas into TABs, once, when the C scanner stopped at a closing
-        bracket (after a comma, or the scan fails again and the exact blanking takes over)."""
-        lane_text = self.lane_text
-        if self.lane_commas or lane_text is None or not self.dialect.trailing_commas:
-            return False
-        self.lane_commas = True
-        where = _error_offset(exc)
-        if not (0 <= where < len(lane_text) and lane_text[where] in "]}"):
-            return False
-        self.lane_text = tab_trailing_commas(lane_text)
-        return True
 
     def _lanes(self, exc: BaseException) -> bool:
         """Build the lane scan text, once, when the C scanner stopped at a comment or a trailing comma."""

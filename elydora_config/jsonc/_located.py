@@ -9,14 +9,14 @@ that follow the edited span.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
 from typing import NoReturn
 
 from ..errors import PathLike
-from .diagnostics import fail
-from .dialect import Dialect
-from .fast_scan import ValueScanner
-from .lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring, skip_gap
+from ._diagnostics import fail
+from ._dialect import Dialect
+from ._fast_scan import ValueScanner
+from ._lexical import GAP_RE, GAP_START_CHARS, WS_RE, line_indent, scanstring, skip_gap
 
 NO_COMMA = -1
 NO_END = -1  # the end of a container whose walk stopped at the member it was looking for
@@ -99,15 +99,11 @@ class Walker:
         dialect: Dialect,
         scanner: ValueScanner,
         path: PathLike | None,
-        real_key: Callable[[int, int], str] | None = None,
     ) -> None:
         self.text = text
         self.dialect = dialect
         self.scanner = scanner
         self.path = path
-        # a walker of a compressed scan text (see .compressed): the key whose token spans these offsets, when
-        # the key read from the text is not ASCII (the text holds the key's UTF-8 read as Latin-1)
-        self.real_key = real_key
 
     def syntax_error(self, container_start: int, pos: int) -> NoReturn:
         """Something at ``pos`` breaks the container that opens at ``container_start``: report it precisely."""
@@ -149,8 +145,8 @@ class Walker:
         goes on.  ``prefix``: an incomplete container opening at ``start``; its members are kept (and added to,
         in place) and the walk goes on after its last one.
         """
-        text, real_key = self.text, self.real_key
-        gap_match = (GAP_RE if self.dialect.comments else WS_RE).match
+        text = self.text
+        gap_match = re.compile(GAP_RE if self.dialect.comments else WS_RE).match
         gap_chars = GAP_START_CHARS
         scanner = self.scanner
         end_of = scanner.end
@@ -184,8 +180,6 @@ class Walker:
                     key, pos = scanstring(text, pos + 1, True)
                 except ValueError:
                     self.syntax_error(start, pos)
-                if real_key is not None and not key.isascii():
-                    key = real_key(member_start, pos)
                 if key in keys and refuse_duplicates:
                     self.syntax_error(start, member_start)
                 keys[key] = len(members)

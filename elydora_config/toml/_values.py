@@ -9,13 +9,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-
-from elydora_config.typecheck import TYPE_CHECKING
+from typing import Any
 
 from ..records import record
-
-if TYPE_CHECKING:
-    from typing import Any
 
 Key = str | int
 Path = tuple[Key, ...]
@@ -64,7 +60,7 @@ def normalize(value: object, *, where: str = "value") -> Any:
         except UnicodeEncodeError:
             raise ValueError(f"{where}: string is not encodable as UTF-8") from None
         return text
-    import datetime as dt  # loaded by the first value that is none of the above: reading needs none
+    import datetime as dt  # imported by the first date or time value (see the list in elydora_config/__init__.py)
 
     if isinstance(value, dt.datetime):
         offset = value.utcoffset()
@@ -115,7 +111,7 @@ def same(a: object, b: object) -> bool:
         return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
     if kind is str or kind is int or kind is bool:
         return a == b
-    import datetime as dt
+    import datetime as dt  # as above: only dates and times are left
 
     if kind is dt.datetime:
         assert isinstance(a, dt.datetime) and isinstance(b, dt.datetime)
@@ -185,7 +181,7 @@ def render_value(value: Any, style: Style) -> str:
             return "{}"
         pairs = ", ".join(render_key(key) + style.eq + render_value(item, style) for key, item in value.items())
         return "{" + style.brace_pad + pairs + style.brace_pad + "}"
-    import datetime as dt
+    import datetime as dt  # as above: only dates and times are left
 
     if kind is dt.datetime or kind is dt.date or kind is dt.time:
         return str(value.isoformat())

@@ -4,8 +4,9 @@ The C scanner only needs a text in which every comment (and every allowed traili
 the same offsets as the original.  This module builds such a *scan text* with no Python code per comment,
 one *lane* (an ASCII byte) per character:
 
-* the UTF-8 bytes are folded to one ASCII byte per code point (continuation bytes deleted, every other
-  non-ASCII byte made ``FOLD_MARK``);
+* the text is folded to one ASCII byte per character, every non-ASCII character made ``FOLD_MARK`` (a
+  ``str`` by the ASCII codec's ``replace``, UTF-8 bytes by deleting continuation bytes and translating the
+  others);
 * each chunk (ending before a line that starts with a key or a value, so that nothing runs across its end)
   is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
   comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length (one
@@ -16,7 +17,7 @@ one *lane* (an ASCII byte) per character:
 The lexing is deliberately *naive*: it does not know strings.  The result is checked rather than trusted:
 a TAB is whitespace between tokens but a control character the strict C scanner refuses inside a string, so
 a "comment" or "comma" the naive pass found inside a string makes the C scanner fail on the scan text, and the
-caller then falls back to the exact string-aware blanking of :mod:`.blanking`.  A ``//`` right after ``:`` or
+caller then falls back to the exact string-aware blanking of :mod:`._blanking`.  A ``//`` right after ``:`` or
 ``/`` (a URL such as ``"https://..."``) is never taken for a comment, so common strings do not force that
 fallback.  An unterminated block comment is blanked to the end of the text (the C scanner then fails, and the
 reference scanner reports it from the original).
@@ -30,15 +31,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
 from itertools import repeat
-from typing import TypeVar
 
-from .blanking import follows_value
-from .lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
+from ._lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
 
-FOLD_MARK = "\x7f"
-"""What every non-ASCII character becomes: DEL, valid inside a JSON string like any character it stands for."""
+FOLD_MARK = "?"
+"""What a folded character becomes: valid inside a JSON string like any character it stands for."""
 # UTF-8 -> one ASCII byte per code point: lead bytes become FOLD_MARK, continuation bytes are deleted
 _FOLD = bytes(byte if byte < 0x80 else ord(FOLD_MARK) for byte in range(256))
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -53,69 +51,43 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 # to give characters back.
 _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 # A trailing comma in a blanked chunk (comments are TABs there):
-_TRAILING_RE = re.compile(rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]")
+_TRAILING_RE = rb",[ \t\r\n]*" + _POSSESSIVE + rb"[\]}]"
 _WHITESPACE = b" \t\r\n"
-_TRAILING_TEXT_RE = re.compile(_TRAILING_RE.pattern.decode("ascii"))
 
 
-def _split_re(line_breaks: bytes) -> re.Pattern[bytes]:
+def _split_re(line_breaks: bytes) -> bytes:
     p = _POSSESSIVE
     comment = rb"/(?:/(?<![:/]//)[^" + line_breaks + rb"]*" + p + rb"|\*[^*]*" + p + rb"\*+" + p
     comment += rb"(?:/|(?s:.)*?\*/)|\*[\s\S]*)"
-    return re.compile(rb"(" + comment + rb"(?:[ \t" + line_breaks + rb"]*" + p + comment + rb"|))")
+    return rb"(" + comment + rb"(?:[ \t" + line_breaks + rb"]*" + p + comment + rb"|))"
 
 
 _SPLIT_RE = _split_re(rb"\r\n")
 _SPLIT_LF_RE = _split_re(rb"\n")  # for a text without CR
 # where a chunk may end: before a line whose first token (after block comments) opens a value or a key, so
 # that no comment and no trailing comma runs across the end
-_CHUNK_END_RE = re.compile(
-    rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
-)
-_Result = TypeVar("_Result")
+_CHUNK_END_RE = rb"\n(?=[ \t]*(?:/\*[^*\r\n]*\*+(?:[^*/\r\n][^*\r\n]*\*+)*/[ \t]*)*[\"0-9\-tfn\[{])"
 _TAB_RUNS = [b"\t" * size for size in range(512)]  # a run of TABs for every short comment run
-_ONE_TAB = [b"\t"]
 _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 
 _CHUNK = 1 << 16  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
 
-def split_pattern(data: bytes) -> re.Pattern[bytes]:
-    """The comment pattern for ``data``: line comments end at LF alone unless the text holds a CR."""
-    return _SPLIT_RE if b"\r" in data else _SPLIT_LF_RE
-
-
-def split_chunks(
-    data: bytes, transform: Callable[[list[bytes], int, int], _Result]
-) -> Iterator[tuple[int, int, _Result]]:
-    """``data`` (one byte per character, or UTF-8) cut into chunks, each split by :func:`split_pattern` into
-    "text, comment run, text, ..." pieces and handed to ``transform(pieces, start, end)``: ``(start, end,
-    result)`` in order (the pieces of one chunk are all that exist at once: they are dropped before the result
-    is handed on). A chunk ends before a line whose first token (after block comments) is a key or a value, so
-    that no comment and no trailing comma runs across its end; it is extended past a block comment that runs
-    on."""
-    split = split_pattern(data)
-    view = memoryview(data)  # chunks split without a copy
-    try:
-        pos, total = 0, len(data)
-        while pos < total:
-            found = _CHUNK_END_RE.search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
-            end = found.end() if found is not None else total
-            while True:
-                pieces = split.split(view[pos:end])
-                if end == total or not _ends_in_comment(pieces):
-                    break
-                close = data.find(b"*/", end)  # a block comment runs on: take it whole
-                found = _CHUNK_END_RE.search(data, close) if close >= 0 else None
-                end = found.end() if found is not None else total
-            result = transform(pieces, pos, end)
-            del pieces
-            yield pos, end, result
-            del result
-            pos = end
-    finally:
-        view.release()
+def _chunk(data: bytes, view: memoryview, pos: int, split: re.Pattern[bytes]) -> tuple[int, list[bytes]]:
+    """Where the chunk of ``data`` that starts at ``pos`` ends, and its "text, comment run, text, ..." pieces.
+    A chunk ends before a line whose first token (after block comments) is a key or a value, so that no comment
+    and no trailing comma runs across its end; it is extended past a block comment that runs on."""
+    total = len(data)
+    found = re.compile(_CHUNK_END_RE).search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
+    end = found.end() if found is not None else total
+    while True:
+        pieces = split.split(view[pos:end])
+        if end == total or not _ends_in_comment(pieces):
+            return end, pieces
+        close = data.find(b"*/", end)  # a block comment runs on: take it whole
+        found = re.compile(_CHUNK_END_RE).search(data, close) if close >= 0 else None
+        end = found.end() if found is not None else total
 
 
 def _ends_in_comment(pieces: list[bytes]) -> bool:
@@ -131,10 +103,12 @@ def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, 
     right before its bracket but for whitespace), where the whitespace after a comma is far shorter than in
     the blanked chunk, whose comments are TABs."""
     if len(pieces) == 1:
-        return pieces[0], commas and _TRAILING_RE.search(pieces[0]) is not None
+        return pieces[0], commas and re.compile(_TRAILING_RE).search(pieces[0]) is not None
     runs = pieces[1::2]
     # a short chunk is searched at once (the test would cost about as much as the search)
-    may_trail = commas and (size < _SEARCH_AT_ONCE or _TRAILING_RE.search(b"".join(pieces[::2])) is not None)
+    may_trail = commas and (
+        size < _SEARCH_AT_ONCE or re.compile(_TRAILING_RE).search(b"".join(pieces[::2])) is not None
+    )
     try:
         pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
     except IndexError:  # a run longer than the table
@@ -143,23 +117,11 @@ def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, 
     return b"".join(pieces), may_trail
 
 
-def compressed_chunk(pieces: list[bytes]) -> bytes:
-    """The chunk of ``pieces`` with every comment run one TAB: what the compressed scan text is made of (see
-    :mod:`.compressed`). A TAB inside a string is refused by the strict C scanner as a TAB run is, so a naive
-    comment there is caught the same way. Trailing commas stay: the scanner refuses them, and its remedies
-    then turn them into TABs (a text that has none, most, is not searched for them)."""
-    runs = len(pieces) // 2
-    if not runs:
-        return pieces[0]
-    pieces[1::2] = _ONE_TAB * runs
-    return b"".join(pieces)
-
-
 def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview) -> None:
     """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
     a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
     for the scanner to refuse)."""
-    for found in _TRAILING_RE.finditer(blanked):
+    for found in re.compile(_TRAILING_RE).finditer(blanked):
         comma = base + found.start()
         at = comma - 1
         while at >= 0 and out[at] in _WHITESPACE:
@@ -168,41 +130,31 @@ def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview)
             out[comma] = 9  # a TAB
 
 
-def tab_trailing_commas(text: str) -> str:
-    """``text`` (a scan text) with its trailing commas made TABs (see :func:`_tab_trailing_commas`)."""
-    pieces, prev = [], 0
-    for found in _TRAILING_TEXT_RE.finditer(text):
-        comma = found.start()
-        if follows_value(text, comma):  # it ends a member
-            pieces.append(text[prev:comma])
-            prev = comma + 1
-    if not pieces:
-        return text
-    pieces.append(text[prev:])
-    return "\t".join(pieces)
-
-
 def _scan_text(folded: bytes, commas: bool) -> str:
-    """The scan text of ``folded`` (ASCII, one byte per code point), chunk by chunk (see :func:`split_chunks`)."""
-
-    def blanked(pieces: list[bytes], start: int, end: int) -> tuple[bytes, bool]:
-        return _blank_pieces(pieces, commas, end - start)
-
+    """The scan text of ``folded`` (ASCII, one byte per character), chunk by chunk (see :func:`_chunk`; the pieces of
+    one chunk are all that exist at once). A line comment ends at LF alone unless the text holds a CR."""
     out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
-    for start, end, (chunk, may_trail) in split_chunks(folded, blanked):
+    split = re.compile(_SPLIT_RE if b"\r" in folded else _SPLIT_LF_RE)
+    view = memoryview(folded)  # chunks split without a copy
+    start = 0
+    while start < len(folded):
+        end, pieces = _chunk(folded, view, start, split)
+        chunk, may_trail = _blank_pieces(pieces, commas, end - start)
+        del pieces
         out[start:end] = chunk
         if may_trail:
             _tab_trailing_commas(out, start, chunk)
         del chunk
-    del folded  # a folded copy made for this call is freed before the scan text is: one copy less at the peak
+        start = end
+    view.release()
+    del view, folded  # a folded copy made for this call is freed before the scan text is: one copy less at the peak
     return out.decode("ascii")
 
 
 def keys_compare_faithfully(text: bytes | str) -> bool:
-    """Whether keys that are equal stay equal in a scan text of ``text`` (the lane text, whose
-    non-ASCII characters are folded, or the compressed text, which holds them as their UTF-8 bytes): not when
-    it also holds an escaped non-ASCII character. The C scanner decodes ``"\\u00e9"`` to ``é`` but reads a
-    raw ``é`` folded (or as two bytes), so it would take those two spellings of one key for two keys (keys
+    """Whether keys that are equal stay equal in the lane text of ``text``, whose non-ASCII characters are
+    folded: not when it also holds an escaped non-ASCII character. The C scanner decodes ``"\\u00e9"`` to
+    ``é`` but reads a raw ``é`` folded, so it would take those two spellings of one key for two keys (keys
     that fold alike, the other way round, only make the duplicate check fail, and the caller falls back)."""
     # (a search for the two characters "\\u" is slow when "u" is frequent: the regex is searched for from the
     # first backslash, and not at all in a text without one, the common case found by a one-byte search)
@@ -210,32 +162,23 @@ def keys_compare_faithfully(text: bytes | str) -> bool:
         return True  # nothing is folded
     if isinstance(text, bytes):
         first = text.find(b"\\")
-        return first < 0 or NON_ASCII_ESCAPE_BYTES_RE.search(text, first) is None
+        return first < 0 or re.compile(NON_ASCII_ESCAPE_BYTES_RE).search(text, first) is None
     first = text.find("\\")
-    return first < 0 or NON_ASCII_ESCAPE_RE.search(text, first) is None
+    return first < 0 or re.compile(NON_ASCII_ESCAPE_RE).search(text, first) is None
 
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str | None:
     """The scan text of UTF-8 ``data`` (see the module docstring); ``None`` as for :func:`scan_text_of_str`."""
-    if data.isascii():  # already one byte per code point: the fold would copy it unchanged
+    if data.isascii():  # already one byte per character: the fold would copy it unchanged
         return _scan_text(data, commas)
     if not keys_compare_faithfully(data):
         return None
     return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
 
 
-_ENCODE_CHUNK = 1 << 16
-
-
 def scan_text_of_str(text: str, commas: bool) -> str | None:
     """The scan text of ``text`` (see the module docstring); ``None`` when its keys would not compare as the
     text's (see :func:`keys_compare_faithfully`)."""
-    if text.isascii():
-        return _scan_text(text.encode("ascii"), commas)
-    if not keys_compare_faithfully(text):
+    if not text.isascii() and not keys_compare_faithfully(text):
         return None
-    pieces = (
-        text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass").translate(_FOLD, _CONTINUATION)
-        for start in range(0, len(text), _ENCODE_CHUNK)
-    )
-    return _scan_text(b"".join(pieces), commas)
+    return _scan_text(text.encode("ascii", "replace"), commas)
