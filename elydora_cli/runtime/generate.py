@@ -235,7 +235,7 @@ def _launcher(
     params = {
         "AGENT_DIR": directory,
         "MODULE": module,
-        "PRELOAD": (POLICY_MODULE,) if system else (),
+        "POLICY": POLICY_MODULE if system else "",
         "ERROR_PREFIX": prefix,
         "FAILURE_EXIT": failure[0],
         "FAILURE_STDOUT": failure[1],
