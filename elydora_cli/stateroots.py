@@ -9,6 +9,7 @@ entry the user merely wrote by hand with such a path is not counted.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,10 +24,8 @@ if TYPE_CHECKING:
 
 TEXT_LIMIT = 4 << 20
 _ANCHOR = f"/{STATE_DIR_NAME}/"
-_SCRIPTS = ("guard.py", "hook.py")
-_AGENT_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
-_ROOT_STOPS = frozenset("\"'=;|&<>`$\\")
-"""What ends a root path in a config's text (besides white space): quoting, assignment, shell operators."""
+_SCRIPT = rf"(/[^\s\"'=;|&<>`$\\]*?)/{re.escape(STATE_DIR_NAME)}/([A-Za-z0-9._-]+)/(?:guard|hook)\.py"
+"""A runtime script of ours named in a config's text (its groups: the state root, the agent id)."""
 
 
 def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
@@ -51,40 +50,11 @@ def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
 
 def scripts_named(text: str) -> Iterator[tuple[str, str]]:
     """``(root, agent id)`` of each ``<root>/.elydora/<id>/guard.py`` (or ``hook.py``) ``text`` names, left to
-    right: the root is absolute, free of white space and of :data:`_ROOT_STOPS`, and the shortest one for the
-    leftmost start. String methods only (no pattern compiled on every status): what the pattern
-    ``(/[^\\s"'=;|&<>`$\\\\]*?)/\\.elydora/([A-Za-z0-9._-]+)/(?:guard|hook)\\.py`` finds, in order."""
-    done = 0  # where the last mention ended: the next one starts here or later
-    anchor = text.find(_ANCHOR)
-    while anchor >= 0:
-        agent_id, end = _script_after(text, anchor)
-        start = _root_start(text, done, anchor) if end >= 0 else -1
-        if start >= 0:
-            yield text[start:anchor], agent_id
-            done = end
-        anchor = text.find(_ANCHOR, anchor + 1)
-
-
-def _script_after(text: str, anchor: int) -> tuple[str, int]:
-    """``(agent id, end)`` when ``<id>/guard.py`` or ``<id>/hook.py`` follows the state directory's name at
-    ``anchor``, else ``("", -1)``."""
-    first = end = anchor + len(_ANCHOR)
-    while end < len(text) and text[end] in _AGENT_ID_CHARS:
-        end += 1
-    if end > first and text.startswith("/", end):
-        for script in _SCRIPTS:
-            if text.startswith(script, end + 1):
-                return text[first:end], end + 1 + len(script)
-    return "", -1
-
-
-def _root_start(text: str, done: int, anchor: int) -> int:
-    """Where the root before ``anchor`` starts: the first ``/`` at or after ``done`` from which the text up to
-    ``anchor`` holds no white space nor :data:`_ROOT_STOPS` (-1: none)."""
-    begin = anchor
-    while begin > done and not (text[begin - 1] in _ROOT_STOPS or text[begin - 1].isspace()):
-        begin -= 1
-    return text.find("/", begin, anchor)
+    right (:data:`_SCRIPT`: the root is absolute, free of white space and of quoting, assignment and shell
+    operators, the shortest one for the leftmost start)."""
+    if _ANCHOR in text:  # a config without our state directory's name: no pattern run over it
+        for match in re.finditer(_SCRIPT, text):
+            yield match[1], match[2]
 
 
 def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:

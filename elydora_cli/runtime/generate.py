@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -36,9 +37,9 @@ if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this p
 
 SCRIPT_MODE = 0o700
 MODULE_MODE = 0o600
-INLINE_TRAIL = "  # @inline"
-"""What ends a template's import of another template module (``from .name import a, b``), which the generated
-script holds in its place."""
+INLINE_LINE = r"^from \.(\w+) import [\w, ]+  # @inline$"
+"""A template's import of another template module (its group: the module), which the generated script holds in
+its place."""
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -283,37 +284,8 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
-    """``source`` with each line ``from .<module> import <names>  # @inline`` (``<names>``: word characters,
-    commas and spaces) replaced by ``code_of(<module>)``; only the lines ending so are looked at."""
-    pieces: list[str] = []
-    done = 0
-    at = source.find(INLINE_TRAIL)
-    while at >= 0:
-        end = at + len(INLINE_TRAIL)
-        start = source.rfind("\n", 0, at) + 1
-        if end == len(source) or source[end] == "\n":
-            module = _inlined_module(source[start:at])
-            if module is not None:
-                pieces += (source[done:start], code_of(module))
-                done = end
-        at = source.find(INLINE_TRAIL, end)
-    pieces.append(source[done:])
-    return "".join(pieces)
-
-
-def _inlined_module(line: str) -> str | None:
-    """The module of ``from .<module> import <names>`` (the line without its trail), else ``None``."""
-    if not line.startswith("from ."):
-        return None
-    module, sep, names = line[len("from .") :].partition(" import ")
-    if sep and module and _word(module) and names and _word(names.replace(",", "").replace(" ", "")):
-        return module
-    return None
-
-
-def _word(text: str) -> bool:
-    """Whether ``text`` is only word characters (``\\w`` of a pattern: letters, digits, underscores), at all."""
-    return all(c.isalnum() or c == "_" for c in text)
+    """``source`` with each line ``from .<module> import <names>  # @inline`` replaced by ``code_of(<module>)``."""
+    return re.sub(INLINE_LINE, lambda match: code_of(match[1]), source, flags=re.MULTILINE)
 
 
 def _inlined(module: str) -> str:
