@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from . import __version__, exitcodes
 from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion
-from .pathlibstart import import_pathlib
 
 if TYPE_CHECKING:
     from typing import Any, NoReturn
@@ -158,7 +157,6 @@ def _epilog() -> str:
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    import_pathlib()  # before the command modules import it (see elydora_cli/pathlibstart.py)
     parser = _TopParser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
     parser.add_argument("-V", "--version", action="version", version=f"elydora {__version__}")
     add_global_flags(parser, top=True)

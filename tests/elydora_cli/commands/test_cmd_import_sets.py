@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-import elydora_cli
 from elydora_cli import catalog
 
 WRAPPER = """
@@ -31,17 +30,6 @@ except SystemExit as exc:
 with open(out, "w", encoding="utf-8") as fh:
     json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
 """
-
-BARE_WRAPPER = """
-import json, sys
-out = sys.argv.pop(1)
-sys.argv[0] = "elydora"
-from elydora_cli.main import main
-code = main()
-with open(out, "w", encoding="utf-8") as fh:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
-"""
-"""The command called directly: runpy (``WRAPPER``) loads contextlib and importlib.util itself."""
 
 TRANSACTIONS = (
     "elydora_config.transaction",
@@ -62,18 +50,14 @@ def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
     return [name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
 
 
-def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True) -> tuple[int, list[str]]:
-    """Run ``elydora <args>``; ``site=False``: without :mod:`site` (whose ``.pth`` hooks may import modules into
-    every interpreter), the project found through ``PYTHONPATH``, and without runpy (``BARE_WRAPPER``)."""
+def _run(tmp_path: Path, *args: str, path: str | None = None) -> tuple[int, list[str]]:
+    """Run ``elydora <args>``."""
     out = tmp_path / "modules.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
     if path is not None:
         env["PATH"] = path
-    flags = [] if site else ["-S"]
-    if not site:
-        env["PYTHONPATH"] = str(Path(elydora_cli.__file__).resolve().parent.parent)
     subprocess.run(
-        [sys.executable, *flags, "-c", WRAPPER if site else BARE_WRAPPER, str(out), *args], capture_output=True,
+        [sys.executable, "-c", WRAPPER, str(out), *args], capture_output=True,
         check=False, env=env,
         cwd=tmp_path,
     )
@@ -127,8 +111,6 @@ START_UP = (
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
     "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
-    "urllib.parse",  # pathlib is imported without it (elydora_cli/pathlibstart.py); identity imports it for a URL
-    "ipaddress",  # urllib.parse's
     "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
     "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
     "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
@@ -164,17 +146,6 @@ def test_pyyaml_is_loaded_only_for_a_yaml_config(home: Path) -> None:
     assert code in (0, 1) and "yaml" in modules
     code, modules = _run(home, "status", "claudecode", "--root", str(home))
     assert code in (0, 1) and "yaml" not in modules
-
-
-def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) -> None:
-    """Without site, so that no ``.pth`` hook of the machine imports it first: a status of every agent (JSON, TOML
-    and folder configs alike) loads no :mod:`urllib.parse` (pathlib is imported without it)."""
-    empty = tmp_path / "bin"
-    empty.mkdir()
-    code, modules = _run(home, "status", "--root", str(home), path=str(empty), site=False)
-    # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
-    assert code in (0, 1) and "elydora_config.toml._plain" in modules and "elydora_config.jsonc._document" in modules
-    assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
 
 
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:
