@@ -10,12 +10,22 @@ say on stderr how many are still pending when they cannot.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
 from collections import deque
 from typing import Any
 
-from .agent import add_selection_args, refuse_secrets_in_argv, selected_agent_dir
+from elydora_config import files
+
+from .. import identity
+from ..exitcodes import UsageError
+from ..identity import LEDGER
+from ..pending import POLL_SECONDS, WAIT_SECONDS, catch_up
+from ..runtime import chaincheck, flush, flushlock, ledger, state, trace
+from ..runtime.receipt import jwks_keys
+from .agentargs import add_selection_args, refuse_secrets_in_argv, selected_agent_dir
 
 
 def register(subparsers: Any) -> None:
@@ -61,26 +71,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _catch_up(directory: str) -> int:
-    from .. import identity
-    from ..pending import catch_up
-
     identity.read_config(directory)  # a missing agent is one clear error, before anything else
     return catch_up(directory)
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
     if args.json:
-        import json
-
         sys.stdout.write(json.dumps(data, sort_keys=True) + "\n")
     else:
         sys.stdout.write(text + "\n")
 
 
 def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
-    from .. import identity
-    from ..runtime import chaincheck, ledger, state, trace
-
     config = identity.read_config(directory)
     key = identity.read_private_key(directory)
     path = os.path.join(directory, identity.LEDGER)
@@ -142,10 +144,6 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
 
 def _gap_details(path: str, numbers: list[int]) -> list[dict[str, Any]]:
     """Line, reason, byte count, tool and SHA-256 of each gap entry and gap record (what ``verify`` lists)."""
-    import json
-
-    from ..runtime import ledger
-
     wanted, found = set(numbers), []
     for number, line in enumerate(ledger.iter_lines(path) if wanted else (), start=1):
         if number not in wanted:
@@ -164,13 +162,6 @@ def _gap_details(path: str, numbers: list[int]) -> list[dict[str, Any]]:
 
 def _server_keys(directory: str) -> Any:
     """The server's receipt keys saved by the flusher (``server-jwks.json``), or ``None``."""
-    import json
-
-    from elydora_config import files
-
-    from .. import identity
-    from ..runtime.receipt import jwks_keys
-
     path = os.path.join(directory, identity.SERVER_JWKS)
     data = files.read_physical(path, max_bytes=identity.CONFIG_LIMIT)
     if data is None:
@@ -182,12 +173,6 @@ def _server_keys(directory: str) -> Any:
 
 
 def _tail(args: argparse.Namespace, directory: str) -> int:
-    import json
-
-    from ..exitcodes import UsageError
-    from ..identity import LEDGER
-    from ..runtime import ledger
-
     if args.lines < 0:
         raise UsageError("-n must not be negative")
     last: deque[bytes] = deque(maxlen=args.lines)
@@ -204,8 +189,6 @@ def _tail(args: argparse.Namespace, directory: str) -> int:
 
 
 def _summary(entry: dict[str, Any]) -> str:
-    import time
-
     record = entry["record"]
     when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(record["issued_at"] / 1000))
     reduced = " (reduced)" if "full_payload" in entry else ""
@@ -216,8 +199,6 @@ def _summary(entry: dict[str, Any]) -> str:
 
 
 def _flush(args: argparse.Namespace, directory: str) -> int:
-    from .. import identity
-    from ..runtime import flush
     from ..runtime.flusher import FlushError
 
     identity.read_config(directory)
@@ -226,25 +207,20 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
     except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
         raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
     messages = {
-        flush.DRAINED: "every spooled event is delivered",
-        flush.BUSY: "a background flusher is still running; it delivers the spooled events",
-        flush.STOPPED: "delivery stopped for now (see error.log and elydora status); the events stay queued",
+        flushlock.DRAINED: "every spooled event is delivered",
+        flushlock.BUSY: "a background flusher is still running; it delivers the spooled events",
+        flushlock.STOPPED: "delivery stopped for now (see error.log and elydora status); the events stay queued",
     }
     _emit(args, {"outcome": outcome}, messages[outcome])
-    return 1 if outcome == flush.STOPPED else 0
+    return 1 if outcome == flushlock.STOPPED else 0
 
 
 def _flush_waiting(directory: str, *, accept: bool = False) -> str:
     """Flush now; while a background flusher holds the lock, wait for it (bounded, as ``tail`` does) and
     flush again, so that a flush right after a hook run finds the events delivered."""
-    import time
-
-    from ..pending import POLL_SECONDS, WAIT_SECONDS
-    from ..runtime import flush
-
     deadline = time.monotonic() + WAIT_SECONDS
     outcome = flush.flush(directory, accept=accept)
-    while outcome == flush.BUSY and time.monotonic() < deadline:
+    while outcome == flushlock.BUSY and time.monotonic() < deadline:
         time.sleep(POLL_SECONDS)
         outcome = flush.flush(directory, accept=accept)
     return outcome

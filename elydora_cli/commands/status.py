@@ -12,10 +12,19 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from .. import exitcodes
+from elydora_config.errors import ConfigError
+
+from .. import exitcodes, health, stateroots
+from ..installer import operations
+from ..introspect import probe_for
 from ..plug.layers import OFF
+from ..readpass import read_pass
+from ..recovery_hint import pending_recovery
+from ..runtime.health import server_health, summary
 from ..statefiles import STATUS
 from . import options
+from .statusrow import error_row
+from .systemstatus import run as system_run
 
 if TYPE_CHECKING:
     from typing import Any
@@ -55,36 +64,13 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _error_row(pid: str, exc: Exception) -> dict[str, Any]:
-    from elydora_config.errors import ConfigError
-
-    message = exc.message if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
-    from ..exitcodes import failure
-
-    return {
-        "provider": pid,
-        "agent_id": None,
-        "state": "error",
-        "healthy": False,
-        "installed": None,
-        "problems": [message],
-        "failures": [failure(pid, exc)],
-    }
-
-
 def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
-    from elydora_config.errors import ConfigError
-
-    from .. import health, stateroots
-    from ..installer import operations
-    from ..introspect import probe_for
-
     probe = probe_for(pid, ctx)
     ctx = ctx.with_options(probe=probe)
     try:
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
-        return _error_row(pid, exc)
+        return error_row(pid, exc)
     row: dict[str, Any] = {
         "provider": pid,
         "agent_id": st.agent_id,
@@ -138,9 +124,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
 def _with_server(row: dict[str, Any], agent_dir: str) -> None:
     """A server-bound agent's delivery and status-query health (``runtime/health.py``) in the audit slot; a
     delivery stopped for good leaves the agent unaudited, a refused status query leaves it unguarded."""
-    from ..runtime import health
-
-    report = health.server_health(agent_dir)
+    report = server_health(agent_dir)
     if report is None:
         return
     row["audit"]["server"] = report
@@ -172,31 +156,6 @@ def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
     if found.agent_state in ("frozen", "revoked"):
         return str(found.agent_state)
     return "healthy"
-
-
-def pending_recovery(ctx: Any) -> dict[str, Any] | None:
-    """The interrupted transactions of the state root, with the exact command that resolves them."""
-    import os
-
-    from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
-
-    from ..recovery_hint import recover_command
-
-    try:
-        if not pending_journals(os.path.join(ctx.elydora_dir, TRANSACTIONS_DIR)):
-            return None  # the common case, decided without loading the transaction machinery
-        from elydora_config.recovery import pending
-
-        found = pending(ctx.elydora_dir)
-    except (OSError, ValueError) as exc:
-        return {"txids": [], "command": recover_command(ctx), "error": str(exc)}
-    if not found:
-        return None
-    return {
-        "txids": [p.txid for p in found],
-        "paths": sorted({x for p in found for x in p.paths}),
-        "command": recover_command(ctx),
-    }
 
 
 def exit_code(rows: list[dict[str, Any]]) -> int:
@@ -236,19 +195,13 @@ def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> 
                     f" {hosts.get('unrecognised', 0)} without the host's marks recorded (host-check.log)"
                 )
             if audit.get("server"):
-                from ..runtime.health import summary
-
                 print(f"  {summary(audit['server'])}")
 
 
 def run(args: argparse.Namespace) -> int:
     ctx = options.context_from(args)
     if ctx.system:
-        from .systemstatus import run as system_run
-
         return system_run(args, ctx)
-    from ..readpass import read_pass
-
     with read_pass():  # status reads ~20 files per agent: each directory is walked once, not per file
         recovery = pending_recovery(ctx)
         rows = [

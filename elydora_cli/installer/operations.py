@@ -15,19 +15,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
+from elydora_config.files import read_physical
 from elydora_config.log import get_logger
 from elydora_config.records import field, record
 
 from .. import identity, readpass
 from ..exitcodes import UsageError
+from ..plug.agentprobe import AGENT
 from ..plug.context import Context
-from ..plug.contract import Finding, Format, Provider, Sources
+from ..plug.contract import Finding, Format, Sources
 from ..plug.documents import Documents, parse
 from ..plug.layers import OFF, env_findings
+from ..plug.provider import Provider
 from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
+from . import entries
 from .agentcheck import loaded_findings
+from .dryrun import unified_diff
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
 from .runtimecheck import check_runtime, command_mismatch, fingerprint, interpreter_state, live_guard
 from .staging import (
@@ -195,8 +200,6 @@ def _stage_documents(tx: Transaction, docs: Documents, mode: int = 0o700) -> lis
 
 def _changed_paths(tx: Transaction) -> list[str]:
     """The staged files whose bytes differ from what is on disk (the agent's configs first)."""
-    from elydora_config.files import read_physical
-
     changed = [p for p in tx.staged_paths if tx.read(p) != read_physical(p, max_bytes=256 << 20)]
     return sorted(changed, key=lambda p: ("/.elydora/" in p, p))
 
@@ -205,10 +208,6 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> O
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
-        from elydora_config.files import read_physical
-
-        from .dryrun import unified_diff
-
         outcome.diff = unified_diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
@@ -281,8 +280,6 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
 
 def _trusted(ctx: Context) -> bool:
     """Whether the agent itself hashed our entries for their trust entries in this install."""
-    from ..plug.agentprobe import AGENT
-
     return bool(ctx.trust and ctx.probe and ctx.probe.report.check == AGENT)
 
 
@@ -293,8 +290,6 @@ def _trust_notes(ctx: Context) -> list[str]:
 
 def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
     """After the commit, the agent is asked again: our entries must now be listed as trusted."""
-    from ..plug.agentprobe import AGENT
-
     found = status(provider_id, ctx.with_options(trust=False))
     if ctx.probe is None or ctx.probe.report.check != AGENT:
         return [f"warning: trust not confirmed: {ctx.probe.report.note if ctx.probe else 'no probe'}"]
@@ -417,8 +412,6 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     provider = load(provider_id)
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     op = _prepare(None, provider, ctx, provider_id)
-    from . import entries
-
     return entries.installed(provider, op.docs, op.ctx, agent_id)
 
 

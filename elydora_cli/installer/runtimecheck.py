@@ -17,11 +17,14 @@ import stat
 from pathlib import Path
 
 from .. import identity
+from ..neutral.hookcommand import parse_hook_command
 from ..plug.context import Context
-from ..plug.contract import Finding, Provider
+from ..plug.contract import Finding
 from ..plug.ownership import command_words
-from ..readpass import kept_value
+from ..plug.provider import Provider
+from ..readpass import kept_value, read_physical
 from ..runtime.bytecode import CODE_SUFFIX, digest
+from ..runtime.stubs import stub_time
 from .manifest import Manifest
 from .staging import runtime_files
 from .systemscope import system_file_findings, system_policy_findings, user_root
@@ -31,8 +34,6 @@ def live_guard(path: Path) -> bool:
     """A guard script that is not an uninstall's inert stub."""
     if not path.exists():  # most agents are not installed: no stub module to load for them
         return False
-    from ..runtime.stubs import stub_time
-
     return stub_time(path) is None
 
 
@@ -64,8 +65,6 @@ def check_runtime(
     runtime_dir = ctx.runtime_dir(agent_id)
     expected = {} if ctx.hook_command else runtime_files(provider_id, runtime_dir, python, user_root(ctx))
     expected.update(provider.extra_runtime(ctx.with_options(python=python), agent_id))
-    from ..readpass import read_physical
-
     for name, (data, mode) in expected.items():
         path = ctx.runtime_file(agent_id, name)
         actual = read_physical(path, max_bytes=4 << 20)
@@ -234,6 +233,4 @@ def _identity_findings(agent_dir: Path, provider_id: str) -> list[Finding]:
 
 
 def _supervisor(command: str) -> str:
-    from ..neutral.hookcommand import parse_hook_command
-
     return parse_hook_command(command).executable

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from ..identity import ERROR_LOG
+from ..statefiles import ERROR_LOG
 
 LIMIT = 1 << 20
 _FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
