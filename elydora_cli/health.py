@@ -24,6 +24,7 @@ Every read is bounded and refuses FIFOs, devices and links without blocking. Not
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 from typing import TYPE_CHECKING
@@ -33,6 +34,8 @@ from elydora_config.records import field, record
 
 from . import readpass
 from . import statefiles as names
+from .runtime import chaincheck, dropmark, state, trace
+from .runtime.templates.flatreader import parse_flat_object
 from .statehistory import lifted
 
 if TYPE_CHECKING:
@@ -172,8 +175,6 @@ def _config_problems(agent_dir: str, config: dict[str, object]) -> list[str]:
 
 def read_input(agent_dir: str, name: str) -> dict[str, object] | None:
     """One enforcement input parsed as the guard parses it (``None``: absent); :class:`InputError` otherwise."""
-    from .runtime.templates.flatreader import parse_flat_object
-
     path = os.path.join(agent_dir, name)
     try:
         result = readpass.read_physical_stat(path, max_bytes=INPUT_LIMIT)
@@ -212,8 +213,6 @@ def _input(agent_dir: str, name: str, problems: list[str]) -> dict[str, object] 
 
 
 def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
-    from .runtime import chaincheck, dropmark, trace
-
     health = AuditHealth()
     now = time.time() if now is None else now
     offset, health.gaps = _saved_state(agent_dir)
@@ -245,20 +244,15 @@ def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
 def _logged_since(line: str, since_ms: int | None) -> bool:
     """Whether an ``error.log`` line (``last_error`` form: its UTC stamp first) was written at or after the
     receipt of the oldest undelivered event (a second of slack), so an old failure is not blamed again."""
-    import calendar
-
-    try:
-        stamp = calendar.timegm(time.strptime(line.partition(" ")[0], "%Y-%m-%dT%H:%M:%SZ"))
-    except ValueError:
+    stamp = line.partition(" ")[0]
+    if re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp) is None:
         return False
-    return since_ms is None or stamp >= since_ms // 1000 - 1
+    return since_ms is None or stamp >= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since_ms // 1000 - 1))
 
 
 def _saved_state(agent_dir: str) -> tuple[int, int]:
     """(delivered spool offset, gap count) of ``chain-state.json``; (0, 0) when it cannot be read (the chain
     check reports why)."""
-    from .runtime import state
-
     try:
         saved = state.load(agent_dir)
     except (ConfigError, OSError):

@@ -14,9 +14,11 @@ import os
 import stat
 import time
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
+from elydora_config.keys import decode_private_seed
 from elydora_config.records import record
 
 from . import readpass
@@ -68,8 +70,6 @@ def validate_base_url(url: str) -> str:
     """An absolute http(s) URL without credentials, query, fragment, whitespace or backslash."""
     if any(c.isspace() for c in url) or "\\" in url:
         raise IdentityError(None, "base URL must not contain whitespace or backslashes")
-    from urllib.parse import urlsplit  # only a server-bound identity has a URL: status of local ones skips it
-
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise IdentityError(None, "base URL must be an absolute http:// or https:// URL")
@@ -174,8 +174,6 @@ def _read_config(directory: PathLike, path: str) -> AgentConfig:
 
 
 def read_private_key(directory: PathLike) -> Ed25519PrivateKey:
-    from elydora_config import keys
-
     path, text = _private_key_text(directory)
     return keys.decode_private_key(text, path=path)
 
@@ -183,8 +181,6 @@ def read_private_key(directory: PathLike) -> Ed25519PrivateKey:
 def check_private_key(directory: PathLike) -> None:
     """Raise when the agent's private key is missing or not one canonical key (no cryptography needed: every
     32-byte seed is an Ed25519 key)."""
-    from elydora_config.keys import decode_private_seed
-
     path, text = _private_key_text(directory)
     decode_private_seed(text, path=path)
 
@@ -200,8 +196,6 @@ def _private_key_text(directory: PathLike) -> tuple[str, str]:
 def key_id(key: Ed25519PrivateKey) -> str:
     """The local key id: ``local-`` + 16 base64url characters of SHA-256 of the raw public key."""
     from cryptography.hazmat.primitives import serialization
-
-    from elydora_config import keys
 
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     import hashlib  # here, not at the top: ``status`` reads identities but computes no key id

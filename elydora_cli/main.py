@@ -11,13 +11,19 @@ and after the sub-command: the top-level parser holds their defaults and every s
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
+import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from . import __version__, exitcodes
+from elydora_config import log
+
+from . import __version__, catalog, exitcodes
 from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion
 
 if TYPE_CHECKING:
@@ -75,8 +81,6 @@ class _Parser(argparse.ArgumentParser):
 
     def _suggest(self, message: str) -> str:
         """A "did you mean" for a misspelt sub-command (argparse names the word and lists the choices)."""
-        import re
-
         match = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if not match:
             return ""
@@ -140,8 +144,6 @@ def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def _epilog() -> str:
-    from . import catalog
-
     rows = [f"  {p.id:<11} {p.display_name}" + (f" (also: {', '.join(p.aliases)})" if p.aliases else "")
             for p in catalog.providers()]
     return (
@@ -170,8 +172,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def _report(args: argparse.Namespace, exc: BaseException) -> None:
     sys.stderr.write(f"Error: {describe_error(exc)}\n")
     if getattr(args, "json", False) and args.command != "hook":  # a hook's stdout is the agent's protocol
-        import json
-
         provider = getattr(args, "provider", None)
         sys.stdout.write(json.dumps({"ok": False, "failures": [failure(provider, exc)]}, indent=2) + "\n")
 
@@ -214,8 +214,6 @@ def entry() -> NoReturn:
     each collection would only walk again the objects its imports made (about 3% of a ``status``)."""
     quick = _command_word(sys.argv[1:]) in QUICK_EXIT_COMMANDS
     if quick:
-        import gc
-
         gc.disable()
     code = main()
     if quick and _nothing_pending():
@@ -230,8 +228,6 @@ def entry() -> NoReturn:
 
 
 def _nothing_pending() -> bool:
-    import atexit
-
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1:
         return False
@@ -242,8 +238,6 @@ def _nothing_pending() -> bool:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    from elydora_config import log
-
     args.verbose += getattr(args, "verbose_after", 0)
     log.set_options(verbose=args.verbose, json=args.log_json)
     if not getattr(args, "func", None):

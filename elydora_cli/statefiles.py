@@ -8,6 +8,11 @@ package); tests pin those copies equal to these.
 
 from __future__ import annotations
 
+import os
+
+from elydora_config.errors import UnsafePathError
+from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
+
 STATE_DIR_NAME = ".elydora"
 CONFIG = "config.json"
 PRIVATE_KEY = "private.key"
@@ -66,9 +71,6 @@ def check_agent_id(agent_id: str) -> str:
     Names the journal folder could take (``transactions`` in any case, any dot name) are reserved: an agent
     there would read the journal as its state.
     """
-    from elydora_config.errors import UnsafePathError
-    from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
-
     check_safe_name(agent_id, what="agent id")
     if agent_id.startswith(" "):
         raise UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
@@ -79,8 +81,6 @@ def check_agent_id(agent_id: str) -> str:
 
 def agent_dir_path(state_root: str, agent_id: str) -> str:
     """``<state root>/.elydora/<agent id>`` (absolute) for a safe agent id."""
-    import os
-
     return os.path.join(os.path.abspath(state_root), STATE_DIR_NAME, check_agent_id(agent_id))
 
 

@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
 
+from .installer import operations
+from .installer.operations import sources_of
+from .plug.cmdforms import shell_word
+from .providers import load
 from .readpass import read_physical
 from .statefiles import STATE_DIR_NAME
 
@@ -30,9 +34,6 @@ _SCRIPT = rf"(/[^\s\"'=;|&<>`$\\]*?)/{re.escape(STATE_DIR_NAME)}/([A-Za-z0-9._-]
 
 def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
     """State roots other than ``ctx.state_root`` that the provider's config files name, with agent ids."""
-    from .installer.operations import sources_of
-    from .providers import load
-
     found: dict[Path, set[str]] = {}
     ours = str(ctx.state_root)  # most entries name it as it stands: no Path to build for them
     for target in sources_of(load(provider_id), ctx).targets:
@@ -59,8 +60,6 @@ def scripts_named(text: str) -> Iterator[tuple[str, str]]:
 
 def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:
     """``{state root: [agent ids]}`` whose entries of exact shape are in the provider's config."""
-    from .installer import operations
-
     confirmed: dict[str, list[str]] = {}
     for root, agent_ids in sorted(candidates(provider_id, ctx).items()):
         for agent_id in sorted(agent_ids):
@@ -75,8 +74,6 @@ def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:
 
 
 def flags_for(root: str) -> str:
-    from .plug.cmdforms import shell_word
-
     return f"--state-root {shell_word(root)}"
 
 
@@ -88,8 +85,6 @@ def refuse_if_elsewhere(provider_id: str, ctx: Any) -> None:
     """Uninstall never reports success while entries of ours for another state root remain."""
     other = elsewhere(provider_id, ctx)
     if other:
-        from .providers import load
-
         root = next(iter(other))
         config = load(provider_id).sources(ctx).targets[0].path
         raise ElsewhereError(

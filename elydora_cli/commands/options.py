@@ -13,9 +13,16 @@ import os
 import sys
 from pathlib import Path
 
+from elydora_config.errors import ConfigError
+
+from .. import catalog, identity
 from ..exitcodes import UsageError
+from ..installer.manifest import MANIFEST_NAME, read_manifest
+from ..managed import SCOPES, STATE_ROOT, SYSTEM, USER, placed, require_root
+from ..neutral.hookcommand import HookCommandError, parse_hook_command
 from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks
 from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
+from ..providers import implemented_ids, load
 
 MAX_TIMEOUT_SECONDS = 3600
 
@@ -27,8 +34,6 @@ def add_location_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def provider_help() -> str:
-    from .. import catalog
-
     return "provider ids or aliases: " + ", ".join(
         p.id + (f" ({'/'.join(p.aliases)})" if p.aliases else "") for p in catalog.providers()
     )
@@ -86,8 +91,6 @@ def add_hook_flags(
 
 
 def add_scope_flag(parser: argparse.ArgumentParser) -> None:
-    from ..managed import SCOPES, USER
-
     parser.add_argument(
         "--scope",
         choices=SCOPES,
@@ -104,8 +107,6 @@ def hook_command_from(args: argparse.Namespace) -> str | None:
         return None
     if getattr(args, "no_hook_command", False):
         raise UsageError("give --hook-command or --no-hook-command, not both")
-    from ..neutral.hookcommand import HookCommandError, parse_hook_command
-
     try:
         return parse_hook_command(text).text
     except HookCommandError as exc:
@@ -126,10 +127,6 @@ def checked_agent_id(value: str | None) -> str | None:
     """``--agent-id`` when it is a safe directory name; otherwise a usage error (exit 2)."""
     if value is None:
         return None
-    from elydora_config.errors import ConfigError
-
-    from .. import identity
-
     try:
         return identity.check_agent_id(value)
     except ConfigError as exc:
@@ -148,8 +145,6 @@ def context_from(args: argparse.Namespace) -> Context:
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
     system = _system_scope(args)
     if system and not args.state_root:
-        from ..managed import STATE_ROOT, placed
-
         state_root = placed(STATE_ROOT, home if args.root else None)
     return Context(
         home=home,
@@ -171,8 +166,6 @@ def context_from(args: argparse.Namespace) -> Context:
 
 def _system_scope(args: argparse.Namespace) -> bool:
     """``--scope system`` (root only; refused with ``--hook-command``, whose supervisor users could edit)."""
-    from ..managed import SYSTEM, require_root
-
     if getattr(args, "scope", None) != SYSTEM:
         if getattr(args, "lock_down", None) is not None:
             raise UsageError("--lock-down and --no-lock-down apply to --scope system only")
@@ -186,10 +179,6 @@ def _system_scope(args: argparse.Namespace) -> bool:
 def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context:
     """``ctx`` with the options the install of ``provider`` recorded in its manifest, where this command's
     flags do not say otherwise (an explicit flag always wins; ``--no-hook-command`` forgets a supervisor)."""
-    from elydora_config.errors import ConfigError
-
-    from ..installer.manifest import MANIFEST_NAME, read_manifest
-
     path = ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME
     try:
         manifest = read_manifest(str(path))  # decoded once per file identity: status reads it again
@@ -207,9 +196,6 @@ def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context
 
 def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -> list[str]:
     """The provider ids named on the command line (aliases resolved); ``--all``: every implemented one."""
-    from .. import catalog
-    from ..providers import implemented_ids, load
-
     every = bool(getattr(args, "all", False) or getattr(args, "every", False))
     if every:
         if args.providers:

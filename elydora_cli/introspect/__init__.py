@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..plug.agentprobe import AgentProbe
 from ..plug.context import Context
+from . import grok
 
 
 def probe_for(provider_id: str, ctx: Context) -> AgentProbe | None:
@@ -13,7 +14,5 @@ def probe_for(provider_id: str, ctx: Context) -> AgentProbe | None:
 
         return codex.CodexProbe(ctx)
     if provider_id == "grok":
-        from . import grok
-
         return grok.GrokProbe(ctx)
     return None

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..plug.agentprobe import AGENT, FILE_LEVEL, ListedHook, ProbeError, ProbeReport
 from ..plug.context import Context
+from ..providers import load
 from .probe import ExecutableProbe
 
 HOOKS_FILE = "hooks.json"
@@ -26,8 +27,6 @@ HOOKS_FILE = "hooks.json"
 
 def codex_home(ctx: Context) -> Path:
     """Where Codex reads ``hooks.json`` and ``config.toml`` (the provider's one home of that fact)."""
-    from ..providers import load
-
     return load("codex").sources(ctx).targets[0].path.parent
 
 

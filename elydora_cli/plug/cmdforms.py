@@ -12,7 +12,6 @@ Every form is generated and parsed as a plain string on every platform.
 from __future__ import annotations
 
 import binascii
-import codecs
 import re
 from collections.abc import Mapping, Sequence
 
@@ -69,9 +68,8 @@ def powershell_exe(env: Mapping[str, str]) -> str:
 
 
 def encode_powershell(script: str) -> str:
-    """``script`` in UTF-16-LE, in base64 (by binascii: the base64 module loads struct too; by the codec
-    function itself: a codec lookup would import its module on every status, Codex's config holds one)."""
-    encoded: bytes = codecs.utf_16_le_encode(script, "strict")[0]
+    """``script`` in UTF-16-LE, in base64 (PowerShell's ``-EncodedCommand``)."""
+    encoded = script.encode("utf-16-le")
     return binascii.b2a_base64(encoded, newline=False).decode("ascii")
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record, replace
 
+from ..managed import RUNTIME_ROOT
 from ..statefiles import RUNTIME_FLAGS
 
 if TYPE_CHECKING:
@@ -70,8 +71,6 @@ class Context:
         """Where the launchers our entries run live: the state directory, or under system scope the
         root-owned runtime root (placed below ``--root``)."""
         if self.system:
-            from ..managed import RUNTIME_ROOT
-
             return self.place(RUNTIME_ROOT)
         return self.elydora_dir
 

@@ -23,6 +23,7 @@ from .cmdforms import (
     parse_powershell_call,
     posix_command,
     powershell_call,
+    shell_word,
 )
 from .context import Context
 from .ownership import Ref, script_path, split_script
@@ -33,9 +34,8 @@ if TYPE_CHECKING:
 
 
 def _joined(pair: list[str]) -> str:
-    import shlex  # only for this form
-
-    return shlex.join(pair)
+    """The words quoted only where a shell needs it (as :func:`shlex.join` gives them)."""
+    return " ".join(map(shell_word, pair))
 
 
 def _msvc(pair: list[str]) -> str:

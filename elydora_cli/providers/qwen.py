@@ -50,6 +50,7 @@ from ..plug.schema import (
     one_of,
     require_type,
 )
+from ..readpass import read_physical
 
 if TYPE_CHECKING:
     from typing import Any
@@ -183,8 +184,6 @@ def resolve_home(ctx: Context, read: Callable[[Path], str | None]) -> QwenHome:
 
 
 def _read_disk(path: Path) -> str | None:
-    from ..readpass import read_physical
-
     return read_physical(path, max_bytes=2 << 20, text=True)
 
 

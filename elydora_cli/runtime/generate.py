@@ -19,10 +19,13 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from typing import TYPE_CHECKING
 
-from .. import __version__
+from .. import __version__, catalog, managed, packagedata
+from ..identity import check_agent_id
 from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
+from .templateparams import cut_python, joined
 
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
@@ -57,9 +60,6 @@ def generate(
     user's own (their home from the password database, placed below ``user_root``: ``""`` on a real
     machine), the guard decides from root-owned policy and blocks on its own failures (fail closed), and the
     files are readable by every user but writable by root only."""
-    from .. import catalog, managed
-    from ..identity import check_agent_id
-
     facts = catalog.provider(provider_id)
     directory = os.path.abspath(os.fspath(agent_dir))
     agent_id = check_agent_id(os.path.basename(directory))
@@ -127,9 +127,6 @@ def supervisor_launcher(
 ) -> bytes:
     """The argument-free launcher of a ``--hook-command`` supervisor (``templates/supervisor.py``): the host
     check of the agent's runtime (noted in ``agent_dir``), then ``argv`` (with ``env`` added) in its place."""
-    from .. import catalog
-    from ..identity import check_agent_id
-
     facts = catalog.provider(provider_id)
     directory = os.path.abspath(os.fspath(agent_dir))
     agent_id = check_agent_id(os.path.basename(directory))
@@ -152,8 +149,6 @@ def package_python(python: str, system: bool) -> str:
     interpreter without the package: ``install --python /usr/bin/python3`` from a virtual environment or pipx,
     as install advises), except under system scope, where every user runs them and root's own installation may
     be out of their reach: the hooks' interpreter then, which install checks can run the flusher."""
-    import sys
-
     return python if system else os.path.abspath(sys.executable)
 
 
@@ -171,8 +166,6 @@ def flusher_path(python: str) -> tuple[str, ...]:
     Empty when the agent runs another interpreter than this one (its packages and extension modules may be
     others): the hook then starts the flusher with ``site``, as it does when a listed directory is gone.
     """
-    import sys
-
     if os.path.realpath(python) != os.path.realpath(sys.executable):
         return ()
     found: list[str] = []
@@ -195,8 +188,6 @@ def _find_spec(name: str) -> Any:
     """``importlib.util.find_spec(name)`` for a top-level module name, without importing :mod:`importlib.util`
     (and its abstract base classes) on every ``status``: the loaded module's spec, else the first spec a
     finder of :data:`sys.meta_path` gives (``None``: not found)."""
-    import sys
-
     module = sys.modules.get(name)
     if module is not None:
         spec = getattr(module, "__spec__", None)
@@ -230,8 +221,6 @@ def _launcher(
     failure: tuple[int, bytes],
     system: bool,
 ) -> bytes:
-    from .. import catalog
-
     prefix = catalog.guard_error_prefix() if module == GUARD_MODULE else catalog.audit_error_prefix()
     params = {
         "AGENT_DIR": directory,
@@ -252,8 +241,6 @@ def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, 
     texts, names = _parsed(template)
     if len(names) != len(params) or params.keys() != set(names):  # else each name once, and all of them
         _refuse_parameters(template, names, params)
-    from .templateparams import joined
-
     lines = [f"{name} = {params[name]!r}" for name in names]
     return (_header(facts, agent_id, python) + joined(texts, lines)).encode("utf-8")
 
@@ -276,9 +263,6 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     read and cut once per process (``status`` renders every agent's runtime to compare it)."""
     known = _PARSED.get(template)
     if known is None:
-        from .. import packagedata
-        from .templateparams import cut_python
-
         known = _PARSED[template] = cut_python(with_inlined_imports(packagedata.read_template(template), _inlined))
     return known
 
@@ -290,8 +274,6 @@ def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
 
 def _inlined(module: str) -> str:
     """The code of the template module ``module``: everything below its ``from __future__`` line."""
-    from .. import packagedata
-
     source = packagedata.read_template(f"{module}.py")
     return source[source.index(_FUTURE) + len(_FUTURE) :].strip("\n")
 

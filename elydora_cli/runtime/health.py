@@ -15,8 +15,9 @@ import time
 from typing import TYPE_CHECKING
 
 from elydora_config import files
+from elydora_config.errors import ConfigError
 
-from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE
+from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE, read_config
 from ..statefiles import FAR_STALE, QUERY_GRACE
 from . import state
 
@@ -129,10 +130,6 @@ def agent_health(agent_dir: str, now: float | None = None) -> dict[str, Any]:
 
 def server_health(agent_dir: str) -> dict[str, Any] | None:
     """:func:`agent_health` for a server-bound agent; ``None`` for a local one or an unreadable config."""
-    from elydora_config.errors import ConfigError
-
-    from ..identity import read_config
-
     try:
         if read_config(agent_dir).is_local:
             return None

@@ -25,6 +25,7 @@ from pathlib import Path
 from elydora_config import files, paths
 from elydora_config.errors import ConfigError
 
+from ..managed import user_dir_name, user_home
 from ..statefiles import LEDGER, STATE_DIR_NAME
 from . import chaincheck, ledgertail
 
@@ -103,8 +104,6 @@ def check(record_path: Path, user_dir: Path) -> str | None:
 def check_users(state_dir: Path, agent_id: str, user_root: Path | None) -> dict[str, str]:
     """``{user: why}`` for every user whose state directory for ``agent_id`` lost an entry root saw; the records
     of the others move forward. ``state_dir``: root's ``<state root>/.elydora/<agent id>``."""
-    from ..managed import user_dir_name, user_home
-
     problems = {}
     for user in pwd.getpwall():
         home = user_home(user.pw_dir, user_root)

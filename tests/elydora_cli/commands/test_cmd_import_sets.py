@@ -111,9 +111,7 @@ START_UP = (
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
     "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
-    "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
-    "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
-    "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
+    "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without the spool's locking
 )
 
 
