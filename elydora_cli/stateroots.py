@@ -19,7 +19,6 @@ from .installer import operations
 from .installer.operations import sources_of
 from .plug.cmdforms import shell_word
 from .providers import load
-from .readpass import read_physical
 from .statefiles import STATE_DIR_NAME
 
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
     ours = str(ctx.state_root)  # most entries name it as it stands: no Path to build for them
     for target in sources_of(load(provider_id), ctx).targets:
         try:
-            data = read_physical(target.path, max_bytes=TEXT_LIMIT)
+            data = ctx.reads.read_physical(target.path, max_bytes=TEXT_LIMIT)
         except (ConfigError, OSError):
             continue
         text = (data or b"").decode("utf-8", "replace")

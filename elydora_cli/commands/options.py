@@ -181,7 +181,7 @@ def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context
     flags do not say otherwise (an explicit flag always wins; ``--no-hook-command`` forgets a supervisor)."""
     path = ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME
     try:
-        manifest = read_manifest(str(path))  # decoded once per file identity: status reads it again
+        manifest = read_manifest(str(path), reads=ctx.reads)  # in a status pass, decoded once for all
     except (ConfigError, OSError):
         return ctx  # status reports an unreadable manifest on its own
     if manifest is None or manifest.provider != provider:

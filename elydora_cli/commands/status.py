@@ -18,7 +18,7 @@ from .. import exitcodes, health, stateroots
 from ..installer import operations
 from ..introspect import probe_for
 from ..plug.layers import OFF
-from ..readpass import read_pass
+from ..readpass import ReadPass, Reads
 from ..recovery_hint import pending_recovery
 from ..runtime.health import server_health, summary
 from ..statefiles import STATUS
@@ -93,7 +93,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     }
     if st.installed:
         row["interpreter"] = operations.interpreter_of(pid, ctx)
-        found = health.check(str(ctx.agent_dir(st.agent_id)))
+        found = health.check(str(ctx.agent_dir(st.agent_id)), reads=ctx.reads)
         row.update(agent_state=found.agent_state, enforced=found.enforced, audited=found.audited)
         row["enforcement"] = found.enforcement
         if found.tampered:
@@ -103,7 +103,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
         row["audit"] = found.audit.to_json()
         row["status_cache"] = found.status_cache
         row["state"] = _word(st, found, recovery)
-        _with_server(row, str(ctx.agent_dir(st.agent_id)))
+        _with_server(row, str(ctx.agent_dir(st.agent_id)), ctx.reads)
     else:
         row["state"] = "recovery pending" if recovery else "not installed"
     other = stateroots.elsewhere(pid, ctx)
@@ -121,10 +121,10 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     return row
 
 
-def _with_server(row: dict[str, Any], agent_dir: str) -> None:
+def _with_server(row: dict[str, Any], agent_dir: str, reads: Reads) -> None:
     """A server-bound agent's delivery and status-query health (``runtime/health.py``) in the audit slot; a
     delivery stopped for good leaves the agent unaudited, a refused status query leaves it unguarded."""
-    report = server_health(agent_dir)
+    report = server_health(agent_dir, reads=reads)
     if report is None:
         return
     row["audit"]["server"] = report
@@ -202,7 +202,8 @@ def run(args: argparse.Namespace) -> int:
     ctx = options.context_from(args)
     if ctx.system:
         return system_run(args, ctx)
-    with read_pass():  # status reads ~20 files per agent: each directory is walked once, not per file
+    with ReadPass() as reads:  # ~20 files per agent: each directory walked once, each file read once
+        ctx = ctx.with_options(reads=reads)
         recovery = pending_recovery(ctx)
         rows = [
             _one(pid, options.remembered(ctx, args, pid), recovery)

@@ -19,7 +19,7 @@ from elydora_config.files import read_physical
 from elydora_config.log import get_logger
 from elydora_config.records import field, record
 
-from .. import identity, readpass
+from .. import identity
 from ..exitcodes import UsageError
 from ..plug.agentprobe import AGENT
 from ..plug.context import Context
@@ -28,6 +28,7 @@ from ..plug.documents import Documents, parse
 from ..plug.layers import OFF, env_findings
 from ..plug.provider import Provider
 from ..providers import load
+from ..readpass import Reads
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from . import entries
@@ -84,11 +85,11 @@ def _transaction(ctx: Context) -> Transaction:
 
 
 def sources_of(provider: Provider, ctx: Context) -> Sources:
-    """``provider.sources(ctx)``; inside a read-only pass (:func:`~elydora_cli.readpass.read_pass`) once
-    per provider and context: status asks for them for the agent's documents and again for the state roots
-    the documents name. The result is shared: read it, never change it."""
+    """``provider.sources(ctx)``; in a read-only pass (``ctx.reads``) once per provider and context: status
+    asks for them for the agent's documents and again for the state roots the documents name. The result is
+    shared: read it, never change it."""
     key = ("sources", id(provider), id(ctx))
-    pair: tuple[Context, Sources] = readpass.kept_value(key, lambda: (ctx, provider.sources(ctx)))
+    pair: tuple[Context, Sources] = ctx.reads.kept(key, lambda: (ctx, provider.sources(ctx)))
     return pair[1]  # the pair holds ``ctx``, so that its id is not reused while the block lasts
 
 
@@ -99,14 +100,14 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
     for target in src.targets:
-        text = _read_text(tx, target.path, target.max_bytes, ctx.follow_symlinks)
+        text = _read_text(tx, target.path, target.max_bytes, ctx)
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
             docs[target.path] = parse(text, target.fmt, target.path)
     depends: dict[Path, Any] = {}
     for path in src.depends:
-        text = _read_text(tx, path, 2 << 20, ctx.follow_symlinks)
+        text = _read_text(tx, path, 2 << 20, ctx)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
@@ -114,17 +115,17 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
     return Documents(targets, docs, originals, depends)
 
 
-def _read_text(tx: Transaction | None, path: Path, max_bytes: int, follow_symlinks: bool) -> str | None:
+def _read_text(tx: Transaction | None, path: Path, max_bytes: int, ctx: Context) -> str | None:
     if tx is not None:
         return tx.read_text(path, max_bytes=max_bytes)
-    return readpass.read_physical(path, max_bytes=max_bytes, text=True, allow_links=follow_symlinks)
+    return ctx.reads.read_physical(path, max_bytes=max_bytes, text=True, allow_links=ctx.follow_symlinks)
 
 
 def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[str, Manifest]:
     """Every manifest of ``provider_id`` under the state root, by agent id."""
     root = ctx.elydora_dir
     if tx is None:  # a read-only pass (status) lists and reads them once for every provider
-        every = readpass.kept_value(("manifests", str(root)), lambda: _read_manifests(root))
+        every = ctx.reads.kept(("manifests", str(root)), lambda: _read_manifests(root, ctx.reads))
         return {m.agent_id: m for m in every if m.provider == provider_id}
     found: dict[str, Manifest] = {}
     for name in _agent_dirs(root):
@@ -144,9 +145,9 @@ def _agent_dirs(root: Path) -> list[str]:
         return []
 
 
-def _read_manifests(root: Path) -> list[Manifest]:
+def _read_manifests(root: Path, reads: Reads) -> list[Manifest]:
     """Every manifest under the state directory, read outside a transaction (sorted by directory name)."""
-    read = (read_manifest(os.path.join(root, name, MANIFEST_NAME)) for name in _agent_dirs(root))
+    read = (read_manifest(os.path.join(root, name, MANIFEST_NAME), reads=reads) for name in _agent_dirs(root))
     return [m for m in read if m is not None]
 
 
@@ -431,5 +432,5 @@ def interpreter_of(provider_id: str, ctx: Context) -> dict[str, object]:
     present = os.path.isfile(python) and os.access(python, os.X_OK)
     if not present or (manifest is not None and manifest.hook_command):
         return {"path": python, "present": present, "identity": None}
-    state, _, problem = interpreter_state(python, manifest.interpreter if manifest else None)
+    state, _, problem = interpreter_state(python, manifest.interpreter if manifest else None, ctx.reads)
     return {"path": python, "present": present and problem is None, "identity": state}
