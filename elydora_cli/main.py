@@ -1,7 +1,8 @@
 """The ``elydora`` command: argument parsing, the error boundary and exit codes.
 
-Each sub-command lives in ``elydora_cli/commands/<name>.py`` and exposes ``register(subparsers)``; the module
-must stay cheap to import (heavy imports go inside the command's ``run`` function).
+Each sub-command lives in ``elydora_cli/commands/<name>.py`` and exposes ``register(subparsers)``; only the
+module of the command being run is imported. Modules import at their tops; the few modules imported on first use
+are named, with the reason, in ``LAZY`` of ``tests/elydora_cli/commands/test_cmd_import_sets.py``.
 
 The global flags (:data:`GLOBAL_VALUE_FLAGS`, ``-v``, ``-q``, ``--json``, ``--log-json``) are accepted before
 and after the sub-command: the top-level parser holds their defaults and every sub-parser repeats them with

@@ -96,8 +96,7 @@ def _secret(path: str | None, what: str, prompt: str) -> str:
 
 def check_binding(args: argparse.Namespace, agent_id: str, server: dict[str, Any]) -> Any:
     """Refuse a binding that cannot work (names the mismatch); the check's outcome otherwise."""
-    from ..runtime import binding
-
+    from ..runtime import binding  # the HTTP client: not on the read-only commands that share this module
 
     key = keys.decode_private_key(server["key"], path="private key")
     checked = binding.check(server["base_url"], server["token"], agent_id, server["org_id"], server["kid"], key)
