@@ -1,8 +1,8 @@
 """What the C decoders refuse in every dialect: duplicate keys, ``NaN``/``Infinity``, raw control characters.
 
 One home for these rules, shared by the editor's scanners (:mod:`.fast_scan`) and the read-only loader
-(:mod:`.readonly`). A refusal here is only a ``ValueError`` that stops the C decoder; the precise report
-(line, column, the key repeated) is always the pure-Python reference scanner's.
+(:mod:`~elydora_config.jsonc.readonly`). A refusal here is only a ``ValueError`` that stops the C decoder; the
+precise report (line, column, the key repeated) is always the pure-Python reference scanner's.
 """
 
 from __future__ import annotations

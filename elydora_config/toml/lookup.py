@@ -1,5 +1,5 @@
 """A TOML document's data read by path: the one rule of the editor (:class:`.document.TomlDocument`) and of the
-read-only document (:mod:`.readonly`), in a module that loads neither of them.
+read-only document (:mod:`~elydora_config.toml.readonly`), in a module that loads neither of them.
 
 Paths are tuples of keys (``str``) and array indexes (``int``, negative counts from the end).
 """
