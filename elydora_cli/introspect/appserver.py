@@ -6,10 +6,11 @@ import contextlib
 import json
 import os
 import selectors
-import signal
 import subprocess
 import time
 from typing import Any
+
+from elydora_config import _platform
 
 from ..plug.agentprobe import ListedHook, ProbeError
 
@@ -33,7 +34,7 @@ def _exchange(exe: str, env: dict[str, str], cwd: str, timeout: float) -> Any:
     try:
         proc = subprocess.Popen(
             [exe, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, cwd=cwd, start_new_session=True,
+            env=env, cwd=cwd, **_platform.NEW_SESSION,
         )
     except OSError as exc:
         raise ProbeError(f"Codex did not start ({exc.strerror or exc})") from None
@@ -110,5 +111,5 @@ class _Lines:
             self._proc.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(OSError):  # its own session: the native binary the launcher started too
-                os.killpg(self._proc.pid, signal.SIGKILL)
+                _platform.kill_session(self._proc)
             self._proc.wait()

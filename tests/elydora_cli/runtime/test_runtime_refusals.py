@@ -260,14 +260,21 @@ def test_parallel_hooks_start_one_flusher(tmp_path: Path) -> None:
     assert marker.read_bytes() == b"x"
 
 
+OS_LAYER = ("elydora_config", "elydora_config.errors", "elydora_config.typecheck", "elydora_config._platform")
+"""What an idle flusher may load of the library: its OS layer (the lock and the opens), nothing of the rest."""
+
+
 def test_flusher_without_work_loads_no_signing_or_http(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "claudecode", server=None)
     code = (
         "import sys; from elydora_cli.runtime import flush; r = flush.flush(sys.argv[1]);"
-        "print(r, 'cryptography' in sys.modules, 'urllib.request' in sys.modules, 'elydora_config' in sys.modules)"
+        "print(r, 'cryptography' in sys.modules, 'urllib.request' in sys.modules,"
+        " *sorted(m for m in sys.modules if m.startswith('elydora_config')))"
     )
     result = subprocess.run([PYTHON, "-I", "-c", code, str(agent.directory)], capture_output=True, text=True)
-    assert result.stdout.split() == ["drained", "False", "False", "False"], result.stderr
+    outcome, signing, http, *library = result.stdout.split()
+    assert (outcome, signing, http) == ("drained", "False", "False"), result.stderr
+    assert [name for name in library if name not in OS_LAYER and not name.startswith(OS_LAYER[-1] + ".")] == []
 
 
 def test_neutral_hook_path_applies_the_same_grace(tmp_path: Path, server: FakeElydora) -> None:
