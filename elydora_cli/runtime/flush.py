@@ -43,6 +43,9 @@ BUSY = "busy"
 BATCH = 64
 LINGER = 0.25
 LOCK_FD_FLAG = "--lock-fd"
+START_RECORD = 20
+"""Windows: bytes at the start of ``flush.lock`` where the audit hook notes when it started a flusher (the lock
+is not handed over there, see ``templates/oslayer.py``); the flusher that takes the lock blanks them."""
 PROVISION_FLAG = "--provision"
 """System scope: ``--provision <provider id>`` creates the user's identity on first use (see :mod:`.provision`)."""
 _STATE_LIMIT = 64 << 10
@@ -67,6 +70,8 @@ def try_lock(agent_dir: str, held_fd: int | None = None) -> Iterator[bool]:
         except BlockingIOError:
             yield False
             return
+        if sys.platform == "win32":  # started: the hooks' note has done its work
+            locking.pwrite(fd, b" " * START_RECORD, 0)
         yield True
     finally:
         os.close(fd)

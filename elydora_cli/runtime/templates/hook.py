@@ -38,6 +38,8 @@ from .oslayer import (  # @inline
     OTHERS,
     SEP,
     append_lock,
+    flusher_starting,
+    note_flusher_start,
     open_file,
     share_lock,
     spawn_detached,
@@ -221,12 +223,13 @@ def start_flusher() -> None:
     On POSIX the hook takes the lock itself and hands the locked descriptor to the flusher (``--lock-fd``):
     the lock is shared by the child from the spawn on, so the other hooks of a burst see it held at once and
     start no flusher of their own. Windows locks belong to the process that took them: there the flusher takes
-    the lock as it starts (a second one started meanwhile finds it held and exits). The flusher runs at a
-    lower priority (``FLUSH_NICE``), so it does not slow the hooks of a burst it shares the CPU with.
+    the lock as it starts, and until it has, the hook's note in ``flush.lock`` keeps the other hooks from
+    starting another (``oslayer.flusher_starting``). The flusher runs at a lower priority (``FLUSH_NICE``), so
+    it does not slow the hooks of a burst it shares the CPU with.
     """
     try:
         fd = open_file(f"{AGENT_DIR}{SEP}flush.lock", system.O_RDWR | system.O_CREAT | NOFOLLOW, 0o600)
-        if not try_lock(fd):
+        if not try_lock(fd) or flusher_starting(fd):
             system.close(fd)
             return
         try:
@@ -236,6 +239,7 @@ def start_flusher() -> None:
             if SYSTEM:
                 argv += [PROVISION_FLAG, PROVIDER_ID]
             spawn_detached(argv, fd if HANDS_OVER_LOCKS else None, FLUSH_NICE)
+            note_flusher_start(fd)
         finally:
             system.close(fd)  # the flusher keeps the lock through its own copy of the descriptor
     except OSError as exc:

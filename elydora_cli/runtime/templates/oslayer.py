@@ -23,7 +23,9 @@ budget). On Windows:
 - ``spawn_detached``: ``posix_spawn`` in a new session with ``/dev/null`` on 0-2; on Windows a process with no
   console, in its own process group (an agent's Ctrl+C does not reach it), out of the hook's job object where
   that job allows it, its stdin a pipe closed at once. A lock is not handed to it (Windows locks belong to the
-  process that took them): the flusher takes ``flush.lock`` itself (``HANDS_OVER_LOCKS``).
+  process that took them): the flusher takes ``flush.lock`` itself (``HANDS_OVER_LOCKS``). Until it has, the
+  hook's note at the start of ``flush.lock`` (``note_flusher_start``, read under the lock byte) tells the other
+  hooks of the burst that one is starting (``flusher_starting``), so they start none; the flusher blanks it.
 - ``read_chunk``: a chunk of stdin, waiting at most ``left`` seconds: ``select`` on POSIX; Windows' ``select``
   takes sockets only, so the pipe is made non-blocking and polled every millisecond.
 """
@@ -34,11 +36,17 @@ import sys
 import time
 
 WINDOWS = sys.platform == "win32"
+# The Windows half's constants (here, so that the tests pin them on every system):
 STDIN_POLL = 0.001
 """Seconds between two looks at a Windows stdin pipe that has nothing to read yet."""
 SPOOL_LOCK = "spool.lock"  # copy of elydora_cli.statefiles.SPOOL_LOCK (tests pin them equal)
 APPEND_LOCK_WAIT = 2.0
 """Seconds a Windows writer waits for ``spool.lock`` (other writers hold it for one write each)."""
+LOCK_OFFSET = 1 << 30  # copy of elydora_config._platform._windows._LOCK_OFFSET (tests pin them equal)
+OPEN_RETRIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1)  # the first of _windows._RETRY_DELAYS (pinned)
+FLUSHER_GRACE = 10.0
+"""Seconds a started flusher has to take ``flush.lock`` before another hook may start one (it failed)."""
+START_RECORD = 20  # copy of elydora_cli.runtime.flush.START_RECORD (tests pin them equal)
 if sys.platform == "win32":  # written out, so that mypy checks each half for its own system
     import errno
     import msvcrt
@@ -52,8 +60,6 @@ if sys.platform == "win32":  # written out, so that mypy checks each half for it
     CLOEXEC = system.O_NOINHERIT | system.O_BINARY
     OTHERS = 0
     HANDS_OVER_LOCKS = False
-    LOCK_OFFSET = 1 << 30  # copy of _windows._LOCK_OFFSET (tests pin them equal)
-    OPEN_RETRIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1)  # the first of _windows._RETRY_DELAYS
     _NAME_SURROGATE = 0x20000000  # copy of _windows._NAME_SURROGATE
     _REPARSE_POINT = 0x400
     _HELD_OPEN = (5, 32, None)  # copy of _windows._HELD_OPEN: access denied, sharing violation, C runtime
@@ -114,6 +120,18 @@ if sys.platform == "win32":  # written out, so that mypy checks each half for it
                 return False
             raise
         return True
+
+    def flusher_starting(fd: int) -> bool:
+        """Whether the note at the start of ``flush.lock`` (``fd``, its lock byte held) says that a hook started a
+        flusher less than ``FLUSHER_GRACE`` seconds ago (by the system's monotonic clock)."""
+        system.lseek(fd, 0, 0)
+        note = system.read(fd, START_RECORD).strip()
+        age = time.monotonic() - int(note) / 1000 if note.isdigit() else -1.0
+        return 0.0 <= age < FLUSHER_GRACE
+
+    def note_flusher_start(fd: int) -> None:
+        system.lseek(fd, 0, 0)
+        system.write(fd, b"%-*d" % (START_RECORD, int(time.monotonic() * 1000)))
 
     def append_lock(directory: str) -> int | None:
         """``spool.lock`` of ``directory``, held (closing the descriptor releases it)."""
@@ -194,6 +212,13 @@ else:
         except BlockingIOError:
             return False
         return True
+
+    def flusher_starting(fd: int) -> bool:
+        """False: the flusher has the lock from its spawn on (``HANDS_OVER_LOCKS``)."""
+        return False
+
+    def note_flusher_start(fd: int) -> None:
+        """Nothing (see :func:`flusher_starting`)."""
 
     def append_lock(directory: str) -> int | None:
         """Nothing to hold: the writer takes a shared ``flock`` on the spool itself (``share_lock``)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.platforms import posix_only
 from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
@@ -230,14 +231,16 @@ def test_guard_copies_of_the_health_constants_are_pinned() -> None:
 
 
 # -- issue 19: one flusher per burst ---------------------------------------------------------------------------
+@posix_only("the hook hands its lock over on POSIX only: Windows locks belong to the process that took them")
 def test_flusher_adopts_the_lock_the_hook_handed_over(tmp_path: Path) -> None:
-    import fcntl
     import os
+
+    from elydora_config._platform import locking
 
     agent = make_agent(tmp_path, "kimi")
     _spool(agent, [b'{"n": 1}'])
     fd = os.open(agent.path(identity.FLUSH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the hook holds it while spawning
+    locking.flock(fd, locking.LOCK_EX_NB)  # as the hook holds it while spawning
     assert flush.flush(str(agent.directory), held_fd=fd) == flush.DRAINED  # not BUSY: the lock is ours
     assert [e["record"]["payload"] for e in _ledger(agent)] == [{"n": 1}]
 
