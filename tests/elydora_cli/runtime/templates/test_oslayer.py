@@ -120,3 +120,18 @@ def test_windows_notes_a_starting_flusher_for_a_while(tmp_path: Path) -> None:
         assert not oslayer.flusher_starting(fd)  # that flusher never took the lock: another may start
     finally:
         os.close(fd)
+
+
+def test_every_generated_script_holds_the_layer_once(tmp_path: Path) -> None:
+    from elydora_cli.runtime.generate import generate, supervisor_launcher
+
+    body = Path(oslayer.__file__).read_text(encoding="utf-8").partition("from __future__ import annotations\n")[2]
+    body = body.strip("\n")
+    directory = tmp_path / ".elydora" / "claudecode"
+    scripts = [data.decode() for name, (data, _mode) in generate("claudecode", directory, sys.executable).items()]
+    scripts.append(supervisor_launcher("claudecode", directory, sys.executable, [sys.executable, "-V"], {}).decode())
+    holding = [script for script in scripts if "def open_file(" in script]
+    assert len(holding) == 3  # the guard's and the audit hook's modules, the supervisor launcher
+    for script in holding:
+        assert script.count(body) == 1 and "from .oslayer" not in script and "  # @inline" not in script
+        assert script.index(body) < script.index("def read_stdin(")  # hookinput's code uses its names
