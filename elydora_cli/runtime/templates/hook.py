@@ -76,7 +76,8 @@ SPOOL = "spool.jsonl"
 LOCK_FD_FLAG = "--lock-fd"  # copy of elydora_cli.runtime.flush.LOCK_FD_FLAG (tests pin them equal)
 FLUSH_NICE = 10
 """Niceness the flusher runs at above the hook's own: the other hooks of a burst (what the agent waits for)
-get the CPU first; on a busy machine the flusher still gets its share (about a tenth of a nice-0 task)."""
+get the CPU first; on a busy machine the flusher still gets its share (about a tenth of a nice-0 task).
+Windows has priority classes instead: the flusher starts below normal priority."""
 _WS = b" \t\r\n"
 _APPEND_FLAGS = system.O_WRONLY | system.O_APPEND | system.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC
 _DROP_FLAGS = system.O_WRONLY | system.O_CREAT | system.O_EXCL | NOFOLLOW | CLOEXEC
