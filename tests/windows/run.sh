@@ -10,5 +10,10 @@ export WINEPREFIX="$cache/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtm
 # The embeddable Python ignores PYTHONPATH (its ._pth file fixes sys.path); a .pth file in its site-packages,
 # naming this checkout, is read by `site`.
 printf 'Z:%s\r\nZ:%s\r\n' "${repo//\//\\}" "${repo//\//\\}\\tests" >"$cache/python/Lib/site-packages/elydora-checkout.pth"
+# The node.exe setup.sh fetched, for the tests that run the hooks as a Node-based agent does (a Windows path).
+node_exe="$(ls "$cache"/node-*/node.exe 2>/dev/null | tail -n 1)"
+if [ -n "$node_exe" ]; then
+    export ELYDORA_TEST_NODE="Z:${node_exe//\//\\}"
+fi
 cd "$repo"
 : | /usr/lib/wine/wine64 "$cache/python/python.exe" "$@" 2>&1 | cat
