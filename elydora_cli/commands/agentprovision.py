@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import json
 import os
-import pwd
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
 def _target(args: argparse.Namespace, provider_id: str) -> tuple[Path, Any, str]:
     """(the install's runtime directory, the user's password entry, the user's state directory); refused
     clearly when the agent has no system install, the user does not exist or has no home."""
+    if sys.platform == "win32":  # refused earlier (managed.require_root); written out for the type checker
+        raise UsageError("system scope is not supported on Windows yet")
+    import pwd  # POSIX only
+
     base_id = checked_agent_id(args.agent_id) or provider_id
     root = Path(os.path.abspath(args.root)) if args.root else None
     runtime_dir = managed.placed(managed.RUNTIME_ROOT, root) / base_id
@@ -107,6 +110,8 @@ def as_user(user: Any) -> Iterator[None]:
     """Run the block with ``user``'s effective uid, gid and groups (root keeps its saved uid to switch back).
 
     Files created inside are the user's; a link the user planted is followed with the user's rights only."""
+    if sys.platform == "win32":  # no system scope there (managed.require_root)
+        raise UsageError("system scope is not supported on Windows yet")
     groups = os.getgroups()
     egid = os.getegid()
     os.setgroups(os.getgrouplist(user.pw_name, user.pw_gid))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pwd
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from elydora_config.errors import ConfigError
 
 from .. import catalog, exitcodes, identity, managed
 from ..executables import which
+from ..exitcodes import UsageError
 from ..installer import operations
 from ..installer.systemscope import runs_flusher
 from ..managed import LAYERS, layer
@@ -191,6 +192,10 @@ def bound_users(runtime_dir: Path, root: Path | None) -> dict[str, dict[str, Any
 
 
 def _bound_user(marker: Path, root: Path | None) -> dict[str, Any]:
+    if sys.platform == "win32":  # a binding record is written under system scope only (POSIX)
+        raise UsageError("system scope is not supported on Windows yet")
+    import pwd  # POSIX only
+
     try:
         record = json.loads(marker.read_bytes())
         home = managed.user_home(pwd.getpwnam(marker.stem).pw_dir, root)

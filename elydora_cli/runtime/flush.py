@@ -26,6 +26,8 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from elydora_config import _platform
+
 from ..statefiles import CHAIN_STATE, OUTBOX, RETIRED_SPOOL, SPOOL
 from . import spool
 from .dropmark import pending_drops
@@ -40,13 +42,14 @@ LOCK_FD_FLAG = "--lock-fd"
 PROVISION_FLAG = "--provision"
 """System scope: ``--provision <provider id>`` creates the user's identity on first use (see :mod:`.provision`)."""
 _STATE_LIMIT = 64 << 10
+_READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
 
 
 def _saved_offset(agent_dir: str) -> int:
     """``spool_offset`` of ``chain-state.json`` read cheaply (0 when absent or unreadable: the full check
     in :mod:`.state` runs once there is work)."""
     try:
-        fd = os.open(os.path.join(agent_dir, CHAIN_STATE), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = _platform.open_at(os.path.join(agent_dir, CHAIN_STATE), _READ)
     except OSError:
         return 0
     try:
@@ -138,13 +141,13 @@ def _flush_main(directory: str, held_fd: int | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     held_fd, provider = None, None
-    if len(args) == 5 and args[3] == PROVISION_FLAG:
-        provider, args = args[4], args[:3]
+    if len(args) in (3, 5) and args[-2] == PROVISION_FLAG:  # a Windows hook hands over no lock (templates/hook.py)
+        provider, args = args[-1], args[:-2]
     if len(args) == 3 and args[1] == LOCK_FD_FLAG and args[2].isdigit():
         held_fd, args = int(args[2]), args[:1]
     if len(args) != 1:
         sys.stderr.write(
-            f"usage: python -m elydora_cli.runtime.flush <agent dir> [{LOCK_FD_FLAG} N [{PROVISION_FLAG} ID]]\n"
+            f"usage: python -m elydora_cli.runtime.flush <agent dir> [{LOCK_FD_FLAG} N] [{PROVISION_FLAG} ID]\n"
         )
         return 2
     directory = os.path.abspath(args[0])

@@ -3,10 +3,13 @@ and the outcomes of a flush (:func:`elydora_cli.runtime.flush.flush`)."""
 
 from __future__ import annotations
 
-import fcntl
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from elydora_config import _platform
+from elydora_config._platform import locking
 
 from ..statefiles import FLUSH_LOCK
 
@@ -15,6 +18,9 @@ STOPPED = "stopped"
 BUSY = "busy"
 BATCH = 64
 """Spool lines the flusher reads at a time."""
+START_RECORD = 20
+"""Windows: bytes at the start of ``flush.lock`` where the audit hook notes when it started a flusher (the lock
+is not handed over there, see ``templates/oslayer.py``); the flusher that takes the lock blanks them."""
 
 
 @contextmanager
@@ -23,18 +29,20 @@ def try_lock(agent_dir: str, held_fd: int | None = None) -> Iterator[bool]:
 
     ``held_fd`` is a descriptor of ``flush.lock`` that the audit hook locked and handed over at spawn (a
     lock on an open file description is shared with the child): it is adopted after checking that it is
-    that file, so no second flusher can start in between.
+    that file, so no second flusher can start in between. (POSIX only: a Windows hook hands over nothing.)
     """
     path = os.path.join(agent_dir, FLUSH_LOCK)
     fd = held_fd if held_fd is not None and _is_lock_file(held_fd, path) else None
     if fd is None:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = _platform.open_at(path, os.O_RDWR | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC, 0o600)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locking.flock(fd, locking.LOCK_EX_NB)
         except BlockingIOError:
             yield False
             return
+        if sys.platform == "win32":  # started: the hooks' note has done its work
+            locking.pwrite(fd, b" " * START_RECORD, 0)
         yield True
     finally:
         os.close(fd)

@@ -22,6 +22,8 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from elydora_config import _platform
+
 from .. import __version__, catalog, managed, packagedata
 from ..identity import check_agent_id
 from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
@@ -40,9 +42,9 @@ if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this p
 
 SCRIPT_MODE = 0o700
 MODULE_MODE = 0o600
-INLINE_LINE = r"^from \.(\w+) import [\w, ]+  # @inline$"
-"""A template's import of another template module (its group: the module), which the generated script holds in
-its place."""
+INLINE_LINE = r"^from \.(\w+) import (?:[\w, ]+  # @inline|\(  # @inline\n[\w, \n]*?\n\))$"
+"""A template's import of another template module (its group: the module), on one line or with its names in
+parentheses up to the next ``)`` line; the generated script holds the module's code in its place."""
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -109,7 +111,8 @@ def generate(
         f"{AUDIT_MODULE}.py": (hook, module),
     }
     if system:
-        params = {"AGENT_DIR": directory, "AGENT_ID": agent_id, "USER_ROOT": user_root, "OWNER_UID": os.geteuid()}
+        owner = _platform.user_id()
+        params = {"AGENT_DIR": directory, "AGENT_ID": agent_id, "USER_ROOT": user_root, "OWNER_UID": owner}
         files[f"{POLICY_MODULE}.py"] = (_render("policy.py", facts, agent_id, python, params), module)
     return files
 
@@ -263,17 +266,28 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     read and cut once per process (``status`` renders every agent's runtime to compare it)."""
     known = _PARSED.get(template)
     if known is None:
-        known = _PARSED[template] = cut_python(with_inlined_imports(packagedata.read_template(template), _inlined))
+        inlined: set[str] = set()
+
+        def code_of(module: str) -> str:  # each module once, where it is first imported (its imports first)
+            if module in inlined:
+                return ""
+            inlined.add(module)
+            return with_inlined_imports(_inlined(module), code_of)
+
+        known = _PARSED[template] = cut_python(with_inlined_imports(packagedata.read_template(template), code_of))
     return known
 
 
 def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
-    """``source`` with each line ``from .<module> import <names>  # @inline`` replaced by ``code_of(<module>)``."""
+    """``source`` with each import of a template module ``# @inline`` (:data:`INLINE_LINE`: on one line, or with
+    its names in parentheses on the lines up to the next ``)`` line, as the import sorter writes a long list)
+    replaced by ``code_of(<module>)``."""
     return re.sub(INLINE_LINE, lambda match: code_of(match[1]), source, flags=re.MULTILINE)
 
 
 def _inlined(module: str) -> str:
-    """The code of the template module ``module``: everything below its ``from __future__`` line."""
+    """The code of the template module ``module``: everything below its ``from __future__`` line (its own
+    ``# @inline`` imports are inlined in turn by :func:`_parsed`)."""
     source = packagedata.read_template(f"{module}.py")
     return source[source.index(_FUTURE) + len(_FUTURE) :].strip("\n")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import elydora_cli
 from elydora_cli import catalog
 
 WRAPPER = """
@@ -31,6 +32,17 @@ except SystemExit as exc:
 with open(out, "w", encoding="utf-8") as fh:
     json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
 """
+
+BARE_WRAPPER = """
+import json, sys
+out = sys.argv.pop(1)
+sys.argv[0] = "elydora"
+from elydora_cli.main import main
+code = main()
+with open(out, "w", encoding="utf-8") as fh:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+"""
+"""The command called directly: runpy (``WRAPPER``) loads contextlib and importlib.util itself."""
 
 TRANSACTIONS = (
     "elydora_config.transaction",
@@ -51,14 +63,21 @@ def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
     return [name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
 
 
-def _run(tmp_path: Path, *args: str, path: str | None = None) -> tuple[int, list[str]]:
-    """Run ``elydora <args>``."""
+def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True,
+         runpy: bool = True) -> tuple[int, list[str]]:
+    """Run ``elydora <args>``; ``site=False``: without :mod:`site` (whose ``.pth`` hooks may import modules into
+    every interpreter), the project found through ``PYTHONPATH``, and without runpy (``BARE_WRAPPER``);
+    ``runpy=False``: without runpy alone."""
     out = tmp_path / "modules.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
     if path is not None:
         env["PATH"] = path
+    flags = [] if site else ["-S"]
+    if not site:
+        env["PYTHONPATH"] = str(Path(elydora_cli.__file__).resolve().parent.parent)
     subprocess.run(
-        [sys.executable, "-c", WRAPPER, str(out), *args], capture_output=True,
+        [sys.executable, *flags, "-c", WRAPPER if site and runpy else BARE_WRAPPER, str(out), *args],
+        capture_output=True,
         check=False, env=env,
         cwd=tmp_path,
     )
@@ -125,7 +144,7 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
     empty = tmp_path / "bin"
     empty.mkdir()
     agents = [agent for agent in catalog.provider_ids() if agent not in YAML_AGENTS]
-    code, modules = _run(home, "status", *agents, "--root", str(home), path=str(empty))
+    code, modules = _run(home, "status", *agents, "--root", str(home), path=str(empty), runpy=False)
     assert "yaml" not in modules
     assert code in (0, 1) and "elydora_cli.health" in modules
     # what the interpreter's own start-up loads here (a site-packages .pth may import some of these) is not ours
@@ -184,6 +203,9 @@ LAZY = {
     "site": "the flusher's start without the hook's sys.path",
     "shutil": "a path search, on a rare path",
     # one platform's or one Python's
+    "pwd": "the users of system scope, POSIX only (absent on Windows)",
+    "elydora_config._platform.locking": "the state and spool locks (fcntl), not on read-only commands",
+    "elydora_cli.spoollock": "the spool's append lock (fcntl), only when a status change is recorded",
     "ctypes": "the POSIX layer's calls that the os module lacks",
     "fcntl": "POSIX locking (absent on Windows)",
     "elydora_cli.runtime.spool": "the spool's POSIX locking (fcntl)",

@@ -69,6 +69,18 @@ def test_the_guard_holds_the_code_of_its_inlined_modules() -> None:
     assert "  # @inline\n" not in inlined and "def parse_flat_object(" in inlined and "def read_stdin(" in inlined
 
 
+def test_an_inline_import_may_list_its_names_in_parentheses() -> None:
+    """As the import sorter writes a list too long for one line: the names up to the next ``)`` line."""
+    source = (
+        "from .x import (  # @inline\n    a,\n    b,\n)\nkept\n"
+        "from .y import (  # @inline\n    a(\n)\n"  # not a name: left as it is
+        "from .z import (  # @inline\n    c,\n)x\n"  # the ) line holds more: left too
+    )
+    assert with_inlined_imports(source, lambda module: f"<code of {module}>") == (
+        "<code of x>\nkept\nfrom .y import (  # @inline\n    a(\n)\nfrom .z import (  # @inline\n    c,\n)x\n"
+    )
+
+
 def test_joined_puts_each_line_in_place() -> None:
     texts, names = cut_python("a\nX = 1  # @param\nb\nY: int = 2  # @param\n")
     assert names == ("X", "Y")
