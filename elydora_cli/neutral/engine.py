@@ -19,8 +19,6 @@ from elydora_config.errors import ConfigError
 from elydora_config.records import record, replace
 
 from .. import catalog
-from ..runtime.errorlog import log_error
-from ..runtime.templates.gapevent import gap_line
 from .agentstate import AgentDir, AgentState, agent_directory, probe_directory, read_state
 from .audit import append_event as spool_event
 from .audit import spool_body, start_flusher
@@ -82,6 +80,8 @@ def _decide(data: bytes, selection: Selection, provider_id: str | None, gated: b
 
 
 def _log(directory: str, component: str, message: str) -> None:
+    from ..runtime.errorlog import log_error  # a failure path: the hook's own path loads no runtime package
+
     log_error(directory, component, message)
 
 
@@ -158,6 +158,8 @@ def _record_gap(data: bytes, selection: Selection, provider_id: str, problem: st
     """A request that cannot be read still leaves a signed trace: the audit hook's gap event (its size, the
     SHA-256 of what was read, the reason, the tool name when it can be read), spooled for the flusher (or into
     a verify probe's scratch spool). Best effort: an agent that cannot be opened gets the failure mode alone."""
+    from ..runtime.templates.gapevent import gap_line  # a failure path, as above
+
     reason = "too_large" if len(data) > MAX_INPUT_BYTES else "not_json"
     body = gap_line(reason, problem, data, len(data), None, provider_id)
     try:

@@ -191,6 +191,8 @@ LAZY = {
     "certifi": "the HTTP client's certificates",
     "structlog": "logging, set up only when something is logged",
     "logging": "logging, set up only when something is logged",
+    "elydora_cli.runtime.errorlog": "the neutral hook's failure path (its own path loads no runtime package)",
+    "elydora_cli.runtime.templates.gapevent": "the neutral hook's failure path (an unreadable request)",
     # processes: only when an agent or an interpreter is asked
     "subprocess": "a process is started only when an agent or an interpreter is asked",
     "tempfile": "a scratch home, only when Codex hashes our entries",
