@@ -193,6 +193,10 @@ LAZY = {
     "logging": "logging, set up only when something is logged",
     "elydora_cli.runtime.errorlog": "the neutral hook's failure path (its own path loads no runtime package)",
     "elydora_cli.runtime.templates.gapevent": "the neutral hook's failure path (an unreadable request)",
+    "elydora_config.errors": "statefiles' agent-id rule: the runtime's processes import its names alone",
+    "elydora_config.paths": "statefiles' agent-id rule, as above",
+    "os": "statefiles' path join: the flusher's boot reads statefiles' names before os is loaded",
+    "importlib": "the runtime package's public names, loaded when first asked for (the flusher's boot needs none)",
     # processes: only when an agent or an interpreter is asked
     "subprocess": "a process is started only when an agent or an interpreter is asked",
     "tempfile": "a scratch home, only when Codex hashes our entries",
