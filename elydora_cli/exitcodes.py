@@ -45,11 +45,11 @@ def describe_error(exc: BaseException) -> str:
 
         from .optins import hint_for
 
-        if isinstance(exc, RecoveryNeededError) and "elydora recover" not in exc.message:
+        if isinstance(exc, RecoveryNeededError) and "elydora recover" not in str(exc):
             from .recovery_hint import command_for_journal
 
             return f"{exc.path}: is an interrupted transaction; run `{command_for_journal(str(exc.path))}` first"
-        return exc.message + hint_for(exc)
+        return str(exc) + hint_for(exc)
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"

@@ -8,6 +8,7 @@
         tx.write(settings, new_bytes)                    # staged, nothing on disk yet
         tx.remove(old_script)
     # clean exit: commit (see _commit.py); exception: nothing was written
+    tx.txid                                              # the committed transaction's id (None: no change)
 
 ``follow_symlinks=True`` resolves every path (and the state directory) to the real file its links lead to
 (``stow``, ``chezmoi``, home-manager, a symlinked ``/home``): that file is read, snapshotted, rewritten with
@@ -53,7 +54,7 @@ class Transaction:
         self.allow_links = allow_links
         self.retention = retention
         self.allow_read_only = allow_read_only
-        self.txid: str | None = None
+        self._txid: str | None = None
         self._snapshots: dict[str, Snapshot] = {}
         self._changes: dict[str, Change] = {}
         self._dirs: dict[str, int] = {}
@@ -113,6 +114,15 @@ class Transaction:
         self._dirs[key] = mode
 
     @property
+    def txid(self) -> str | None:
+        """The id of the committed transaction, ``None`` before :meth:`commit` (or after :meth:`discard`, or when
+        the commit had nothing to change). The same id names the transaction's journal and artifacts under
+        ``<state>/transactions/``, :attr:`~elydora_config.recovery.PendingTransaction.txid` if a crash
+        interrupts it, and its recovery folder. After ``with Transaction(...) as tx:`` (which commits on a clean
+        exit) it is ``tx.txid``."""
+        return self._txid
+
+    @property
     def staged_paths(self) -> list[str]:
         """The absolute paths with a staged write or removal, in staging order."""
         return list(self._changes)
@@ -132,8 +142,8 @@ class Transaction:
             lock_timeout=self.lock_timeout,
             retention=self.retention,
         )
-        self.txid = commit(plan)
-        return self.txid
+        self._txid = commit(plan)
+        return self._txid
 
     def discard(self) -> None:
         """Drop every staged change (nothing was written before commit)."""

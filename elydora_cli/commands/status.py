@@ -58,7 +58,7 @@ def register(sub: Any) -> None:
 def _error_row(pid: str, exc: Exception) -> dict[str, Any]:
     from elydora_config.errors import ConfigError
 
-    message = exc.message if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
+    message = str(exc) if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
     from ..exitcodes import failure
 
     return {

@@ -81,7 +81,7 @@ def test_change_after_read_is_detected_and_nothing_lost(tmp_path):
     target.write_bytes(b"theirs")
     with pytest.raises(ConcurrentModificationError) as info:
         tx.commit()
-    assert str(target) in info.value.message
+    assert str(target) in str(info.value)
     assert target.read_bytes() == b"theirs" and not other.exists()
     assert not [n for n in os.listdir(tmp_path) if TEMP_MARKER in n]
 
@@ -143,3 +143,19 @@ def test_a_single_file_commit_deletes_artifacts_a_crash_left_of_a_retired_transa
     with Transaction(tmp_path / "state") as tx:
         tx.write(tmp_path / "f", b"2")
     assert sorted(os.listdir(txdir)) == sorted([done, TEMP_DIRS])
+
+
+def test_the_transaction_id_is_documented_and_names_the_committed_transaction(tmp_path):
+    # ``with Transaction(...) as tx`` commits on exit: ``tx.txid`` is then the id that names the transaction's
+    # retired journal under <state>/transactions/ (and would name it in pending() after a crash)
+    doc = Transaction.txid.__doc__ or ""
+    assert "committed transaction" in doc and "PendingTransaction" in doc
+    state = tmp_path / "state"
+    with Transaction(state) as tx:
+        tx.write(tmp_path / "a", b"1")
+        tx.write(tmp_path / "b", b"2")
+        assert tx.txid is None  # not committed yet
+    assert tx.txid is not None
+    assert (state / "transactions" / f"{tx.txid}.done").exists()
+    with pytest.raises(AttributeError):
+        tx.txid = "another"  # type: ignore[misc]

@@ -308,7 +308,7 @@ def test_malformed_texts_are_reported_with_line_column_and_reason(
     assert (error.line, error.column) == (line, column), error.message
     assert reason in error.reason
     assert error.path == "/home/u/settings.json"
-    assert error.message.startswith(f"/home/u/settings.json:{line}:{column}: ")
+    assert str(error).startswith(f"/home/u/settings.json:{line}:{column}: ")
 
 
 def test_bom_is_kept_in_jsonc_and_edits_keep_it() -> None:
