@@ -276,13 +276,21 @@ class JsoncDocument:
     # -- editing ----------------------------------------------------------------------------------
 
     def set(self, path: JsonPath, value: Any) -> Edit:
-        """Replace the value at ``path``, or add ``path[-1]`` as a new last key of an existing object."""
+        """Replace the value at ``path``, or add ``path[-1]`` as a new last key of its object.
+
+        Missing objects on the way are created, as in the TOML and YAML editors: ``set(("a", "b"), 1)`` on
+        ``{}`` adds ``"a": {"b": 1}``. A path that goes through a scalar, names an array index that does not
+        exist or a key of an array raises ``KeyError`` and changes nothing.
+        """
         path = tuple(path)
         check_value(value)
         if not path:
             return self._replace_root(value)
         element = path[-1]
-        chain, parent, holder = self._container(path[:-1], element)
+        try:
+            chain, parent, holder = self._container(path[:-1], element)
+        except KeyError:
+            return self._set_with_parents(path, value)
         member = self._find(parent, element, path)
         if member is None:  # a new key of an object
             assert isinstance(element, str)
@@ -313,6 +321,22 @@ class JsoncDocument:
             pretty = style.multiline and starts_line(text, member.start, parent.start + 1)
         new = render(value, style, line_indent(text, member.value_start), pretty)
         return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
+
+    def _set_with_parents(self, path: tuple[PathElement, ...], value: Any) -> Edit:
+        """``set`` where a parent of ``path[-1]`` is missing: add the first missing key with the rest nested."""
+        found = 0
+        while found < len(path) - 1:  # the first missing key (a KeyError here: nothing can be created)
+            _, parent, _ = self._container(path[:found])
+            if self._find(parent, path[found], path[: found + 1]) is None:
+                break
+            found += 1
+        missing = path[found:]
+        if found == len(path) - 1 or not all(isinstance(key, str) for key in missing):
+            raise KeyError(path)
+        nested = value
+        for key in reversed(missing[1:]):
+            nested = {key: nested}
+        return self.set(path[: found + 1], nested)
 
     def insert(self, path: JsonPath, index: int, value: Any) -> Edit:
         """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""

@@ -174,10 +174,27 @@ class YamlDocument:
 
     # -- editing ----------------------------------------------------------------------------------
     def set(self, path: Sequence[Key], value: Any) -> None:
-        """Add the mapping key ``path[-1]`` (it must not exist yet) with ``value``."""
+        """Add the mapping key ``path[-1]`` (it must not exist yet) with ``value``.
+
+        Missing mappings on the way are created, as in the JSONC and TOML editors; a path through a sequence
+        index that does not exist raises ``KeyError``, one through a scalar is refused (``MalformedConfigError``)
+        and nothing changes.
+        """
         *parent, key = path
         if not isinstance(key, str):
             raise self._refused(path, "only a mapping key can be added")
+        found, data = 0, self._value
+        while found < len(parent) and holds(data, parent[found]):
+            data = data[parent[found]]
+            found += 1
+        if found < len(parent):  # the first missing key gets the rest, nested
+            if parent[found] in data or not all(isinstance(k, str) for k in path[found:]):
+                raise KeyError(tuple(path))
+            nested = value
+            for name in reversed(path[found + 1 :]):
+                nested = {name: nested}
+            self.set(path[: found + 1], nested)
+            return
         holder, node = self._collection(parent, yaml.MappingNode)
         if any(k.value == key for k, _ in node.value) if node is not None else False:
             raise self._refused(path, "already exists; Elydora adds keys, it does not replace values")

@@ -227,7 +227,7 @@ def test_get_and_paths() -> None:
 def test_edit_argument_errors() -> None:
     doc = JsoncDocument.parse('{"a": [1], "o": {}}', STRICT_JSON)
     with pytest.raises(KeyError):
-        doc.set(("nope", "x"), 1)  # parents must exist
+        doc.set(("nope", 0, "x"), 1)  # a missing parent object is created, a missing array never
     with pytest.raises(KeyError):
         doc.set(("a", 1), 2)  # use insert to add elements
     with pytest.raises(IndexError):
