@@ -29,8 +29,8 @@ class ConfigError(Exception):
 
     @property
     def message(self) -> str:
-        """The problem in one line, without the file it is about (that is :attr:`path`; ``str(err)`` gives
-        both): the same text as :attr:`reason`."""
+        """The problem in one line, without the file it is about (that is ``path``; ``str(err)`` gives
+        both): the same text as ``reason``."""
         return self.reason
 
     def _place(self) -> str:

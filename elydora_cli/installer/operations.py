@@ -205,11 +205,9 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> O
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
-        from elydora_config.files import read_physical
-
         from .dryrun import unified_diff
 
-        outcome.diff = unified_diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
+        outcome.diff = unified_diff(tx)
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
     else:

@@ -159,3 +159,32 @@ def test_the_transaction_id_is_documented_and_names_the_committed_transaction(tm
     assert (state / "transactions" / f"{tx.txid}.done").exists()
     with pytest.raises(AttributeError):
         tx.txid = "another"  # type: ignore[misc]
+
+
+def test_diff_shows_what_commit_would_write_and_hides_what_it_is_told(tmp_path):
+    home, state = tmp_path / "home", tmp_path / "home" / ".elydora"
+    home.mkdir()
+    (home / "settings.json").write_bytes(b'{\n  "a": 1\n}\n')
+    (home / "same").write_bytes(b"same\n")
+    (home / "gone").write_bytes(b"bye\n")
+    (home / "key").write_bytes(b"old secret\n")
+    tx = Transaction(state)
+    tx.write(home / "settings.json", b'{\n  "a": 2\n}\n')
+    tx.write(home / "same", b"same\n")
+    tx.write(home / "new", b"hello\n")
+    tx.remove(home / "gone")
+    tx.write(home / "key", b"new secret\n")
+    tx.write(home / "key2", b"first secret\n")
+    out = tx.diff(hidden=lambda path: os.path.basename(path).startswith("key"))
+    settings, new, gone, key = (str(home / name) for name in ("settings.json", "new", "gone", "key"))
+    assert out == (
+        f"--- {settings}\n+++ {settings}\n@@ -1,3 +1,3 @@\n {{\n-  \"a\": 1\n+  \"a\": 2\n }}\n"
+        f"--- /dev/null\n+++ {new}\n@@ -0,0 +1 @@\n+hello\n"
+        f"--- {gone}\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
+        f"--- {key}\n+++ {key}\n(changed; content not shown)\n"
+        f"--- {key}2\n+++ {key}2\n(created; content not shown)\n"
+    )
+    assert "secret" not in out and "same" not in out
+    tx.discard()
+    assert tx.diff() == ""
+    assert (home / "settings.json").read_bytes() == b'{\n  "a": 1\n}\n' and not (home / "new").exists()
