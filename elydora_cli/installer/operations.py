@@ -98,15 +98,21 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
-            docs[target.path] = parse(text, target.fmt, target.path)
+            read_as = target.new_text if src.blank_is_empty and _blank_json(text, target.fmt) else text
+            docs[target.path] = parse(read_as, target.fmt, target.path)
     depends: dict[Path, Any] = {}
     for path in src.depends:
         text = _read_text(tx, path, 2 << 20, ctx.follow_symlinks)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
-            depends[path] = parse(text, fmt, path)
+            depends[path] = parse("{}" if src.blank_is_empty and _blank_json(text, fmt) else text, fmt, path)
     return Documents(targets, docs, originals, depends)
+
+
+def _blank_json(text: str, fmt: Format) -> bool:
+    """Whether ``text`` is a JSON file holding only whitespace (nothing at all included)."""
+    return fmt in (Format.JSON, Format.JSONC, Format.JSONC_NO_TRAILING_COMMAS) and not text.strip(" \t\r\n")
 
 
 def _read_text(tx: Transaction | None, path: Path, max_bytes: int, follow_symlinks: bool) -> str | None:
