@@ -275,8 +275,10 @@ class JsoncDocument:
 
     # -- editing ----------------------------------------------------------------------------------
 
-    def set(self, path: JsonPath, value: Any) -> Edit:
-        """Replace the value at ``path``, or add ``path[-1]`` as a new last key of its object.
+    def set(self, path: JsonPath, value: Any, *, before: str | None = None, after: str | None = None) -> Edit:
+        """Replace the value at ``path``, or add ``path[-1]`` as a new key of its object: the last one, or
+        right ``before`` or ``after`` the sibling key named (``KeyError`` when there is no such sibling; both
+        given: ``TypeError``). A position places a new key only: an existing value is replaced where it is.
 
         Missing objects on the way are created, as in the TOML and YAML editors: ``set(("a", "b"), 1)`` on
         ``{}`` adds ``"a": {"b": 1}``. A path that goes through a scalar, names an array index that does not
@@ -284,22 +286,32 @@ class JsoncDocument:
         """
         path = tuple(path)
         check_value(value)
+        sibling = _position(before, after)
         if not path:
             return self._replace_root(value)
         element = path[-1]
         try:
             chain, parent, holder = self._container(path[:-1], element)
         except KeyError:
+            if sibling is not None:  # a new parent has no sibling to name
+                raise KeyError((*path[:-1], sibling)) from None
             return self._set_with_parents(path, value)
         member = self._find(parent, element, path)
         if member is None:  # a new key of an object
             assert isinstance(element, str)
+            self._walk_on(parent)
+            index = len(parent.members)
+            if sibling is not None:
+                found = parent.keys.get(sibling)
+                if found is None:
+                    raise KeyError((*path[:-1], sibling))
+                index = found if before is not None else found + 1
             style = self._style([*chain, parent], parent.start)
 
             def entry(base: str, pretty: bool) -> str:
                 return render_key(element, style) + style.key_sep + render(value, style, base, pretty)
 
-            plan = plan_insert(self._text, parent, len(parent.members), entry, style, self._own_line(holder))
+            plan = plan_insert(self._text, parent, index, entry, style, self._own_line(holder))
             return self._apply("set", path, plan, parent, holder)
         if _is_scalar(value):
             # a number, string, boolean or null is written the same on one line or indented, wherever it
@@ -436,3 +448,10 @@ class JsoncDocument:
         self._ascii = None
         self._edits.append(edit)
         return edit
+
+
+def _position(before: str | None, after: str | None) -> str | None:
+    """The sibling a new key is placed next to (``None``: at the end); ``TypeError`` when both are given."""
+    if before is not None and after is not None:
+        raise TypeError("give before= or after=, not both")
+    return before if before is not None else after

@@ -58,3 +58,49 @@ def test_jsonc_set_through_a_scalar_is_a_key_error() -> None:
     with pytest.raises(KeyError):
         doc.set(("a", "x", "y"), 2)
     assert doc.text == '{"a": 1}'
+
+
+@pytest.mark.parametrize(
+    ("where", "order"),
+    [({"before": "b"}, "acb"), ({"after": "a"}, "acb"), ({"before": "a"}, "cab"), ({"after": "b"}, "abc"), ({}, "abc")],
+)
+def test_set_places_a_new_key_before_or_after_a_sibling(
+    editor: tuple[Parse, str], where: dict[str, str], order: str
+) -> None:
+    parse, text = editor
+    doc = parse(text)
+    doc.set(("c",), 3, **where)
+    assert "".join(doc.value) == order
+    assert "".join(parse(doc.text).value) == order
+    doc.remove(("c",))
+    assert doc.text == text  # and its removal gives back every byte
+
+
+def test_a_new_key_placed_before_a_sibling_goes_above_the_sibling_s_comment_lines() -> None:
+    for parse, text, after in [
+        (EDITORS["jsonc"][0], '{\n  // about a\n  "a": 1\n}', '{\n  "c": 3,\n  // about a\n  "a": 1\n}'),
+        (TomlDocument.parse, "# top\n\n# about a\na = 1\n", "# top\n\nc = 3\n# about a\na = 1\n"),
+        (YamlDocument.parse, "# top\n\n# about a\na: 1\n", "# top\n\nc: 3\n# about a\na: 1\n"),
+    ]:
+        doc = parse(text)
+        doc.set(("c",), 3, before="a")
+        assert doc.text == after
+
+
+def test_a_position_must_name_a_sibling_and_only_one(editor: tuple[Parse, str]) -> None:
+    parse, text = editor
+    doc = parse(text)
+    with pytest.raises(KeyError):
+        doc.set(("c",), 3, before="nope")
+    with pytest.raises(KeyError):
+        doc.set(("new", "c"), 3, after="a")  # a parent to create has no siblings
+    with pytest.raises(TypeError):
+        doc.set(("c",), 3, before="a", after="b")
+    assert doc.text == text
+
+
+def test_a_position_does_not_move_an_existing_value() -> None:
+    for parse, text in [EDITORS["jsonc"], EDITORS["toml"]]:  # (the YAML editor adds keys only)
+        doc = parse(text)
+        doc.set(("b",), 20, before="a")
+        assert list(doc.value.items()) == [("a", 1), ("b", 20)]
