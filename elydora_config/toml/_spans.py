@@ -332,6 +332,16 @@ class SpanEditor:
             span = (start, end)
         return self._eof_adjust(span)
 
+    def _blank_lines_above_last(self, entry: Entry, start: int, end: int) -> int:
+        """Where removing the last statement of a table starts: above the blank lines that part it from the
+        statement before it, so that no blank line is left where it was (``start`` otherwise)."""
+        section = self.home_of(entry)
+        if self.text[end : section.content_end].strip(" \t\r\n"):
+            return start
+        floor = 0 if section is self.root else section.header_end
+        above = content_end_before(self.text, start)
+        return above if floor < above < start else start
+
     def _eof_adjust(self, span: tuple[int, int]) -> tuple[int, int]:
         start, end = span
         text = self.text
@@ -355,7 +365,10 @@ class SpanEditor:
         entry = self.covering_entry(path)
         if entry is not None:
             if entry.path == path:
-                return [(*self._eof_adjust(self._entry_range(entry)), "")]
+                start, end = self._entry_range(entry)
+                if start == entry.start:
+                    start = self._blank_lines_above_last(entry, start, end)
+                return [(*self._eof_adjust((start, end)), "")]
             parent, target, index = find(parse_node(self.text, entry.value_start), path[len(entry.path) :])
             if target is None:
                 raise ScanError("inline value not found")

@@ -277,6 +277,14 @@ class YamlDocument:
             key_node, value_node = pairs[0]
             start = _line_start(self._text, key_node.start_mark.index)
             end = self._end_of(value_node if _has_text(value_node) else key_node)
+        is_last = position == len(node.value) - 1 if isinstance(last, int) else pairs[0] is node.value[-1]
+        if len(node.value) > 1 and is_last:
+            previous = node.value[-2]
+            if isinstance(previous, tuple):
+                previous = previous[1] if _has_text(previous[1]) else previous[0]
+            above = self._end_of(previous)  # a last entry takes the blank lines above it: none is left in its place
+            if above < start and not self._text[above:start].strip(" \t\r\n"):
+                start = above
         expected = self.value
         container = _at(expected, parent)
         del container[position if isinstance(last, int) else last]

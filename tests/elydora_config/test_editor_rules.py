@@ -104,3 +104,65 @@ def test_a_position_does_not_move_an_existing_value() -> None:
         doc = parse(text)
         doc.set(("b",), 20, before="a")
         assert list(doc.value.items()) == [("a", 1), ("b", 20)]
+
+
+# -- layouts, held against the peers (microsoft/node-jsonc-parser, tomlkit) -----------------------------------
+
+LAYOUTS: list[tuple[Parse, str, tuple[Any, ...], str]] = [
+    # an item added to an empty multi-line array gets a line of its own (tomlkit: 'a = [\n    1\n]')
+    (TomlDocument.parse, "a = [\n]\n", ("insert", ("a",), 0, 1), "a = [\n    1\n]\n"),
+    # ... also where a comment ends the opening line: the item goes below it (tomlkit: 'a = [ # c\n    1\n]')
+    (TomlDocument.parse, "a = [ # c\n]\n", ("insert", ("a",), 0, 1), "a = [ # c\n    1\n]\n"),
+    (EDITORS["jsonc"][0], "[ // c\n]", ("insert", (), 0, 1), "[ // c\n  1\n]"),
+    # a comma-first array is followed (both peers write ', 2, 3' on the last line)
+    (TomlDocument.parse, "a = [\n    1\n  , 2\n]\n", ("insert", ("a",), 2, 3), "a = [\n    1\n  , 2\n  , 3\n]\n"),
+    (TomlDocument.parse, "a = [\n    1\n  , 2\n]\n", ("insert", ("a",), 0, 0), "a = [\n    0\n  , 1\n  , 2\n]\n"),
+    (TomlDocument.parse, "a = [\n    1\n  , 2\n]\n", ("insert", ("a",), 1, 9), "a = [\n    1\n  , 9\n  , 2\n]\n"),
+    (EDITORS["jsonc"][0], "[\n  1\n, 2\n]", ("insert", (), -1, 3), "[\n  1\n, 2\n, 3\n]"),
+    (EDITORS["jsonc"][0], '{ "a": 1\n, "b": 2\n}', ("set", ("c",), 3), '{ "a": 1\n, "b": 2\n, "c": 3\n}'),
+    (EDITORS["jsonc"][0], "[\n  1\n, 2\n]", ("insert", (), 0, 0), "[\n  0\n, 1\n, 2\n]"),
+    (EDITORS["jsonc"][0], "[\n  1\n, 2\n]", ("insert", (), 1, 9), "[\n  1\n, 9\n, 2\n]"),
+]
+
+
+@pytest.mark.parametrize(("parse", "before", "edit", "after"), LAYOUTS)
+def test_an_insertion_reads_like_the_best_peer_and_its_removal_gives_back_every_byte(
+    parse: Parse, before: str, edit: tuple[Any, ...], after: str
+) -> None:
+    doc = parse(before)
+    getattr(doc, edit[0])(*edit[1:])
+    assert doc.text == after
+    if edit[0] == "insert":
+        index = edit[2] if edit[2] != -1 else len(doc.get(edit[1])) - 1
+        added = (*edit[1], index)
+    else:
+        added = edit[1]
+    doc.remove(added)
+    assert doc.text == before
+
+
+REMOVALS: list[tuple[Parse, str, tuple[Any, ...], str]] = [
+    # a removed last entry takes the blank lines above it: none is left where it was (jsonc-parser)
+    (EDITORS["jsonc"][0], '{\n  "a": 1,\n\n  "b": 2\n}', ("b",), '{\n  "a": 1\n}'),
+    (EDITORS["jsonc"][0], '{\n  "a": 1,\n\n  "b": 2,\n}', ("b",), '{\n  "a": 1,\n}'),
+    (TomlDocument.parse, "[t]\nx = 1\n\ny = 2\n\n[u]\n", ("t", "y"), "[t]\nx = 1\n\n[u]\n"),
+    (TomlDocument.parse, "x = 1\n\ny = 2\n", ("y",), "x = 1\n"),
+    (YamlDocument.parse, "a:\n  x: 1\n\n  y: 2\nb: 3\n", ("a", "y"), "a:\n  x: 1\nb: 3\n"),
+    (YamlDocument.parse, "l:\n- 1\n\n- 2\n", ("l", 1), "l:\n- 1\n"),
+    # ... and an entry followed by another leaves the gap above to it
+    (EDITORS["jsonc"][0], '{\n  "a": 1,\n\n  "b": 2,\n  "c": 3\n}', ("b",), '{\n  "a": 1,\n\n  "c": 3\n}'),
+    # ... and not across a comment line
+    (TomlDocument.parse, "x = 1\n\n# c\ny = 2\n", ("y",), "x = 1\n\n# c\n"),
+    # a comma-first member goes with its line (both peers leave ' 2' or '    2' behind)
+    (EDITORS["jsonc"][0], "[\n  1\n, 2\n, 3\n]", (1,), "[\n  1\n, 3\n]"),
+    (EDITORS["jsonc"][0], "[\n  1\n, 2\n]", (0,), "[\n  2\n]"),
+    (EDITORS["jsonc"][0], '{ "a": 1\n, "b": 2\n}', ("a",), '{ "b": 2\n}'),
+    (TomlDocument.parse, "a = [\n    1\n  , 2\n  , 3\n]\n", ("a", 1), "a = [\n    1\n  , 3\n]\n"),
+]
+
+
+@pytest.mark.parametrize(("parse", "before", "path", "after"), REMOVALS)
+def test_a_removal_takes_what_the_entry_owns(parse: Parse, before: str, path: tuple[Any, ...], after: str) -> None:
+    doc = parse(before)
+    doc.remove(path)
+    assert doc.text == after
