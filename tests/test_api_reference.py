@@ -32,7 +32,7 @@ def build(tmp_path: Path, page: str, module: str = "") -> subprocess.CompletedPr
     (source / "index.rst").write_text(f"Test\n====\n\n{page}", encoding="utf-8")
     (tmp_path / "sample.py").write_text(module, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html",
+    return subprocess.run([sys.executable, "-m", "sphinx", "--no-color", "-W", "-n", "--keep-going", "-q", "-b", "html",
                            str(source), str(tmp_path / "html")], capture_output=True, text=True, timeout=300, env=env)
 
 
