@@ -27,7 +27,7 @@ class Dialect:
 
     @property
     def in_words(self) -> str:
-        """How an error message names the dialect: :attr:`spoken`, else :attr:`name`."""
+        """How an error message names the dialect: ``spoken``, else ``name``."""
         return self.spoken or self.name
 
     def __repr__(self) -> str:
