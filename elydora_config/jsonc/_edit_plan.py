@@ -6,7 +6,10 @@ The rules (see ``docs/editors.md`` for examples):
 * An entry owns its key, value, comma and the comments that start on the line where it ends; a comment on
   a line of its own belongs to no entry and is never moved or removed.
 * Removing an entry removes what it owns, its whole line(s) when it sits on lines of its own, and one
-  separator: its own comma, or for a last entry without one, the comma of the entry before it.
+  separator: its own comma, or for a last entry without one, the comma of the entry before it. A last entry
+  also takes the blank lines between it and the entry before it.
+* A comma-first container (``  1`` / ``, 2``) keeps its form: an entry is added or removed with its
+  ``, entry`` line.
 * Inserting writes one entry, one separator and the indentation taken from the neighbours; a comma added
   after an entry goes right after its value, before any comment on that line.
 * Each insertion is undone exactly by removing the entry it added (install then uninstall gives back the
