@@ -43,9 +43,9 @@ def exit_code_for(exc: BaseException) -> int:
 
 def describe_error(exc: BaseException) -> str:
     if isinstance(exc, ConfigError):
-        if isinstance(exc, RecoveryNeededError) and "elydora recover" not in exc.message:
+        if isinstance(exc, RecoveryNeededError) and "elydora recover" not in str(exc):
             return f"{exc.path}: is an interrupted transaction; run `{command_for_journal(str(exc.path))}` first"
-        return exc.message + hint_for(exc)
+        return str(exc) + hint_for(exc)
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"

@@ -181,7 +181,7 @@ def read_input(agent_dir: str, name: str, *, reads: Reads = DIRECT) -> dict[str,
     try:
         result = reads.read_physical_stat(path, max_bytes=INPUT_LIMIT)
     except ConfigError as exc:
-        raise InputError(exc.message) from None
+        raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     if result is None:

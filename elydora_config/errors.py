@@ -1,4 +1,8 @@
-"""The error hierarchy of elydora_config: every error names a path and carries a one-line message."""
+"""The error hierarchy of elydora_config: every error names a path and carries a one-line message.
+
+``str(err)`` is the whole line a program shows: ``<path>: <message>`` (a parse error adds ``:<line>:<column>``
+to the path); :attr:`ConfigError.message` is the problem alone, so that a front end that shows the file in a
+field of its own (``{"file": ..., "message": ...}``) does not name it twice."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ class ConfigError(Exception):
     ``path`` is the file the problem is about (may be ``None`` for errors not tied to one file);
     ``reason`` is a short, secret-free, single-line description. ``opt_in`` names the library option that
     would have allowed what was refused (``None``: there is none), so a front end can name its own flag.
+    ``str(err)`` is ``<path>: <reason>`` (the reason alone when there is no path).
     """
 
     opt_in: str | None = None
@@ -20,31 +25,36 @@ class ConfigError(Exception):
     def __init__(self, path: PathLike | None, reason: str) -> None:
         self.path = os.fspath(path) if path is not None else None
         self.reason = " ".join(str(reason).split())
-        super().__init__(self.message)
+        super().__init__(self._place() + self.reason)
 
     @property
     def message(self) -> str:
-        """The one-line text of the error: ``<path>: <reason>`` (only the reason without a path)."""
-        if self.path is None:
-            return self.reason
-        return f"{self.path}: {self.reason}"
+        """The problem in one line, without the file it is about (that is ``path``; ``str(err)`` gives
+        both): the same text as ``reason``."""
+        return self.reason
+
+    def _place(self) -> str:
+        """What ``str(err)`` puts before the message: ``<path>: ``, or nothing without a path."""
+        return "" if self.path is None else f"{self.path}: "
 
 
 class MalformedConfigError(ConfigError):
-    """A configuration text could not be parsed (or an edit would make it invalid)."""
+    """A configuration text could not be parsed (or an edit would make it invalid).
+
+    ``str(err)`` is ``<path>:<line>:<column>: <reason>`` (``<text>`` stands for the path of an unnamed text;
+    ``line`` and ``column`` are 1-based, 0 when the problem has no one place).
+    """
 
     def __init__(self, path: PathLike | None, reason: str, *, line: int = 0, column: int = 0) -> None:
         self.line = line
         self.column = column
         super().__init__(path, reason)
 
-    @property
-    def message(self) -> str:
-        """``<path>:<line>:<column>: <reason>`` (``<text>`` stands for the path of an unnamed text)."""
+    def _place(self) -> str:
         where = self.path if self.path is not None else "<text>"
         if self.line:
             where = f"{where}:{self.line}:{self.column}"
-        return f"{where}: {self.reason}"
+        return f"{where}: "
 
 
 class ConcurrentModificationError(ConfigError):

@@ -8,6 +8,9 @@
         tx.write(settings, new_bytes)                    # staged, nothing on disk yet
         tx.remove(old_script)
     # clean exit: commit (see _commit.py); exception: nothing was written
+    tx.txid                                              # the committed transaction's id (None: no change)
+
+A dry run stages the same changes, prints :meth:`Transaction.diff` and calls :meth:`Transaction.discard`.
 
 ``follow_symlinks=True`` resolves every path (and the state directory) to the real file its links lead to
 (``stow``, ``chezmoi``, home-manager, a symlinked ``/home``): that file is read, snapshotted, rewritten with
@@ -22,14 +25,16 @@ overwritten.
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Callable
 from types import TracebackType
 
 from . import _platform
 from ._commit import Change, Plan, commit
 from ._ownership import check_writable
 from .errors import ConcurrentModificationError, ConfigError, PathLike, UnsafePathError
-from .files import decode_text, require_bytes
+from .files import decode_text, read_physical, require_bytes
 from .snapshot import DEFAULT_MAX_BYTES, Snapshot, take
 
 
@@ -53,7 +58,7 @@ class Transaction:
         self.allow_links = allow_links
         self.retention = retention
         self.allow_read_only = allow_read_only
-        self.txid: str | None = None
+        self._txid: str | None = None
         self._snapshots: dict[str, Snapshot] = {}
         self._changes: dict[str, Change] = {}
         self._dirs: dict[str, int] = {}
@@ -113,9 +118,41 @@ class Transaction:
         self._dirs[key] = mode
 
     @property
+    def txid(self) -> str | None:
+        """The id of the committed transaction, ``None`` before :meth:`commit` (or after :meth:`discard`, or when
+        the commit had nothing to change). The same id names the transaction's journal and artifacts under
+        ``<state>/transactions/``, :attr:`~elydora_config.recovery.PendingTransaction.txid` if a crash
+        interrupts it, and its recovery folder. After ``with Transaction(...) as tx:`` (which commits on a clean
+        exit) it is ``tx.txid``."""
+        return self._txid
+
+    @property
     def staged_paths(self) -> list[str]:
         """The absolute paths with a staged write or removal, in staging order."""
         return list(self._changes)
+
+    def diff(self, *, hidden: Callable[[str], bool] | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+        """A unified diff (``diff -u``) of every staged change against the file on disk now: what :meth:`commit`
+        would write, for a dry run. Call it before :meth:`commit` or :meth:`discard` (both drop the staged
+        changes). A created file is diffed against ``/dev/null``, a removed one to it; bytes that are not UTF-8
+        show as U+FFFD. A path for which ``hidden(path)`` is true (a key, a token) is named with one line,
+        ``(created; content not shown)`` or ``(changed; content not shown)``, never its bytes. ``max_bytes``
+        bounds each file read from disk (:class:`~elydora_config.errors.FileTooLargeError` beyond it)."""
+        parts = []
+        for path, change in self._changes.items():
+            old = read_physical(path, max_bytes=max_bytes, allow_links=self.allow_links)
+            new = change.data if change.kind == "write" else None
+            if old == new:
+                continue
+            if hidden is not None and hidden(path):
+                what = "created" if old is None else "removed" if new is None else "changed"
+                parts.append(f"--- {path}\n+++ {path}\n({what}; content not shown)\n")
+                continue
+            old_lines = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
+            new_lines = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
+            before, after = path if old is not None else "/dev/null", path if new is not None else "/dev/null"
+            parts.append("".join(difflib.unified_diff(old_lines, new_lines, before, after)))
+        return "".join(parts)
 
     # -- outcome -----------------------------------------------------------------------------------------
     def commit(self) -> str | None:
@@ -132,8 +169,8 @@ class Transaction:
             lock_timeout=self.lock_timeout,
             retention=self.retention,
         )
-        self.txid = commit(plan)
-        return self.txid
+        self._txid = commit(plan)
+        return self._txid
 
     def discard(self) -> None:
         """Drop every staged change (nothing was written before commit)."""

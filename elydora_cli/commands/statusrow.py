@@ -11,7 +11,7 @@ from ..exitcodes import failure
 
 def error_row(pid: str, exc: Exception) -> dict[str, Any]:
     """The row of an agent whose files status could not read (``exc``), in either scope."""
-    message = exc.message if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
+    message = str(exc) if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
     return {
         "provider": pid,
         "agent_id": None,

@@ -1,4 +1,5 @@
-"""The dry run's unified diff of every staged file (secret files of the state directory named, not shown)."""
+"""The dry run's diff: the library's :meth:`~elydora_config.Transaction.diff`, the secret files of the state
+directory named, not shown."""
 
 from __future__ import annotations
 
@@ -12,30 +13,15 @@ if TYPE_CHECKING:
 
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
+DRY_RUN_MAX_BYTES = 256 << 20
+"""The largest file a dry run reads to diff it (the agents' settings files are far smaller)."""
 
-def unified_diff(tx: Transaction, before: dict[str, bytes | None]) -> str:
-    import difflib
 
-    parts = []
-    for path in tx.staged_paths:
-        new = tx.read(path)
-        old = before.get(path)
-        name = os.path.basename(path)
-        if name in SECRET_FILES and "/.elydora/" in path:
-            parts.append(
-                f"--- {path}\n+++ {path}\n(secret file {'created' if old is None else 'changed'}; not shown)\n"
-            )
-            continue
-        old_lines = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        new_lines = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        parts.append(
-            "".join(
-                difflib.unified_diff(
-                    old_lines,
-                    new_lines,
-                    path if old is not None else "/dev/null",
-                    path if new is not None else "/dev/null",
-                )
-            )
-        )
-    return "".join(parts)
+def is_secret(path: str) -> bool:
+    """Whether ``path`` is a key or configuration file of a state directory (its bytes are never printed)."""
+    return os.path.basename(path) in SECRET_FILES and f"{os.sep}.elydora{os.sep}" in path
+
+
+def unified_diff(tx: Transaction) -> str:
+    """The staged changes of ``tx`` as a unified diff, secrets named only."""
+    return tx.diff(hidden=is_secret, max_bytes=DRY_RUN_MAX_BYTES)

@@ -104,15 +104,21 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
-            docs[target.path] = parse(text, target.fmt, target.path)
+            read_as = target.new_text if src.blank_is_empty and _blank_json(text, target.fmt) else text
+            docs[target.path] = parse(read_as, target.fmt, target.path)
     depends: dict[Path, Any] = {}
     for path in src.depends:
         text = _read_text(tx, path, 2 << 20, ctx)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
-            depends[path] = parse(text, fmt, path)
+            depends[path] = parse("{}" if src.blank_is_empty and _blank_json(text, fmt) else text, fmt, path)
     return Documents(targets, docs, originals, depends)
+
+
+def _blank_json(text: str, fmt: Format) -> bool:
+    """Whether ``text`` is a JSON file holding only whitespace (nothing at all included)."""
+    return fmt in (Format.JSON, Format.JSONC, Format.JSONC_NO_TRAILING_COMMAS) and not text.strip(" \t\r\n")
 
 
 def _read_text(tx: Transaction | None, path: Path, max_bytes: int, ctx: Context) -> str | None:
@@ -209,7 +215,7 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> O
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
-        outcome.diff = unified_diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
+        outcome.diff = unified_diff(tx)
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
     else:

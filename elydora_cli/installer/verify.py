@@ -298,7 +298,7 @@ def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
         status = operations.status(provider, ctx)
         entries = operations.installed_entries(provider, ctx) if status.installed else []
     except (ConfigError, OSError) as exc:
-        message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
+        message = str(exc) if isinstance(exc, ConfigError) else f"{exc.filename}: {exc.strerror}"
         return [Check(provider, "-", "-", False, message)], []
     if not status.installed:
         return [Check(provider, "-", "-", False, f"not installed (run: elydora install {provider})")], []

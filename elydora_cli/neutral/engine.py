@@ -145,7 +145,7 @@ def run_native(data: bytes, selection: Selection) -> Answer:
         directory = agent_directory(selection.state_root, selection.agent_id or facts.id)
         state, blocked = _decide(data, selection, facts.id, gated)
     except (ConfigError, OSError) as exc:
-        message = exc.message if isinstance(exc, ConfigError) else f"{exc.filename or 'I/O'}: {exc.strerror or exc}"
+        message = str(exc) if isinstance(exc, ConfigError) else f"{exc.filename or 'I/O'}: {exc.strerror or exc}"
         return _failure(facts, gated, message, directory)
     if blocked:
         status = _block_status(state)

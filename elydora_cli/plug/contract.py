@@ -45,6 +45,9 @@ class Sources:
     depends: list[Path] = field(default_factory=list)
     """Read-only sources: snapshot preconditions of the transaction, never written."""
     depend_formats: dict[Path, Format] = field(default_factory=dict)
+    blank_is_empty: bool = False
+    """The agent reads a JSON file of these sources that is empty or holds only whitespace as an empty object
+    (Claude Code); ``False``: it refuses one, and so do we, saying what to do."""
 
 
 class Document(Protocol):

@@ -174,12 +174,15 @@ def project_files(ctx: Context, user_file: Path) -> list[Path]:
 
 def sources(ctx: Context) -> Sources:
     if ctx.system:  # managed-settings.json: same schema as settings.json, read by every user's Claude Code
-        return Sources([Target(managed_file(ctx, FACTS.id), Format.JSON, mode=managed.POLICY_MODE)])
+        return Sources(
+            [Target(managed_file(ctx, FACTS.id), Format.JSON, mode=managed.POLICY_MODE)], blank_is_empty=True
+        )
     configured = ctx.env_value("CLAUDE_CONFIG_DIR")
     directory = ctx.place(configured) if configured is not None else ctx.home / ".claude"
     user = directory / "settings.json"
     depends = [*project_files(ctx, user), *([] if ctx.windows else [managed_file(ctx, FACTS.id)])]
-    return Sources([Target(user, Format.JSON)], depends, dict.fromkeys(depends, Format.JSON))
+    # Claude Code reads a settings file that holds only whitespace (or nothing) as no settings at all
+    return Sources([Target(user, Format.JSON)], depends, dict.fromkeys(depends, Format.JSON), blank_is_empty=True)
 
 
 def _settings(docs: Documents) -> tuple[Path, Any]:

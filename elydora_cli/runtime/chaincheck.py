@@ -78,7 +78,7 @@ def disagreement(agent_dir: str) -> str | None:
         saved = state.load(agent_dir)
         last = last_entry(agent_dir)
     except ConfigError as exc:
-        return exc.message
+        return str(exc)
     except (ValueError, OSError) as exc:
         return f"{os.path.join(agent_dir, LEDGER)}: {getattr(exc, 'strerror', None) or exc}"
     if last is None:

@@ -15,6 +15,7 @@ class Dialect:
     ``duplicate_keys``: an object may repeat a key (RFC 8259 only says names SHOULD be unique); the last
     occurrence is the one ``value``/``get``/``set``/``remove`` see.  False in every predefined dialect.
     ``NaN``/``Infinity`` and control characters inside strings are refused in every dialect.
+    ``spoken``: the dialect in a user's words, for error messages (the ``name`` when empty).
     """
 
     name: str
@@ -22,16 +23,28 @@ class Dialect:
     trailing_commas: bool
     bom: bool
     duplicate_keys: bool = False
+    spoken: str = ""
+
+    @property
+    def in_words(self) -> str:
+        """How an error message names the dialect: ``spoken``, else ``name``."""
+        return self.spoken or self.name
 
     def __repr__(self) -> str:
         return f"Dialect({self.name})"
 
 
-STRICT_JSON = Dialect("STRICT_JSON", comments=False, trailing_commas=False, bom=False)
+STRICT_JSON = Dialect("STRICT_JSON", comments=False, trailing_commas=False, bom=False, spoken="strict JSON")
 """RFC 8259: no comments, no trailing commas, no BOM."""
 
-JSONC = Dialect("JSONC", comments=True, trailing_commas=True, bom=True)
+JSONC = Dialect("JSONC", comments=True, trailing_commas=True, bom=True, spoken="JSON with comments")
 """JSON with comments, trailing commas allowed, a leading BOM accepted and kept."""
 
-JSONC_NO_TRAILING_COMMAS = Dialect("JSONC_NO_TRAILING_COMMAS", comments=True, trailing_commas=False, bom=True)
+JSONC_NO_TRAILING_COMMAS = Dialect(
+    "JSONC_NO_TRAILING_COMMAS",
+    comments=True,
+    trailing_commas=False,
+    bom=True,
+    spoken="JSON with comments but no trailing commas",
+)
 """JSON with comments whose reader refuses trailing commas (Gemini CLI, Qwen Code)."""

@@ -275,23 +275,43 @@ class JsoncDocument:
 
     # -- editing ----------------------------------------------------------------------------------
 
-    def set(self, path: JsonPath, value: Any) -> Edit:
-        """Replace the value at ``path``, or add ``path[-1]`` as a new last key of an existing object."""
+    def set(self, path: JsonPath, value: Any, *, before: str | None = None, after: str | None = None) -> Edit:
+        """Replace the value at ``path``, or add ``path[-1]`` as a new key of its object: the last one, or
+        right ``before`` or ``after`` the sibling key named (``KeyError`` when there is no such sibling; both
+        given: ``TypeError``). A position places a new key only: an existing value is replaced where it is.
+
+        Missing objects on the way are created, as in the TOML and YAML editors: ``set(("a", "b"), 1)`` on
+        ``{}`` adds ``"a": {"b": 1}``. A path that goes through a scalar, names an array index that does not
+        exist or a key of an array raises ``KeyError`` and changes nothing.
+        """
         path = tuple(path)
         check_value(value)
+        sibling = _position(before, after)
         if not path:
             return self._replace_root(value)
         element = path[-1]
-        chain, parent, holder = self._container(path[:-1], element)
+        try:
+            chain, parent, holder = self._container(path[:-1], element)
+        except KeyError:
+            if sibling is not None:  # a new parent has no sibling to name
+                raise KeyError((*path[:-1], sibling)) from None
+            return self._set_with_parents(path, value)
         member = self._find(parent, element, path)
         if member is None:  # a new key of an object
             assert isinstance(element, str)
+            self._walk_on(parent)
+            index = len(parent.members)
+            if sibling is not None:
+                found = parent.keys.get(sibling)
+                if found is None:
+                    raise KeyError((*path[:-1], sibling))
+                index = found if before is not None else found + 1
             style = self._style([*chain, parent], parent.start)
 
             def entry(base: str, pretty: bool) -> str:
                 return render_key(element, style) + style.key_sep + render(value, style, base, pretty)
 
-            plan = plan_insert(self._text, parent, len(parent.members), entry, style, self._own_line(holder))
+            plan = plan_insert(self._text, parent, index, entry, style, self._own_line(holder))
             return self._apply("set", path, plan, parent, holder)
         if _is_scalar(value):
             # a number, string, boolean or null is written the same on one line or indented, wherever it
@@ -313,6 +333,22 @@ class JsoncDocument:
             pretty = style.multiline and starts_line(text, member.start, parent.start + 1)
         new = render(value, style, line_indent(text, member.value_start), pretty)
         return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
+
+    def _set_with_parents(self, path: tuple[PathElement, ...], value: Any) -> Edit:
+        """``set`` where a parent of ``path[-1]`` is missing: add the first missing key with the rest nested."""
+        found = 0
+        while found < len(path) - 1:  # the first missing key (a KeyError here: nothing can be created)
+            _, parent, _ = self._container(path[:found])
+            if self._find(parent, path[found], path[: found + 1]) is None:
+                break
+            found += 1
+        missing = path[found:]
+        if found == len(path) - 1 or not all(isinstance(key, str) for key in missing):
+            raise KeyError(path)
+        nested = value
+        for key in reversed(missing[1:]):
+            nested = {key: nested}
+        return self.set(path[: found + 1], nested)
 
     def insert(self, path: JsonPath, index: int, value: Any) -> Edit:
         """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""
@@ -412,3 +448,10 @@ class JsoncDocument:
         self._ascii = None
         self._edits.append(edit)
         return edit
+
+
+def _position(before: str | None, after: str | None) -> str | None:
+    """The sibling a new key is placed next to (``None``: at the end); ``TypeError`` when both are given."""
+    if before is not None and after is not None:
+        raise TypeError("give before= or after=, not both")
+    return before if before is not None else after

@@ -6,7 +6,10 @@ The rules (see ``docs/editors.md`` for examples):
 * An entry owns its key, value, comma and the comments that start on the line where it ends; a comment on
   a line of its own belongs to no entry and is never moved or removed.
 * Removing an entry removes what it owns, its whole line(s) when it sits on lines of its own, and one
-  separator: its own comma, or for a last entry without one, the comma of the entry before it.
+  separator: its own comma, or for a last entry without one, the comma of the entry before it. A last entry
+  also takes the blank lines between it and the entry before it.
+* A comma-first container (``  1`` / ``, 2``) keeps its form: an entry is added or removed with its
+  ``, entry`` line.
 * Inserting writes one entry, one separator and the indentation taken from the neighbours; a comma added
   after an entry goes right after its value, before any comment on that line.
 * Each insertion is undone exactly by removing the entry it added (install then uninstall gives back the
@@ -16,6 +19,7 @@ The rules (see ``docs/editors.md`` for examples):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -78,6 +82,8 @@ def plan_insert(
     members = container.members
     opener_indent = line_indent(text, container.start)
     step_indent = opener_indent + style.unit
+    if _comma_first(text, container):
+        return _insert_comma_first(text, container, index, render, style)
     if not members:
         return _insert_into_empty(text, container, render, style, entry_own_line, opener_indent, step_indent)
     if index < len(members):
@@ -158,6 +164,15 @@ def _insert_before(text: str, container: Container, index: int, render: Render, 
     return [(at, at, indent + render(indent, style.multiline) + "," + eol)]
 
 
+def _blank_lines_above(text: str, previous_tail: int, lead: int) -> int:
+    """The start of the blank lines between the line ending at ``previous_tail`` and the line starting at
+    ``lead`` (``lead`` itself when there are none, or when anything but whitespace stands between)."""
+    start = after_line_break(text, previous_tail)
+    if start is None or start >= lead or text[start:lead].strip(" \t\r\n"):
+        return lead
+    return start
+
+
 def _above_own_comments(text: str, at: int, floor: int) -> int:
     """Move a line start up over the lines right above it that hold nothing but one comment."""
     while at > floor:
@@ -178,7 +193,70 @@ def _above_own_comments(text: str, at: int, floor: int) -> int:
 
 def plan_remove(text: str, container: Container, index: int) -> Plan:
     """Splices that remove member ``index`` of ``container`` with what it owns and one separator."""
+    if _comma_first(text, container):
+        return _remove_comma_first(text, container, index)
     return [_whole_blank_line(text, splice) for splice in _plan_remove(text, container, index)]
+
+
+# -- comma-first containers ('  1' / ', 2' / ', 3': each later entry's line starts with its comma) ------------
+
+
+def _comma_first(text: str, container: Container) -> bool:
+    """Whether ``container`` is written comma-first: two or more entries, the first starting its line (or right
+    after the opening bracket), each
+    later one on a line of its own that starts with the comma before it, each line ending right after its
+    entry's value (no comment, no trailing comma)."""
+    members = container.members
+    if len(members) < 2 or not container.complete or _comma(members[-1]) is not None:
+        return False
+    if not (starts_line(text, members[0].start) or not text[container.start + 1 : members[0].start].strip(" \t")):
+        return False
+    for previous, member in itertools.pairwise(members):
+        comma = _comma(previous)
+        if comma is None or not starts_line(text, comma, container.start + 1):
+            return False
+        if text[comma + 1 : member.start].strip(" \t") or after_line_break(text, _end_spaces(text, previous)) is None:
+            return False
+    return after_line_break(text, _end_spaces(text, members[-1])) is not None
+
+
+def _end_spaces(text: str, member: Member) -> int:
+    match = re.compile(HSPACE_RE).match(text, member.value_end)
+    return member.value_end if match is None else match.end()
+
+
+def _first_head(text: str, container: Container) -> int:
+    """Where the first entry's own text starts: its line start, or the entry itself after the opening bracket."""
+    first = container.members[0].start
+    return line_start(text, first) if starts_line(text, first) else first
+
+
+def _insert_comma_first(text: str, container: Container, index: int, render: Render, style: Style) -> Plan:
+    members = container.members
+    lead = text[line_start(text, members[1].start) : members[1].start]  # e.g. ", " or "  , "
+    eol = _break_at(text, _end_spaces(text, members[0])) or style.eol
+    base = line_indent(text, members[1].start)
+    if index == 0:
+        begin = _first_head(text, container)
+        indent = text[begin : members[0].start]
+        return [(begin, members[0].start, indent + render(base, style.multiline) + eol + lead)]
+    if index < len(members):
+        at = line_start(text, _comma(members[index - 1]) or 0)
+        return [(at, at, lead + render(base, style.multiline) + eol)]
+    after = after_line_break(text, _end_spaces(text, members[-1]))
+    assert after is not None  # (checked by _comma_first)
+    return [(after, after, lead + render(base, style.multiline) + eol)]
+
+
+def _remove_comma_first(text: str, container: Container, index: int) -> Plan:
+    members = container.members
+    if index == 0:  # the second entry takes the first one's place and form
+        begin = _first_head(text, container)
+        return [(begin, members[1].start, text[begin : members[0].start])]
+    member = members[index]
+    end = after_line_break(text, _end_spaces(text, member))
+    assert end is not None
+    return [(line_start(text, _comma(members[index - 1]) or 0), end, "")]
 
 
 def _whole_blank_line(text: str, splice: tuple[int, int, str]) -> tuple[int, int, str]:
@@ -244,13 +322,18 @@ def _plan_remove(text: str, container: Container, index: int) -> Plan:
             return _merge(plan)
         if comma is None:
             plan.append((prev_comma, prev_comma + 1, ""))
-            plan.append((lead, line_end if own_start and line_end is not None else tail, ""))
+            start = _blank_lines_above(text, prev_tail, lead) if own_start and line_end is not None else lead
+            plan.append((start, line_end if own_start and line_end is not None else tail, ""))
             return _merge(plan)
 
     # the entry has its own comma (it is not last, or it carries a trailing comma)
     following = members[index + 1] if not last else None
     if own_start and line_end is not None and comma_in_tail:
-        plan.append((lead, line_end, ""))
+        start = lead
+        if last:  # no blank line is left before the closing bracket
+            previous = members[index - 1]
+            start = _blank_lines_above(text, tail_end(text, previous.value_end, _comma(previous))[0], lead)
+        plan.append((start, line_end, ""))
     elif following is not None and comma_in_tail and re.compile(HSPACE_RE).match(text, tail).end() == following.start:  # type: ignore[union-attr]
         plan.append((member.start, following.start, ""))
     else:

@@ -44,7 +44,8 @@ class ReferenceScanner:
         pos = skip_gap(text, pos, self.dialect.comments)
         if text.startswith("/", pos):
             if not self.dialect.comments:
-                fail(text, pos, f"comments are not allowed in {self.dialect.name}", self.path)
+                read_as = self.dialect.in_words
+                fail(text, pos, f"a comment is not allowed: the file is read as {read_as}; remove it", self.path)
             if text.startswith("/*", pos):
                 fail(text, pos, "unterminated block comment", self.path)
             fail(text, pos, "unexpected character '/'", self.path)
@@ -155,7 +156,9 @@ class ReferenceScanner:
                     pos = self.gap(pos + 1)
                     if text.startswith(closer, pos):
                         if not trailing_ok:
-                            fail(text, comma, f"trailing comma not allowed in {self.dialect.name}", self.path)
+                            read_as = self.dialect.in_words
+                            reason = f"a trailing comma is not allowed: the file is read as {read_as}; remove it"
+                            fail(text, comma, reason, self.path)
                         finished, pos = stack.pop()[0], pos + 1
                         continue
                     if is_object:
@@ -192,11 +195,22 @@ class ReferenceScanner:
         pos = 0
         if text.startswith("\ufeff"):
             if not self.dialect.bom:
-                fail(text, 0, f"a byte order mark is not allowed in {self.dialect.name}", self.path)
+                fail(
+                    text,
+                    0,
+                    f"a byte order mark is not allowed: the file is read as {self.dialect.in_words}; "
+                    "save it as UTF-8 without a BOM",
+                    self.path,
+                )
             pos = 1
         start = self.gap(pos)
         if start >= len(text):
-            fail(text, start, "empty document, expected a JSON value", self.path)
+            fail(
+                text,
+                start,
+                "no JSON value: the file is empty or holds only whitespace or comments; write one in it, such as {}",
+                self.path,
+            )
         value, end = self.value(start, build=build)
         after = self.gap(end)
         if after < len(text):

@@ -123,16 +123,30 @@ class TomlDocument:
 
     # -- editing ----------------------------------------------------------------------------------
 
-    def set(self, path: Sequence[Key], value: object) -> None:
+    def set(self, path: Sequence[Key], value: object, *, before: str | None = None, after: str | None = None) -> None:
         """Set the value at ``path``, creating missing tables on the way.
 
         An existing value is replaced in place. A new key is added at the end of its table: a key line
         for scalars, arrays and empty tables, a ``[table]`` block for a non-empty table and
         ``[[array]]`` blocks for a non-empty list of tables (inline when the parent is inline).
+        ``before`` / ``after`` name a sibling key: the new key line goes right before it (above the comment
+        lines right above it) or right after it (``KeyError`` when the table has no such key, ``TypeError``
+        when both are given; a new key only: an existing value is replaced where it is). A key line is
+        placed so only next to a sibling's own key line in a ``[table]`` or at the top level; anything else
+        is refused (``MalformedConfigError``) with the text unchanged.
         """
+        if before is not None and after is not None:
+            raise TypeError("give before= or after=, not both")
         norm, found = self._resolve(path)
         if not norm:
             raise ValueError("the path is empty: replace the document by parsing new text")
+        sibling = before if before is not None else after
+        if sibling is not None and found < len(norm):
+            holder = self._lookup(norm[:-1]) if found == len(norm) - 1 else None
+            if not isinstance(holder, dict) or sibling not in holder:
+                raise MissingPathError((*norm[:-1], sibling))
+        elif sibling is not None:
+            sibling = None  # an existing value is replaced where it is
         new = normalize(value, where=_show(norm))
         if found == len(norm):
             if same(self._lookup(norm), new):
@@ -151,6 +165,8 @@ class TomlDocument:
                 nested = {key: nested}
             parent, key = norm[:found], norm[found]
             assert isinstance(key, str)
+            if sibling is not None:
+                return editor.add(parent, key, nested, before, after)
             return editor.add(parent, key, nested)
 
         def local(editor: SpanEditor, splices: list[Splice]) -> dict[str, Any] | None:
@@ -158,7 +174,20 @@ class TomlDocument:
             leaf = swapped_value(editor, splices, norm, self._lookup(norm), new) if found == len(norm) else NOT_LOCAL
             return None if leaf is NOT_LOCAL else _with_value(self._value, norm, found, leaf)
 
-        self._edit(span, intended, "set", norm, new, local=local)
+        if sibling is None:
+            self._edit(span, intended, "set", norm, new, local=local)
+            return
+        editor, body, parsed = self._span_editor(), None, None
+        try:
+            made = span(editor) if editor is not None else ""
+            body = editor.apply(made) if editor is not None and not isinstance(made, str) else None
+            parsed = loads(body) if body is not None else None
+        except (ScanError, LookupError, ValueError, TypeError, decode_error()):
+            parsed = None
+        if body is None or parsed is None or not same(parsed, intended):
+            where = f"before {sibling}" if before is not None else f"after {sibling}"
+            raise MalformedConfigError(self._path, f"cannot place {_show(norm)} {where}: no key line of its own there")
+        self._commit(body, parsed, "span")
 
     def remove(self, path: Sequence[Key]) -> None:
         """Remove the value at ``path`` (``KeyError`` / ``IndexError`` when absent).

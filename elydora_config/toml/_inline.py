@@ -216,9 +216,17 @@ def render_item(text: str, node: Node, keys: tuple[str, ...] | None, value: Any,
 def insert_item(text: str, node: Node, index: int, item_text: str, style: Style) -> list[Splice]:
     """Splices inserting ``item_text`` as item ``index`` of an inline array or table."""
     count = len(node.items)
+    multiline = node.kind == "array" and _is_multiline(text, node)
+    if count == 0 and multiline:  # a line of its own below the opening line (and the comment it may end with)
+        at = text.find("\n", node.start) + 1
+        indent = re.compile(_SPACE_RE).match(text, line_start(text, node.start)).group()  # type: ignore[union-attr]
+        newline = "\r\n" if text[at - 2 : at] == "\r\n" else "\n"
+        return [(at, at, indent + _STEP + item_text + newline)]
     if count == 0:
         return [(node.start + 1, node.start + 1, item_text)]
-    if _is_multiline(text, node) and node.kind == "array":
+    if multiline and count >= 2 and _comma_first(text, node):
+        return _insert_comma_first(text, node, index, item_text)
+    if multiline:
         return _insert_multiline(text, node, index, item_text, style)
     sep = _separator(text, node, style)
     if index < count:
@@ -226,6 +234,47 @@ def insert_item(text: str, node: Node, index: int, item_text: str, style: Style)
         return [(at, at, item_text + sep)]
     at = node.items[-1].end
     return [(at, at, sep + item_text)]
+
+
+_STEP = "    "
+"""The indentation of the first item of an empty multi-line array, one step in from its key's line (there is
+no item to follow; four spaces, as tomlkit and most TOML files indent)."""
+
+
+def _comma_first(text: str, node: Node) -> bool:
+    """Whether every item after the first starts its line with the comma before it (``  , 2``), and each item
+    ends its line (no comma after the last); the first item starts its own line."""
+    if text[line_start(text, node.items[0].start) : node.items[0].start].strip(" \t"):
+        return False
+    for i in range(1, len(node.items)):
+        comma = node.commas[i - 1]
+        if comma < 0 or text[line_start(text, comma) : comma].strip(" \t"):
+            return False
+        if text[comma + 1 : node.items[i].start].strip(" \t"):
+            return False
+    return node.commas[-1] < 0 and all(_ends_line(text, item.end) for item in node.items)
+
+
+def _ends_line(text: str, end: int) -> bool:
+    tail = re.compile(_LINE_TAIL_RE).match(text, end)
+    return tail is not None and tail.end() > end and text[tail.end() - 1] == "\n"
+
+
+def _insert_comma_first(text: str, node: Node, index: int, item_text: str) -> list[Splice]:
+    """Insert into a comma-first array: the new item gets a ``, item`` line like the others (the first
+    item's line keeps its form: a new first item takes it, and the old first item gets a comma line)."""
+    second = node.items[1].start
+    lead = text[line_start(text, second) : second]  # e.g. "  , "
+    newline = "\r\n" if "\r\n" in text[node.start : node.end] else "\n"
+    if index == 0:
+        begin = line_start(text, node.items[0].start)
+        indent = text[begin : node.items[0].start]
+        return [(begin, node.items[0].start, indent + item_text + newline + lead)]
+    if index < len(node.items):
+        at = line_start(text, node.commas[index - 1])
+        return [(at, at, lead + item_text + newline)]
+    at = re.compile(_LINE_TAIL_RE).match(text, node.items[-1].end).end()  # type: ignore[union-attr]
+    return [(at, at, lead + item_text + newline)]
 
 
 def _insert_multiline(text: str, node: Node, index: int, item_text: str, style: Style) -> list[Splice]:

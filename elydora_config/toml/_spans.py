@@ -202,8 +202,13 @@ class SpanEditor:
         style = replace(self.style, literal_strings=old.startswith("'") and not old.startswith("'''"))
         return [(start, end, render_value(value, style))]
 
-    def add(self, parent: Path, key: str, value: Any) -> list[Splice]:
-        """Add ``key = value`` to the existing table at ``parent``."""
+    def add(
+        self, parent: Path, key: str, value: Any, before: str | None = None, after: str | None = None
+    ) -> list[Splice]:
+        """Add ``key = value`` to the existing table at ``parent``: at its end, or as a line right ``before`` or
+        ``after`` the key line of the sibling named (``ScanError`` when that sibling has no key line there)."""
+        if before is not None or after is not None:
+            return self._add_next_to(parent, key, value, before, after)
         entry = self.covering_entry(parent)
         if entry is not None:
             node, prefix = deepest_written(parse_node(self.text, entry.value_start), parent[len(entry.path) :])
@@ -234,6 +239,29 @@ class SpanEditor:
             for item in value:
                 lines.extend(render_block(header_keys((*parent, key)), item, array=True, style=self.style))
         return self._insert_block(self._region_end(parent), lines, self._default_gap())
+
+    def _add_next_to(
+        self, parent: Path, key: str, value: Any, before: str | None, after: str | None
+    ) -> list[Splice]:
+        section = self.by_path.get(parent)
+        if section is None or is_block_value(value) or self.covering_entry(parent) is not None:
+            raise ScanError("a position places a key line of a [table] or of the top level")
+        sibling = [e for e in section.entries if e.keys == ((before if before is not None else after),)]
+        if len(sibling) != 1:
+            raise ScanError("the sibling has no key line of its own")
+        if after is not None:
+            return self._add_line(section, (key,), value, sibling[0])
+        text, entry = self.text, sibling[0]
+        at = entry.start
+        floor = 0 if section is self.root else section.header_end
+        while at > floor:  # the comment lines right above the sibling stay with it
+            above = text.rfind("\n", 0, at - 1) + 1
+            if above < floor or not text[above:at].lstrip(" \t").startswith("#"):
+                break
+            at = above
+        indent = text[entry.start : entry.key_start]
+        eq = text[entry.key_end : entry.value_start]
+        return [(at, at, indent + render_dotted((key,)) + eq + render_value(value, self.style) + self.nl)]
 
     def _add_line(self, section: Section, keys: Path, value: Any, after: Entry | None) -> list[Splice]:
         text = self.text
@@ -304,6 +332,16 @@ class SpanEditor:
             span = (start, end)
         return self._eof_adjust(span)
 
+    def _blank_lines_above_last(self, entry: Entry, start: int, end: int) -> int:
+        """Where removing the last statement of a table starts: above the blank lines that part it from the
+        statement before it, so that no blank line is left where it was (``start`` otherwise)."""
+        section = self.home_of(entry)
+        if self.text[end : section.content_end].strip(" \t\r\n"):
+            return start
+        floor = 0 if section is self.root else section.header_end
+        above = content_end_before(self.text, start)
+        return above if floor < above < start else start
+
     def _eof_adjust(self, span: tuple[int, int]) -> tuple[int, int]:
         start, end = span
         text = self.text
@@ -327,7 +365,10 @@ class SpanEditor:
         entry = self.covering_entry(path)
         if entry is not None:
             if entry.path == path:
-                return [(*self._eof_adjust(self._entry_range(entry)), "")]
+                start, end = self._entry_range(entry)
+                if start == entry.start:
+                    start = self._blank_lines_above_last(entry, start, end)
+                return [(*self._eof_adjust((start, end)), "")]
             parent, target, index = find(parse_node(self.text, entry.value_start), path[len(entry.path) :])
             if target is None:
                 raise ScanError("inline value not found")

@@ -173,11 +173,35 @@ class YamlDocument:
         return current
 
     # -- editing ----------------------------------------------------------------------------------
-    def set(self, path: Sequence[Key], value: Any) -> None:
-        """Add the mapping key ``path[-1]`` (it must not exist yet) with ``value``."""
+    def set(self, path: Sequence[Key], value: Any, *, before: str | None = None, after: str | None = None) -> None:
+        """Add the mapping key ``path[-1]`` (it must not exist yet) with ``value``: as the last key of its
+        mapping, or right ``before`` (above the comment lines right above it) or ``after`` the sibling key named
+        (``KeyError`` when the mapping has no such key, ``TypeError`` when both are given).
+
+        Missing mappings on the way are created, as in the JSONC and TOML editors; a path through a sequence
+        index that does not exist raises ``KeyError``, one through a scalar is refused (``MalformedConfigError``)
+        and nothing changes.
+        """
+        if before is not None and after is not None:
+            raise TypeError("give before= or after=, not both")
+        sibling = before if before is not None else after
         *parent, key = path
         if not isinstance(key, str):
             raise self._refused(path, "only a mapping key can be added")
+        if sibling is not None and not (isinstance(self.get(parent, None), dict) and sibling in self.get(parent)):
+            raise KeyError((*parent, sibling))
+        found, data = 0, self._value
+        while found < len(parent) and holds(data, parent[found]):
+            data = data[parent[found]]
+            found += 1
+        if found < len(parent):  # the first missing key gets the rest, nested
+            if parent[found] in data or not all(isinstance(k, str) for k in path[found:]):
+                raise KeyError(tuple(path))
+            nested = value
+            for name in reversed(path[found + 1 :]):
+                nested = {name: nested}
+            self.set(path[: found + 1], nested)
+            return
         holder, node = self._collection(parent, yaml.MappingNode)
         if any(k.value == key for k, _ in node.value) if node is not None else False:
             raise self._refused(path, "already exists; Elydora adds keys, it does not replace values")
@@ -186,7 +210,32 @@ class YamlDocument:
             return
         column = node.value[0][0].start_mark.column
         lines = render.entry(key, value, column, self._style())
-        self._insert_after(_last(self._text, node), lines, path, lambda data: _put(data, parent, key, value))
+        if sibling is None:
+            self._insert_after(_last(self._text, node), lines, path, lambda data: _put(data, parent, key, value))
+            return
+        expected = self.value
+        old = _at(expected, parent)
+        placed = {}
+        for name, item in old.items():
+            if name == sibling and before is not None:
+                placed[key] = copy_data(value)
+            placed[name] = item
+            if name == sibling and after is not None:
+                placed[key] = copy_data(value)
+        old.clear()
+        old.update(placed)
+        sibling_key, sibling_value = next((k, v) for k, v in node.value if k.value == sibling)
+        if after is not None:
+            last = _last(self._text, sibling_value if _has_text(sibling_value) else sibling_key)
+            self._insert_after(last, lines, path, lambda _: expected)
+            return
+        at = _line_start(self._text, sibling_key.start_mark.index)
+        while at > 0:  # the comment lines right above the sibling stay with it
+            above = _line_start(self._text, at - 1)
+            if not self._text[above:at].lstrip(" \t").startswith("#"):
+                break
+            at = above
+        self._apply(at, at, render.text(lines, self._style()), expected, path)
 
     def insert(self, path: Sequence[Key], index: int, value: Any) -> None:
         """Insert ``value`` into the sequence at ``path`` before ``index`` (its length: at the end)."""
@@ -228,6 +277,14 @@ class YamlDocument:
             key_node, value_node = pairs[0]
             start = _line_start(self._text, key_node.start_mark.index)
             end = self._end_of(value_node if _has_text(value_node) else key_node)
+        is_last = position == len(node.value) - 1 if isinstance(last, int) else pairs[0] is node.value[-1]
+        if len(node.value) > 1 and is_last:
+            previous = node.value[-2]
+            if isinstance(previous, tuple):
+                previous = previous[1] if _has_text(previous[1]) else previous[0]
+            above = self._end_of(previous)  # a last entry takes the blank lines above it: none is left in its place
+            if above < start and not self._text[above:start].strip(" \t\r\n"):
+                start = above
         expected = self.value
         container = _at(expected, parent)
         del container[position if isinstance(last, int) else last]

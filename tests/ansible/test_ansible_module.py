@@ -167,7 +167,7 @@ def test_a_cli_error_fails_the_task_with_its_error_line(tmp_path: Path, sandbox:
     before = layer.read_bytes()
     proc = play(tmp_path, playbook, tmp_path / "facts.json")
     assert proc.returncode != 0
-    assert "Error: claudecode: " in proc.stdout and "comments are not allowed" in proc.stdout, proc.stdout
+    assert "Error: claudecode: " in proc.stdout and "a comment is not allowed" in proc.stdout, proc.stdout
     assert layer.read_bytes() == before
 
 

@@ -24,8 +24,8 @@ def test_agent_create_and_install_refuse_the_same_leftovers(
         operations.install("codex", ctx)
     assert main(["agent", "create", "--provider", "codex", "--root", str(ctx.home)]) == 1
     by_create = capsys.readouterr().err
-    assert f"holds state of an earlier agent ({leftover}) but no config.json" in by_install.value.message
-    assert by_install.value.message in by_create
+    assert f"holds state of an earlier agent ({leftover}) but no config.json" in str(by_install.value)
+    assert str(by_install.value) in by_create
     assert sorted(p.name for p in directory.iterdir()) == [leftover]  # nothing written by either
 
 

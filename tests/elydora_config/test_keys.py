@@ -68,8 +68,8 @@ def test_error_names_path_without_secret():
     secret = encode_private_key(generate_private_key())
     with pytest.raises(InvalidKeyError) as info:
         decode_private_key(secret + "=", path="/home/u/.elydora/a/private.key")
-    assert "/home/u/.elydora/a/private.key" in info.value.message
-    assert secret not in info.value.message
+    assert "/home/u/.elydora/a/private.key" in str(info.value)
+    assert secret not in str(info.value)
 
 
 @pytest.mark.parametrize("binding", ["rust", "public"])

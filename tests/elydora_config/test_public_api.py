@@ -101,7 +101,7 @@ def test_file_writers_name_the_missing_directory(tmp_path: Path, call: str) -> N
     writer = getattr(files, call)
     with pytest.raises(MissingDirectoryError, match=r"no such directory; create it first") as caught:
         writer(target, b"x\n")
-    assert caught.value.message.startswith(f"{target.parent}: ")
+    assert str(caught.value).startswith(f"{target.parent}: ")
     assert not (tmp_path / "absent").exists()
 
 
@@ -161,5 +161,21 @@ def test_transaction_mkdir_over_a_file_is_refused_when_staged(tmp_path: Path) ->
     occupied.write_bytes(b"not a directory")
     with pytest.raises(UnsafePathError) as caught, Transaction(tmp_path / "state") as txn:
         txn.mkdir(occupied)
-    assert caught.value.message == f"{occupied}: exists and is not a directory; cannot create a directory there"
+    assert str(caught.value) == f"{occupied}: exists and is not a directory; cannot create a directory there"
     assert occupied.read_bytes() == b"not a directory"
+
+
+def test_an_error_names_its_file_once() -> None:
+    # ``message`` is the problem alone; ``str(err)`` puts the file (and a parse error's place) before it, so a
+    # front end showing ``{"file": err.path, "message": err.message}`` does not name the file twice
+    from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
+
+    changed = ConcurrentModificationError("/home/u/.claude/settings.json", "was changed by another program")
+    assert changed.message == "was changed by another program"
+    assert str(changed) == "/home/u/.claude/settings.json: was changed by another program"
+    with pytest.raises(MalformedConfigError) as caught:
+        JsoncDocument.parse('{\n  "a": 1,,\n}', JSONC, path="/home/u/settings.json")
+    error = caught.value
+    assert "/home/u/settings.json" not in error.message and error.message == error.reason
+    assert str(error) == f"/home/u/settings.json:{error.line}:{error.column}: {error.message}"
+    assert str(ConfigError(None, "no file")) == ConfigError(None, "no file").message == "no file"

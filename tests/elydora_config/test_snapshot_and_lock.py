@@ -43,7 +43,7 @@ def test_same_size_edit_with_restored_times_detected(tmp_path):
     os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
     with pytest.raises(ConcurrentModificationError) as err:
         verify(snap)
-    assert str(target) in err.value.message
+    assert str(target) in str(err.value)
 
 
 def test_replacement_with_identical_content_detected(tmp_path):
@@ -85,7 +85,7 @@ def test_lock_timeout_names_holder_and_killed_holder_releases(tmp_path):
         with pytest.raises(LockTimeoutError) as info:
             StateLock(tmp_path, timeout=0.2).acquire()
         assert info.value.holder_pid == child.pid
-        assert f"process {child.pid}" in info.value.message
+        assert f"process {child.pid}" in str(info.value)
     finally:
         child.kill()
         child.wait()

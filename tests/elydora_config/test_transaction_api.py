@@ -81,7 +81,7 @@ def test_change_after_read_is_detected_and_nothing_lost(tmp_path):
     target.write_bytes(b"theirs")
     with pytest.raises(ConcurrentModificationError) as info:
         tx.commit()
-    assert str(target) in info.value.message
+    assert str(target) in str(info.value)
     assert target.read_bytes() == b"theirs" and not other.exists()
     assert not [n for n in os.listdir(tmp_path) if TEMP_MARKER in n]
 
@@ -143,3 +143,48 @@ def test_a_single_file_commit_deletes_artifacts_a_crash_left_of_a_retired_transa
     with Transaction(tmp_path / "state") as tx:
         tx.write(tmp_path / "f", b"2")
     assert sorted(os.listdir(txdir)) == sorted([done, TEMP_DIRS])
+
+
+def test_the_transaction_id_is_documented_and_names_the_committed_transaction(tmp_path):
+    # ``with Transaction(...) as tx`` commits on exit: ``tx.txid`` is then the id that names the transaction's
+    # retired journal under <state>/transactions/ (and would name it in pending() after a crash)
+    doc = Transaction.txid.__doc__ or ""
+    assert "committed transaction" in doc and "PendingTransaction" in doc
+    state = tmp_path / "state"
+    with Transaction(state) as tx:
+        tx.write(tmp_path / "a", b"1")
+        tx.write(tmp_path / "b", b"2")
+        assert tx.txid is None  # not committed yet
+    assert tx.txid is not None
+    assert (state / "transactions" / f"{tx.txid}.done").exists()
+    with pytest.raises(AttributeError):
+        tx.txid = "another"  # type: ignore[misc]
+
+
+def test_diff_shows_what_commit_would_write_and_hides_what_it_is_told(tmp_path):
+    home, state = tmp_path / "home", tmp_path / "home" / ".elydora"
+    home.mkdir()
+    (home / "settings.json").write_bytes(b'{\n  "a": 1\n}\n')
+    (home / "same").write_bytes(b"same\n")
+    (home / "gone").write_bytes(b"bye\n")
+    (home / "key").write_bytes(b"old secret\n")
+    tx = Transaction(state)
+    tx.write(home / "settings.json", b'{\n  "a": 2\n}\n')
+    tx.write(home / "same", b"same\n")
+    tx.write(home / "new", b"hello\n")
+    tx.remove(home / "gone")
+    tx.write(home / "key", b"new secret\n")
+    tx.write(home / "key2", b"first secret\n")
+    out = tx.diff(hidden=lambda path: os.path.basename(path).startswith("key"))
+    settings, new, gone, key = (str(home / name) for name in ("settings.json", "new", "gone", "key"))
+    assert out == (
+        f"--- {settings}\n+++ {settings}\n@@ -1,3 +1,3 @@\n {{\n-  \"a\": 1\n+  \"a\": 2\n }}\n"
+        f"--- /dev/null\n+++ {new}\n@@ -0,0 +1 @@\n+hello\n"
+        f"--- {gone}\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
+        f"--- {key}\n+++ {key}\n(changed; content not shown)\n"
+        f"--- {key}2\n+++ {key}2\n(created; content not shown)\n"
+    )
+    assert "secret" not in out and "same" not in out
+    tx.discard()
+    assert tx.diff() == ""
+    assert (home / "settings.json").read_bytes() == b'{\n  "a": 1\n}\n' and not (home / "new").exists()

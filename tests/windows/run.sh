@@ -19,5 +19,6 @@ node_exe="$(ls "$cache"/node-*/node.exe 2>/dev/null | tail -n 1)"
 if [ -n "$node_exe" ]; then
     export ELYDORA_TEST_NODE="Z:${node_exe//\//\\}"
 fi
-cd "$repo"
+# From the checkout, or from the folder ELYDORA_WINDOWS_CWD names (a project folder, as a user runs `elydora`).
+cd "${ELYDORA_WINDOWS_CWD:-$repo}"
 : | /usr/lib/wine/wine64 "$cache/python/python.exe" "$@" 2>&1 | cat

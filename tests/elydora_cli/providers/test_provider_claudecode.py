@@ -106,3 +106,30 @@ def test_a_non_ascii_state_path_still_gets_the_launcher_alone(tmp_path: Path) ->
     operations.install("claudecode", ctx)
     [guard] = json.loads(_settings(ctx).read_text())["hooks"]["PreToolUse"][0]["hooks"]
     assert guard["args"] == [] and guard["command"].endswith("/.elydora/claudecode/guard.py")
+
+
+@pytest.mark.parametrize("blank", ["", "\n", "  \r\n\t\n"])
+def test_a_blank_settings_file_is_read_as_claude_code_reads_it(tmp_path: Path, blank: str) -> None:
+    # Claude Code's loader reads a settings file that holds only whitespace as no settings (not an error), so
+    # install fills it, status sees our hooks, and uninstall leaves the user's file in place
+    ctx = make_context(tmp_path)
+    _settings(ctx).parent.mkdir(parents=True)
+    _settings(ctx).write_bytes(blank.encode())
+    project = ctx.repo_root / ".claude" / "settings.json"
+    project.parent.mkdir(parents=True, exist_ok=True)
+    project.write_bytes(blank.encode())  # a blank project file (read only) is no settings either
+    operations.install("claudecode", ctx)
+    assert set(json.loads(_settings(ctx).read_text())["hooks"]) == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+    assert operations.status("claudecode", ctx).healthy
+    assert project.read_bytes() == blank.encode()
+
+
+def test_a_comment_in_the_settings_names_the_dialect_and_the_remedy(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path)
+    _settings(ctx).parent.mkdir(parents=True)
+    _settings(ctx).write_text("// my settings\n{}\n")  # Claude Code's settings are strict JSON: it refuses this too
+    with pytest.raises(MalformedConfigError) as caught:
+        operations.install("claudecode", ctx)
+    assert caught.value.message == "a comment is not allowed: the file is read as strict JSON; remove it"
+    assert "STRICT_JSON" not in str(caught.value)
+    assert _settings(ctx).read_text() == "// my settings\n{}\n"

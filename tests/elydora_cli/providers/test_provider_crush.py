@@ -132,7 +132,8 @@ def test_the_cli_prints_one_error_line(tmp_path: Path, capsys: pytest.CaptureFix
     code = main(["install", "crush", "--root", str(ctx.home)])
     err = capsys.readouterr().err.splitlines()
     assert code == 1
-    assert err == [f"Error: {_file(ctx)}:1:43: trailing comma not allowed in STRICT_JSON"]
+    reason = "a trailing comma is not allowed: the file is read as strict JSON; remove it"
+    assert err == [f"Error: {_file(ctx)}:1:43: {reason}"]
 
 
 def test_installed_entries_run_through_a_posix_shell_allow_record_and_block(tmp_path: Path) -> None:

@@ -227,7 +227,7 @@ def test_get_and_paths() -> None:
 def test_edit_argument_errors() -> None:
     doc = JsoncDocument.parse('{"a": [1], "o": {}}', STRICT_JSON)
     with pytest.raises(KeyError):
-        doc.set(("nope", "x"), 1)  # parents must exist
+        doc.set(("nope", 0, "x"), 1)  # a missing parent object is created, a missing array never
     with pytest.raises(KeyError):
         doc.set(("a", 1), 2)  # use insert to add elements
     with pytest.raises(IndexError):
@@ -275,8 +275,8 @@ def test_many_edits_keep_the_located_tree_in_step() -> None:
 @pytest.mark.parametrize(
     ("text", "dialect", "line", "column", "reason"),
     [
-        ('{"a": 1,}', STRICT_JSON, 1, 8, "trailing comma not allowed in STRICT_JSON"),
-        ('{\n  "a": [1,\n  ]\n}', JSONC_NO_TRAILING_COMMAS, 2, 10, "trailing comma not allowed"),
+        ('{"a": 1,}', STRICT_JSON, 1, 8, "a trailing comma is not allowed: the file is read as strict JSON; remove it"),
+        ('{\n  "a": [1,\n  ]\n}', JSONC_NO_TRAILING_COMMAS, 2, 10, "read as JSON with comments but no trailing commas"),
         ('{"a": 1, "a": 2}', JSONC, 1, 10, "duplicate key 'a'"),
         ('{"x": [{"a": 1, "b": 2, "a": 3}]}', STRICT_JSON, 1, 25, "duplicate key 'a'"),
         ('{"x": [{"a": 1, "a": 2}]}', STRICT_JSON, 1, 17, "duplicate key 'a'"),  # two keys: compared directly
@@ -285,11 +285,11 @@ def test_many_edits_keep_the_located_tree_in_step() -> None:
         ('{"a": "line\nbreak"}', JSONC, 1, 12, "control character U+000A"),
         ('{"a": NaN}', JSONC, 1, 7, "NaN is not a JSON number"),
         ('{"a": -Infinity}', STRICT_JSON, 1, 7, "-Infinity is not a JSON number"),
-        ('{"a": 1 // c\n}', STRICT_JSON, 1, 9, "comments are not allowed in STRICT_JSON"),
+        ('{"a": 1 // c\n}', STRICT_JSON, 1, 9, "a comment is not allowed: the file is read as strict JSON; remove it"),
         ('{"a": 1 /* c }', JSONC, 1, 9, "unterminated block comment"),
-        ("", JSONC, 1, 1, "empty document"),
-        ("  // only a comment\n", JSONC, 2, 1, "empty document"),
-        ("\ufeff{}", STRICT_JSON, 1, 1, "byte order mark is not allowed in STRICT_JSON"),
+        ("", JSONC, 1, 1, "no JSON value: the file is empty or holds only whitespace or comments; write one"),
+        ("  // only a comment\n", JSONC, 2, 1, "the file is empty or holds only whitespace or comments"),
+        ("\ufeff{}", STRICT_JSON, 1, 1, "read as strict JSON; save it as UTF-8 without a BOM"),
         ('{"a": 1} x', JSONC, 1, 10, "after the top-level value"),
         ('{"a": 01}', JSONC, 1, 8, "malformed number"),
         ('{"a": "\\x"}', JSONC, 1, 8, "invalid escape"),
@@ -308,7 +308,7 @@ def test_malformed_texts_are_reported_with_line_column_and_reason(
     assert (error.line, error.column) == (line, column), error.message
     assert reason in error.reason
     assert error.path == "/home/u/settings.json"
-    assert error.message.startswith(f"/home/u/settings.json:{line}:{column}: ")
+    assert str(error).startswith(f"/home/u/settings.json:{line}:{column}: ")
 
 
 def test_bom_is_kept_in_jsonc_and_edits_keep_it() -> None:

@@ -142,7 +142,7 @@ def test_an_existing_key_is_not_replaced() -> None:
 def test_malformed_text_is_refused_with_its_place(text: str, message: str) -> None:
     with pytest.raises(MalformedConfigError) as caught:
         YamlDocument.parse(text, path="config.yaml")
-    assert message in caught.value.message
+    assert message in str(caught.value)
 
 
 @pytest.mark.parametrize(
