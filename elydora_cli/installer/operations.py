@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elydora_config.errors import RecoveryNeededError
+from elydora_config.errors import ConfigError, RecoveryNeededError
 from elydora_config.log import get_logger
 from elydora_config.records import field, record
 
@@ -22,13 +22,15 @@ from .. import identity, readpass
 from ..exitcodes import UsageError
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Provider, Sources
-from ..plug.documents import Documents, parse
+from ..plug.documents import Documents
 from ..plug.layers import OFF, env_findings
 from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from .agentcheck import loaded_findings
+from .hardlinks import refuse_hard_linked
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
+from .rewrites import committed, parsed, read_through, retried
 from .runtimecheck import check_runtime, command_mismatch, fingerprint, interpreter_state, live_guard
 from .staging import (
     PYCACHE,
@@ -98,14 +100,14 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
-            docs[target.path] = parse(text, target.fmt, target.path)
+            docs[target.path] = parsed(tx, target.path, target.max_bytes, text, target.fmt)
     depends: dict[Path, Any] = {}
     for path in src.depends:
         text = _read_text(tx, path, 2 << 20, ctx.follow_symlinks)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
-            depends[path] = parse(text, fmt, path)
+            depends[path] = parsed(tx, path, 2 << 20, text, fmt)
     return Documents(targets, docs, originals, depends)
 
 
@@ -124,11 +126,25 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
     found: dict[str, Manifest] = {}
     for name in _agent_dirs(root):
         path = root / name / MANIFEST_NAME
+        if not _may_belong(path, provider_id, ctx.follow_symlinks):
+            continue  # another agent's manifest: not snapshotted, so its own install does not conflict with ours
         data = tx.read(path, max_bytes=4 << 20) if os.path.lexists(path) else None
         manifest = None if data is None else Manifest.decode(data, path)
         if manifest is not None and manifest.provider == provider_id:
             found[manifest.agent_id] = manifest
     return found
+
+
+def _may_belong(path: Path, provider_id: str, follow_symlinks: bool) -> bool:
+    """Whether the manifest at ``path`` may be one of ``provider_id``'s, judged from a plain read: an install or
+    uninstall snapshots only its own agent's manifests (any of them, under any agent id), never another agent's,
+    which that agent's own run may rewrite meanwhile. A manifest that cannot be read or decoded here is read in
+    the transaction, which reports it."""
+    try:
+        data = readpass.read_physical(path, max_bytes=4 << 20, allow_links=follow_symlinks)
+        return data is None or Manifest.decode(data, path).provider == provider_id
+    except (ConfigError, OSError):
+        return True
 
 
 def _agent_dirs(root: Path) -> list[str]:
@@ -184,6 +200,7 @@ def _stage_documents(tx: Transaction, docs: Documents, mode: int = 0o700) -> lis
         final = docs.final_text(path)
         if final == docs.originals.get(path):
             continue
+        refuse_hard_linked(path, follow_symlinks=tx.follow_symlinks)
         changed.append(str(path))
         if final is None:
             tx.remove(path)
@@ -214,7 +231,7 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> O
         log.info("dry run: nothing written", provider=outcome.provider)
     else:
         try:
-            txid = tx.commit()
+            txid = committed(tx, tx.commit)
         except RecoveryNeededError as exc:
             raise with_command(exc, ctx) from None
         log.info("committed", provider=outcome.provider, agent=outcome.agent_id, txid=txid, changed=outcome.changed)
@@ -222,6 +239,12 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> O
 
 
 def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
+    """Install our entries, runtime, identity and manifest for ``provider_id`` in one transaction (run again,
+    bounded, while a file it read is being rewritten: :mod:`.rewrites`)."""
+    return retried(lambda: _install(provider_id, ctx, dry_run))
+
+
+def _install(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
     provider = load(provider_id)
     refuse_unmanaged(provider_id, ctx)  # before anything is read
     refused = provider.HOOK_COMMAND_REFUSED
@@ -231,7 +254,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     agent_dir = ctx.agent_dir(agent_id)
     outcome = Outcome(provider_id, agent_id)
     tx = _transaction(ctx)
-    op = _prepare(tx, provider, ctx, provider_id)
+    op = read_through(tx, lambda: _prepare(tx, provider, ctx, provider_id))
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
     previous = manifests.get(agent_id)
     inherited = bool(previous and previous.trusted and not ctx.trust)  # trusted by us before: trust again
@@ -326,10 +349,15 @@ def _stage_extra_runtime(
 
 
 def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
+    """Remove our entries and runtime files of ``provider_id`` in one transaction (run again like :func:`install`)."""
+    return retried(lambda: _uninstall(provider_id, ctx, dry_run))
+
+
+def _uninstall(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
     provider = load(provider_id)
     refuse_unmanaged(provider_id, ctx)
     tx = _transaction(ctx)
-    op = _prepare(tx, provider, ctx, provider_id)
+    op = read_through(tx, lambda: _prepare(tx, provider, ctx, provider_id))
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
     agent_ids = {identity.check_agent_id(ctx.agent_id)} if ctx.agent_id else None
     provider.uninstall(docs, ctx, agent_ids)
