@@ -174,7 +174,7 @@ def _report(args: argparse.Namespace, exc: BaseException) -> None:
     if getattr(args, "json", False) and args.command != "hook":  # a hook's stdout is the agent's protocol
         import json
 
-        provider = getattr(args, "provider", None)
+        provider = getattr(args, "provider", None) or getattr(args, "provider_word", None)
         sys.stdout.write(json.dumps({"ok": False, "failures": [failure(provider, exc)]}, indent=2) + "\n")
 
 
@@ -241,6 +241,16 @@ def _nothing_pending() -> bool:
     return registered is not None and registered() == 0
 
 
+def _check_root(args: argparse.Namespace) -> None:
+    """``--root`` names an existing directory: a typo is refused (exit 2), never created nor reported healthy."""
+    if args.root is None:
+        return
+    root = os.path.abspath(args.root)
+    if not os.path.isdir(root):
+        problem = "is not a directory" if os.path.lexists(root) else "no such directory"
+        raise UsageError(f"{root}: {problem} (--root names the home directory whose agent configs to use)")
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -253,13 +263,14 @@ def _main(argv: Sequence[str] | None) -> int:
         return exitcodes.USAGE
     _quiet_stdout(args)
     try:
+        _check_root(args)
         code = int(args.func(args))
         sys.stdout.flush()
         return code
     except BrokenPipeError:
         raise
     except UsageError as exc:
-        sys.stderr.write(f"Error: {exc}\n")
+        _report(args, exc)
         return exitcodes.USAGE
     except KeyboardInterrupt:
         sys.stderr.write("Error: interrupted\n")

@@ -41,12 +41,13 @@ def add_provider_args(
     parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
 ) -> None:
     """Provider ids, ``--all`` (what "all" means for the command) and, where "all" is narrower than every
-    supported agent, ``--every``."""
+    supported agent, ``--every`` (the two together are a usage error)."""
     parser.add_argument("providers", nargs="*", metavar="PROVIDER", help=provider_help())
+    group = parser.add_mutually_exclusive_group() if all_help is not None else parser
     if all_help is not None:
-        parser.add_argument("--all", action="store_true", help=all_help)
+        group.add_argument("--all", action="store_true", help=all_help)
     if every_help is not None:
-        parser.add_argument("--every", action="store_true", help=every_help)
+        group.add_argument("--every", action="store_true", help=every_help)
 
 
 def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
