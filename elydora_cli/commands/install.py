@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from .. import exitcodes
+from .. import exitcodes, interpreter
 from .options import add_hook_flags, context_from, remembered, selected_providers
 
 INSTALL_EXAMPLES = """examples:
@@ -33,7 +33,10 @@ def register(sub: Any) -> None:
         every_help="every supported agent, present or not (sandboxes)",
     )
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
-    install.add_argument("--python", metavar="PATH", help="the interpreter the hooks run (default: this one)")
+    install.add_argument(
+        "--python", metavar="PATH",
+        help="the interpreter the hooks run (default: what the install used, else this one); remembered by the install",
+    )
     install.add_argument(
         "--trust", action="store_true",
         help="Codex: record Codex's own trust of our hooks in config.toml (asked on a terminal when not given)",
@@ -73,9 +76,8 @@ def _run(args: argparse.Namespace, verb: str) -> int:
     ctx = context_from(args)
     providers = selected_providers(args)
     skipped: list[dict[str, str]] = []
-    warnings: list[str] = []
     if verb == "install":
-        ctx, warnings = _interpreter(args, ctx)
+        ctx = _interpreter(args, ctx)
     if verb == "install" and args.all:
         providers, skipped = _present(providers, ctx)
     if ctx.system and (args.all or getattr(args, "every", False)):
@@ -93,7 +95,10 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         try:
             if verb == "uninstall" and not ctx.system:
                 refuse_if_elsewhere(pid, ctx)
-            scoped = remembered(ctx, args, pid) if verb == "install" else ctx
+            warnings: list[str] = []
+            scoped = remembered(ctx, args, pid, warnings)
+            if verb == "install" and not scoped.hook_command:
+                warnings += interpreter.warnings(scoped.python)
             if verb == "install" and not ctx.system:  # managed hooks are trusted by policy
                 scoped = _with_trust(args, scoped, pid)
             outcome = action(pid, scoped, dry_run=args.dry_run)
@@ -119,15 +124,13 @@ def _run(args: argparse.Namespace, verb: str) -> int:
     return code
 
 
-def _interpreter(args: argparse.Namespace, ctx: Any) -> tuple[Any, list[str]]:
-    """``--python`` checked, and why the interpreter may not outlive the install (shown as notes)."""
-    from .. import interpreter
-
+def _interpreter(args: argparse.Namespace, ctx: Any) -> Any:
+    """``--python`` checked (an install that does not give it keeps the one the agent's install remembered)."""
     if args.python is not None:
         ctx = ctx.with_options(python=interpreter.choose(args.python))
         if ctx.system and not ctx.hook_command:
             interpreter.require_flusher(ctx.python)
-    return ctx, [] if ctx.hook_command else interpreter.warnings(ctx.python)
+    return ctx
 
 
 def _with_trust(args: argparse.Namespace, ctx: Any, pid: str) -> Any:

@@ -283,6 +283,7 @@ def _install(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
         trusted=trusted, interpreter=None if ctx.hook_command else fingerprint(ctx.python), bytecode=code,
+        follow_symlinks=ctx.follow_symlinks,
     )
     for path in docs.targets:
         if path in docs.logs and path not in docs.deleted:
