@@ -181,7 +181,7 @@ def _report(args: argparse.Namespace, exc: BaseException) -> None:
 def _quiet_stdout(args: argparse.Namespace) -> None:
     """``--quiet``: the command's informational output goes nowhere (its data output and errors stay)."""
     if args.quiet and not getattr(args, "data_output", False):
-        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed when the command ends
 
 
 def _closed_pipe() -> int:
@@ -261,7 +261,17 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return exitcodes.USAGE
+    stdout = sys.stdout
     _quiet_stdout(args)
+    try:
+        return _run(args)
+    finally:
+        if sys.stdout is not stdout:  # a caller in the same process (a test, the demo) gets its stream back
+            sys.stdout.close()
+            sys.stdout = stdout
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         _check_root(args)
         code = int(args.func(args))

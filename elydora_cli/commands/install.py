@@ -112,13 +112,10 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         outcome.notes = [*(f"warning: {w}" for w in warnings), *outcome.notes]
         results.append(outcome)
         if not args.json:
-            _print(outcome, verb, args.dry_run)
+            _print(outcome, verb, args.dry_run, args.verbose)
     if args.json:
-        rows = [
-            {"provider": o.provider, "agent_id": o.agent_id, "changed": o.changed, "notes": o.notes,
-             **({"diff": o.diff} if args.dry_run else {})}
-            for o in results
-        ]
+        rows = [{"provider": o.provider, "agent_id": o.agent_id, "changed": o.changed, "notes": o.notes,
+                 **(_preview_json(o, args.verbose > 0) if o.preview else {})} for o in results]
         data = {"action": verb, "dry_run": args.dry_run, "results": rows, "skipped": skipped, "failures": failures}
         print(json.dumps(data, indent=2))
     return code
@@ -188,9 +185,16 @@ def _accepting_hook_commands(providers: list[str]) -> tuple[list[str], list[dict
     return kept, skipped
 
 
-def _print(outcome: Any, verb: str, dry_run: bool) -> None:
+def _preview_json(outcome: Any, full: bool) -> dict[str, Any]:
+    """A dry run's ``--json`` fields: ``diff`` as the text output shows it, ``own_files`` listed one by one."""
+    own = [{"path": f.path, "change": f.change, "bytes": f.size} for f in outcome.preview.own]
+    return {"diff": outcome.preview.text(outcome.provider, full=full), "own_files": own}
+
+
+def _print(outcome: Any, verb: str, dry_run: bool, verbose: int) -> None:
     if dry_run:
-        sys.stdout.write(outcome.diff or f"{outcome.provider}: nothing to change\n")
+        text = outcome.preview.text(outcome.provider, full=verbose > 0) if outcome.preview else ""
+        sys.stdout.write(text or f"{outcome.provider}: nothing to change\n")
         return
     done = "installed" if verb == "install" else "uninstalled"
     who = "all agents" if outcome.agent_id == "*" else f"agent {outcome.agent_id}"

@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that wr
     from elydora_config import Transaction
 
     from . import entries
+    from .dryrun import Preview
 
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
@@ -68,7 +69,8 @@ class Outcome:
     provider: str
     agent_id: str
     changed: list[str] = field(default_factory=list)
-    diff: str = ""
+    preview: Preview | None = None
+    """A dry run's diff of the agent files and list of Elydora's own files."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -218,15 +220,21 @@ def _changed_paths(tx: Transaction) -> list[str]:
     return sorted(changed, key=lambda p: ("/.elydora/" in p, p))
 
 
-def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> Outcome:
+def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context, docs: Documents) -> Outcome:
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
         from elydora_config.files import read_physical
 
-        from .dryrun import unified_diff
+        from .dryrun import pending_journal, preview
 
-        outcome.diff = unified_diff(tx, {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths})
+        read = [snap.path for p in (*docs.targets, *docs.depends) if (snap := tx.snapshot(p)) is not None]
+        journal = pending_journal(str(ctx.elydora_dir), [*tx.staged_paths, *read])
+        if journal is not None:  # the real run would stop there (exit 4): so does its preview
+            tx.discard()
+            raise with_command(RecoveryNeededError(journal, "is an interrupted transaction"), ctx)
+        before = {p: read_physical(p, max_bytes=256 << 20) for p in tx.staged_paths}
+        outcome.preview = preview(tx, before, (str(ctx.elydora_dir), str(ctx.runtime_root)))
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
     else:
@@ -295,7 +303,7 @@ def _install(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
     outcome.notes += _trust_notes(ctx) if ctx.trust and ctx.probe else system_notes(provider_id, ctx) or list(
         provider.NOTES
     )
-    _finish(tx, outcome, dry_run, ctx)
+    _finish(tx, outcome, dry_run, ctx, docs)
     if not dry_run and _trusted(ctx):
         outcome.notes += _confirm_trust(provider_id, ctx)
     if not dry_run:
@@ -387,7 +395,7 @@ def _uninstall(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
                 " restart those sessions. The next install or uninstall removes the stubs after 24 h."
             )
         stage_pycache_removal(tx, runtime_dir)
-    _finish(tx, outcome, dry_run, ctx)
+    _finish(tx, outcome, dry_run, ctx, docs)
     if not dry_run:
         for agent_id in targets:
             try:  # an empty bytecode folder is all that may remain (no contextlib: status imports this module)

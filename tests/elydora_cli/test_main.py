@@ -161,7 +161,10 @@ def _help_pages(parser: argparse.ArgumentParser, path: list[str]) -> list[list[s
 
 def test_quiet_prints_errors_only(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "-q", "install", "claudecode", "--root", str(home)) == (0, "", "")
-    assert run(capsys, "status", "--root", str(home), "--quiet") == (0, "", "")
+    assert run(capsys, "status", "--root", str(home), "--quiet") == (0, "healthy: claudecode\n", "")
+    assert run(capsys, "status", "gemini", "--root", str(home), "--quiet") == (0, "no agent is installed here\n", "")
+    (home / ".claude" / "settings.json").write_text("{}")
+    assert run(capsys, "status", "--root", str(home), "--quiet") == (1, "not healthy: claudecode (unhealthy)\n", "")
     code, out, err = run(capsys, "--quiet", "install", "nosuch", "--root", str(home))
     assert (code, out) == (2, "") and err.startswith("Error: unknown provider 'nosuch'")
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -194,3 +195,76 @@ def test_a_hard_linked_settings_file_is_refused_not_split(root, capsys):
     os.link(target, other)
     assert main(["uninstall", "claudecode", "--root", str(home)]) == 1
     assert os.path.samefile(target, other) and b"guard" in target.read_bytes()
+
+
+def test_a_dry_run_fails_as_the_real_run_would_while_a_recovery_is_pending(tmp_path, capsys):
+    """An install a crash interrupted holds Claude Code's files: the dry run says so (exit 4, the recover
+    command), never "nothing to change"; for any agent, the dry run ends as the real run does."""
+    for limit in range(5, 200):
+        home = tmp_path / f"crash-{limit}"
+        (home / ".claude").mkdir(parents=True)
+        (home / ".claude" / "settings.json").write_bytes(ORIGINAL)
+        assert _run_crashing(limit, home) == 77
+        if list((home / ".elydora" / "transactions").glob("*.journal")):
+            break
+    else:
+        raise AssertionError("no crash point left a journal")
+    code = main(["install", "claudecode", "--root", str(home), "--dry-run"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (4, "") and "holds an interrupted transaction; run `elydora recover --root" in err
+    assert main(["install", "claudecode", "--root", str(home)]) == 4
+    capsys.readouterr()
+    for agent in ("gemini", "claudecode"):
+        dry = main(["uninstall", agent, "--root", str(home), "--dry-run"])
+        assert dry == main(["uninstall", agent, "--root", str(home)]) == 4
+    assert main(["recover", "--root", str(home)]) == 0
+    capsys.readouterr()
+    assert main(["install", "claudecode", "--root", str(home), "--dry-run"]) == 0
+    assert "claudecode: nothing to change" not in capsys.readouterr().out
+
+
+def test_a_dry_run_shows_the_users_file_first_and_lists_our_own(tmp_path, capsys):
+    home = tmp_path / "home"
+    target = home / ".claude" / "settings.json"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(ORIGINAL)
+    assert main(["install", "claudecode", "--root", str(home), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == f"--- {target}" and len(lines) < 80
+    own = lines[lines.index("claudecode: 10 file(s) of Elydora's own (-v shows their diffs):") + 1:]
+    agent_dir = home / ".elydora" / "claudecode"
+    assert f"  new      {agent_dir / 'private.key'} (44 bytes, secret, not shown)" in own
+    assert any(line.startswith(f"  new      {agent_dir / 'guard.py'} (") for line in own)
+    assert main(["install", "claudecode", "--root", str(home), "--dry-run", "-v"]) == 0
+    full = capsys.readouterr().out
+    assert f"+++ {agent_dir / 'guard.py'}" in full and "-----BEGIN" not in full and len(full.splitlines()) > 500
+    assert not agent_dir.exists() and target.read_bytes() == ORIGINAL
+
+
+def _interrupted_install(tmp_path: Path) -> Path:
+    """A home where a crash interrupted Claude Code's install after its journal was complete."""
+    for limit in range(5, 200):
+        home = tmp_path / f"interrupted-{limit}"
+        (home / ".claude").mkdir(parents=True)
+        (home / ".claude" / "settings.json").write_bytes(ORIGINAL)
+        assert _run_crashing(limit, home) == 77
+        journals = list((home / ".elydora" / "transactions").glob("*.journal"))
+        if journals and b'"entries"' in journals[0].read_bytes():
+            return home
+    raise AssertionError("no crash point left a whole journal")
+
+
+def test_status_marks_only_the_agents_an_interrupted_transaction_holds(tmp_path, capsys):
+    home = _interrupted_install(tmp_path)
+    code = main(["status", "--root", str(home), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    states = {row["provider"]: row["state"] for row in doc["providers"]}
+    assert code == 4 and doc["exit_code"] == 4 and doc["recovery"]["command"] == f"elydora recover --root {home}"
+    assert states.pop("claudecode") == "recovery pending" and set(states.values()) == {"not installed"}
+    assert [row["recovery"] is not None for row in doc["providers"]].count(True) == 1
+    code = main(["status", "--root", str(home), "-q"])
+    out = capsys.readouterr().out
+    assert code == 4 and out == (
+        f"recovery pending (run: elydora recover --root {home}); not healthy: claudecode (recovery pending)\n"
+    )
