@@ -198,6 +198,9 @@ def _print(outcome: Any, verb: str, dry_run: bool, verbose: int) -> None:
         return
     done = "installed" if verb == "install" else "uninstalled"
     who = "all agents" if outcome.agent_id == "*" else f"agent {outcome.agent_id}"
+    if verb == "uninstall" and not outcome.changed:
+        print(f"{outcome.provider}: not installed (nothing to remove)")
+        return
     what = f"changed: {_files(outcome.changed)}" if outcome.changed else "already up to date"
     print(f"{outcome.provider}: {done} for {who} ({what})")
     for note in outcome.notes:

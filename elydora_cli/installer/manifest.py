@@ -58,6 +58,8 @@ class Manifest:
     """``{file name: digest}`` of the runtime bytecode the install compiled (:mod:`..runtime.bytecode`)."""
     follow_symlinks: bool = False
     """The install was given ``--follow-symlinks``: later commands follow links for this agent too."""
+    created_dirs: list[str] = field(default_factory=list)
+    """The folders outside the state root the installs created (:mod:`.folders`); uninstall removes the empty ones."""
 
     def encode(self) -> bytes:
         data = {
@@ -71,6 +73,7 @@ class Manifest:
             **({"interpreter": self.interpreter} if self.interpreter else {}),
             **({"bytecode": self.bytecode} if self.bytecode else {}),
             **({"follow_symlinks": True} if self.follow_symlinks else {}),
+            **({"created_dirs": sorted(self.created_dirs)} if self.created_dirs else {}),
             "runtime": self.runtime,
             "files": {path: rec.to_json() for path, rec in sorted(self.files.items())},
         }
@@ -98,6 +101,7 @@ class Manifest:
                 _optional_map(raw.get("interpreter")),
                 {str(k): str(v) for k, v in (_optional_map(raw.get("bytecode")) or {}).items()},
                 raw.get("follow_symlinks") is True,
+                [str(d) for d in raw.get("created_dirs", [])],
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise MalformedConfigError(path, f"install manifest is unreadable: {exc}") from None

@@ -28,6 +28,7 @@ from ..providers import load
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from .agentcheck import loaded_findings
+from .folders import created_by, remove_empty
 from .hardlinks import refuse_hard_linked
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
 from .rewrites import committed, parsed, read_through, retried
@@ -297,6 +298,8 @@ def _install(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
         if path in docs.logs and path not in docs.deleted:
             prior = previous.files.get(str(path)) if previous else None
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
+    own = (str(ctx.elydora_dir), str(ctx.runtime_root))
+    manifest.created_dirs = created_by(tx.staged_paths, own, previous.created_dirs if previous else [])
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
     outcome.notes = [f"repaired {note}" for _, note in repaired]
@@ -396,12 +399,9 @@ def _uninstall(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
             )
         stage_pycache_removal(tx, runtime_dir)
     _finish(tx, outcome, dry_run, ctx, docs)
-    if not dry_run:
-        for agent_id in targets:
-            try:  # an empty bytecode folder is all that may remain (no contextlib: status imports this module)
-                os.rmdir(ctx.runtime_dir(agent_id) / PYCACHE)
-            except OSError:
-                continue
+    if not dry_run:  # an empty bytecode folder, and empty folders the installs created, are all that may remain
+        remove_empty([ctx.runtime_dir(agent_id) / PYCACHE for agent_id in targets])
+        remove_empty(d for agent_id in targets if agent_id in manifests for d in manifests[agent_id].created_dirs)
     return outcome
 
 

@@ -175,3 +175,36 @@ def test_follow_symlinks_is_remembered_by_status_install_and_uninstall(
     code, out, _ = cli(capsys, root, "uninstall", "--all")
     assert code == 0 and "claudecode: uninstalled" in out
     assert link.is_symlink() and dotfile.read_text() == '{"model": "sonnet"}\n'
+
+
+@pytest.mark.parametrize("agent", ["opencode", "pi", "cline", "claudecode"])
+def test_uninstall_removes_the_folders_the_install_created_once_empty(
+    root: Path, capsys: pytest.CaptureFixture[str], agent: str
+) -> None:
+    home = root / "home"
+    assert cli(capsys, root, "install", agent)[0] == 0
+    created = json.loads((home / ".elydora" / agent / "install-manifest.json").read_text())["created_dirs"]
+    assert created and all(Path(d).is_dir() and Path(d).is_relative_to(home) for d in created)
+    assert cli(capsys, root, "uninstall", agent)[0] == 0
+    assert sorted(p.name for p in home.iterdir()) == [".elydora"]
+
+
+def test_uninstall_keeps_a_created_folder_that_holds_other_files(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugins = root / "home" / ".config" / "opencode" / "plugins"
+    assert cli(capsys, root, "install", "opencode")[0] == 0
+    (plugins / "theirs.js").write_text("export default {}\n")
+    assert cli(capsys, root, "uninstall", "opencode")[0] == 0
+    assert [p.name for p in plugins.iterdir()] == ["theirs.js"]
+
+
+def test_uninstall_of_an_agent_never_installed_says_not_installed(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(capsys, root, "install", "gemini")[0] == 0
+    code, out, _ = cli(capsys, root, "uninstall", "--all")
+    lines = out.splitlines()
+    assert code == 0 and "codex: not installed (nothing to remove)" in lines
+    assert any(line.startswith("gemini: uninstalled for all agents (changed: ") for line in lines)
+    assert sum(line.endswith("not installed (nothing to remove)") for line in lines) == len(implemented_ids()) - 1
