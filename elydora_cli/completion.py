@@ -151,7 +151,12 @@ _elydora() {
         [[ -z $(_elydora_subs "$cmdpath") ]] && _files
     fi
 }
-if (( $+functions[compdef] )); then compdef _elydora elydora; fi
+# autoloaded from $fpath (the file is _elydora's body): complete now; sourced or eval'ed: register the function
+if [[ $funcstack[1] == _elydora ]]; then
+    _elydora "$@"
+elif (( $+functions[compdef] )); then
+    compdef _elydora elydora
+fi
 """
 
 
