@@ -17,14 +17,39 @@ from ..exitcodes import UsageError
 from ..statehistory import lifted
 
 SECRET_FLAGS = ("--token", "--private-key")
+EXAMPLES = {
+    "create": "examples:\n"
+    "  elydora agent create gemini --agent-id gemini-ci     # a second local identity (key, status, ledger)\n"
+    "  elydora agent create claude --base-url https://elydora.example --org-id ORG --kid KID \\\n"
+    "      --token-file token.txt --private-key-file key.txt   # bound to a server (secrets from files)",
+    "provision": "examples:\n"
+    "  sudo elydora agent provision claude --scope system --user alice --base-url https://elydora.example \\\n"
+    "      --org-id ORG --kid KID --token-file token.txt --private-key-file key.txt   # see docs/fleet.md\n"
+    "  sudo elydora agent provision claude --scope system --user alice ... --dry-run   # check, write nothing",
+    "show": "examples:\n"
+    "  elydora agent show claude                            # identity, public key and status (never the token)\n"
+    "  elydora agent show --agent-id gemini-ci --json",
+    "freeze": "examples:\n"
+    "  elydora agent freeze claude --reason 'incident 42'   # the guard blocks the next tool call\n"
+    "  sudo elydora agent freeze claude --scope system --user alice   # one user of a system install",
+    "unfreeze": "examples:\n"
+    "  elydora agent unfreeze claude                        # the guard allows tool calls again\n"
+    "  sudo elydora agent unfreeze claude --scope system    # every user of a system install",
+    "revoke": "examples:\n"
+    "  elydora agent revoke codex --reason 'key leaked' --yes   # for good: see docs/status.md to start over\n"
+    "  elydora agent revoke codex                           # asks on a terminal",
+}
+"""The examples that end each verb's ``--help``."""
 
 
 def add_selection_args(parser: argparse.ArgumentParser, *, provider_required: bool = False) -> None:
-    """``--provider``/``--agent-id`` choose the agent; the global ``--state-root``/``--root`` where its state
-    lives."""
+    """``PROVIDER`` (or ``--provider``) and ``--agent-id`` choose the agent; the global ``--state-root``/``--root``
+    where its state lives. ``provider_required``: one of the two provider forms must be given."""
     parser.add_argument(
-        "--provider", required=provider_required, help="provider id or alias (the default agent id)"
+        "provider_word", nargs="?", metavar="PROVIDER", help="provider id or alias (the default agent id)"
     )
+    parser.add_argument("--provider", help="the same as PROVIDER")
+    parser.set_defaults(provider_required=provider_required)
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
     for flag in SECRET_FLAGS:  # accepted only to refuse them without echoing the value
         parser.add_argument(flag, dest=_secret_dest(flag), nargs="?", const="", help=argparse.SUPPRESS)
@@ -51,15 +76,22 @@ def state_root(args: argparse.Namespace) -> str:
 
 
 def selected_provider(args: argparse.Namespace) -> str | None:
-    """``--provider`` as its canonical id (an alias resolved); an unknown one is a usage error."""
-    if args.provider is None:
+    """``PROVIDER`` or ``--provider`` as its canonical id (an alias resolved); an unknown one, two different ones,
+    or none where the command needs one, are usage errors."""
+    names = [n for n in (getattr(args, "provider_word", None), args.provider) if n is not None]
+    if not names:
+        if getattr(args, "provider_required", False):
+            raise UsageError(f"name the provider: elydora {args.command} {args.agent_command} PROVIDER")
         return None
     from .. import catalog
 
     try:
-        return catalog.canonical_id(args.provider)
+        chosen = {catalog.canonical_id(name) for name in names}
     except catalog.UnknownProviderError as exc:
         raise UsageError(exc.message) from None
+    if len(chosen) > 1:
+        raise UsageError(f"two providers given ({' and '.join(names)}): name one, as PROVIDER or --provider")
+    return chosen.pop()
 
 
 def selected_agent_dir(args: argparse.Namespace) -> str:
@@ -87,7 +119,7 @@ def register(subparsers: Any) -> None:
     from .. import managed
 
     verbs = parser.add_subparsers(dest="agent_command", metavar="VERB", required=True)
-    create = verbs.add_parser("create", help="create an agent identity and its runtime")
+    create = verbs.add_parser("create", help="create an agent identity and its runtime", epilog=EXAMPLES["create"])
     add_selection_args(create, provider_required=True)
     create.add_argument("--base-url", help="Elydora server origin (default: a local agent with a local ledger)")
     create.add_argument("--org-id", help="organisation id on the server (with --base-url)")
@@ -95,7 +127,8 @@ def register(subparsers: Any) -> None:
     create.add_argument("--token-file", help="owner-only file holding the API token (with --base-url)")
     create.add_argument("--private-key-file", help="owner-only file holding the registered private key")
     provision = verbs.add_parser(
-        "provision", help="--scope system: bind one user's identity <agent id>@<user> to a server (root only)"
+        "provision", help="--scope system: bind one user's identity <agent id>@<user> to a server (root only)",
+        epilog=EXAMPLES["provision"],
     )
     add_selection_args(provision, provider_required=True)
     provision.add_argument("--scope", choices=(managed.SYSTEM,), required=True, help="system (the only scope)")
@@ -106,10 +139,14 @@ def register(subparsers: Any) -> None:
     provision.add_argument("--token-file", help="owner-only file holding the API token (else a hidden prompt)")
     provision.add_argument("--private-key-file", help="owner-only file holding the user's registered private key")
     provision.add_argument("--dry-run", action="store_true", help="check and say what would change; write nothing")
-    show = verbs.add_parser("show", help="show an agent's identity and status (never the token)")
+    show = verbs.add_parser(
+        "show", help="show an agent's identity and status (never the token)", epilog=EXAMPLES["show"]
+    )
     add_selection_args(show)
     for verb in ("freeze", "unfreeze", "revoke"):
-        sub = verbs.add_parser(verb, help=f"{verb} a local agent (the guard applies it on the next tool call)")
+        sub = verbs.add_parser(
+            verb, help=f"{verb} a local agent (the guard applies it on the next tool call)", epilog=EXAMPLES[verb]
+        )
         add_selection_args(sub)
         sub.add_argument("--reason", help="recorded in status.json")
         sub.add_argument(

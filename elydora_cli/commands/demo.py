@@ -66,7 +66,16 @@ def run(args: argparse.Namespace) -> int:
               "with is not on this machine)")
     else:
         print("every step held" if held else "some steps did not hold (see above)")
+    print(_kept(box))
     return exitcodes.OK if held else exitcodes.UNHEALTHY
+
+
+def _kept(box: Any) -> str:
+    """The last line: where the sandbox stays (nothing removes it), and what to do with it."""
+    return (
+        f"the sandbox is kept in {box.root} (its home: {box.home}): look around, then delete that folder, "
+        f"or run `elydora demo {box.root}` to build it again there"
+    )
 
 
 def _json(box: Any, rows: list[Any], held: bool) -> dict[str, Any]:
@@ -74,7 +83,10 @@ def _json(box: Any, rows: list[Any], held: bool) -> dict[str, Any]:
         {"provider": row.provider, "file": None, "message": detail} for row in rows for detail in row.details
     ]
     agents = [{"provider": row.provider, **row.results} for row in rows]
-    return {"ok": held, "sandbox": str(box.root), "agents": agents, "failures": failures}
+    return {
+        "ok": held, "sandbox": str(box.root), "home": str(box.home), "kept": True, "agents": agents,
+        "failures": failures,
+    }
 
 
 def _is_provider(word: str) -> bool:

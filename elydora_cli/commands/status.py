@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import TYPE_CHECKING
 
 from .. import exitcodes
@@ -52,7 +53,7 @@ def register(sub: Any) -> None:
         "  sudo elydora status --scope system --json      # the fleet compliance probe (docs/fleet.md)",
     )
     options.add_hook_flags(parser, all_help=None)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, data_output=True)  # -q: the one-line verdict (see run)
 
 
 def _error_row(pid: str, exc: Exception) -> dict[str, Any]:
@@ -82,6 +83,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     probe = probe_for(pid, ctx)
     ctx = ctx.with_options(probe=probe)
     try:
+        recovery = recovery if _holds(recovery, pid, ctx) else None
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
         return _error_row(pid, exc)
@@ -174,10 +176,24 @@ def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
     return "healthy"
 
 
+def _holds(recovery: dict[str, Any] | None, pid: str, ctx: Any) -> bool:
+    """Whether the pending transactions touch a file of this agent: its settings files, or its state or
+    runtime folder (a journal that could not be read, or a torn one, may touch any)."""
+    if not recovery:
+        return False
+    if recovery.get("error") or recovery.get("torn"):
+        return True
+    from ..installer.operations import sources_of
+    from ..providers import load
+
+    agent_id = ctx.agent_id_for(pid)
+    folders = tuple(os.path.join(str(d), "") for d in (ctx.agent_dir(agent_id), ctx.runtime_dir(agent_id)))
+    files = {str(target.path) for target in sources_of(load(pid), ctx).targets}
+    return any(path in files or path.startswith(folders) for path in recovery["paths"])
+
+
 def pending_recovery(ctx: Any) -> dict[str, Any] | None:
     """The interrupted transactions of the state root, with the exact command that resolves them."""
-    import os
-
     from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
 
     from ..recovery_hint import recover_command
@@ -196,11 +212,12 @@ def pending_recovery(ctx: Any) -> dict[str, Any] | None:
         "txids": [p.txid for p in found],
         "paths": sorted({x for p in found for x in p.paths}),
         "command": recover_command(ctx),
+        **({"torn": True} if any(p.torn for p in found) else {}),
     }
 
 
-def exit_code(rows: list[dict[str, Any]]) -> int:
-    if any(r["state"] == "recovery pending" for r in rows):
+def exit_code(rows: list[dict[str, Any]], recovery: dict[str, Any] | None = None) -> int:
+    if recovery or any(r["state"] == "recovery pending" for r in rows):
         return exitcodes.RECOVERY
     if any(r["state"] not in HEALTHY_STATES for r in rows):
         return exitcodes.UNHEALTHY
@@ -255,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
             _one(pid, options.remembered(ctx, args, pid), recovery)
             for pid in options.selected_providers(args, default_all=True)
         ]
-    code = exit_code(rows)
+    code = exit_code(rows, recovery)
     failures = [f for row in rows for f in row.pop("failures")]
     if args.json:
         doc = {
@@ -267,6 +284,20 @@ def run(args: argparse.Namespace) -> int:
             "failures": failures,
         }
         print(json.dumps(doc, indent=2))
+    elif args.quiet:
+        print(verdict(rows, recovery))
     else:
         _print_text(rows, recovery)
     return code
+
+
+def verdict(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> str:
+    """``status -q``: one line, what is wrong and what is healthy (``not installed`` agents left out)."""
+    parts = [f"recovery pending (run: {recovery['command']})"] if recovery else []
+    wrong = [f"{r['provider']} ({r['state']})" for r in rows if r["state"] not in HEALTHY_STATES]
+    healthy = [r["provider"] for r in rows if r["state"] == "healthy"]
+    if wrong:
+        parts.append("not healthy: " + ", ".join(wrong))
+    if healthy:
+        parts.append("healthy: " + ", ".join(healthy))
+    return "; ".join(parts) or "no agent is installed here"

@@ -56,6 +56,10 @@ class Manifest:
     only when it changed."""
     bytecode: dict[str, str] = field(default_factory=dict)
     """``{file name: digest}`` of the runtime bytecode the install compiled (:mod:`..runtime.bytecode`)."""
+    follow_symlinks: bool = False
+    """The install was given ``--follow-symlinks``: later commands follow links for this agent too."""
+    created_dirs: list[str] = field(default_factory=list)
+    """The folders outside the state root the installs created (:mod:`.folders`); uninstall removes the empty ones."""
 
     def encode(self) -> bytes:
         data = {
@@ -68,6 +72,8 @@ class Manifest:
             **({"trusted": True} if self.trusted else {}),
             **({"interpreter": self.interpreter} if self.interpreter else {}),
             **({"bytecode": self.bytecode} if self.bytecode else {}),
+            **({"follow_symlinks": True} if self.follow_symlinks else {}),
+            **({"created_dirs": sorted(self.created_dirs)} if self.created_dirs else {}),
             "runtime": self.runtime,
             "files": {path: rec.to_json() for path, rec in sorted(self.files.items())},
         }
@@ -94,6 +100,8 @@ class Manifest:
                 raw.get("trusted") is True,
                 _optional_map(raw.get("interpreter")),
                 {str(k): str(v) for k, v in (_optional_map(raw.get("bytecode")) or {}).items()},
+                raw.get("follow_symlinks") is True,
+                [str(d) for d in raw.get("created_dirs", [])],
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise MalformedConfigError(path, f"install manifest is unreadable: {exc}") from None
@@ -137,17 +145,18 @@ def _identity(path: str, st: os.stat_result) -> tuple[str, int, int, int, int, i
     return (path, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
 
 
-def read_manifest(path: str) -> Manifest | None:
+def read_manifest(path: str, *, allow_links: bool = False) -> Manifest | None:
     """The manifest at ``path`` read physically (bounded, never blocking on a FIFO), decoded once per file
     identity in this process: a file whose identity (device, inode, size, mtime, ctime) is unchanged since it
-    was read is not read again. A symbolic link never matches (its own inode is not the file's)."""
+    was read is not read again. A symbolic link never matches (its own inode is not the file's). ``allow_links``:
+    links in the path are followed (a state root under a symlinked home)."""
     try:
         known = _DECODED.get(_identity(path, os.lstat(path)))
     except (FileNotFoundError, NotADirectoryError):
         return None
     if known is not None:
         return known
-    read = read_physical_stat(Path(path), max_bytes=4 << 20)
+    read = read_physical_stat(Path(path), max_bytes=4 << 20, allow_links=allow_links)
     if read is None:
         return None
     manifest = _DECODED[_identity(path, read.stat)] = Manifest.decode(read.data, Path(path))
