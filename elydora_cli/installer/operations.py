@@ -422,6 +422,12 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     return entries.installed(provider, op.docs, op.ctx, agent_id)
 
 
+def read_documents(provider_id: str, ctx: Context) -> tuple[Documents, Context]:
+    """The agent's files as status reads them, with the context scoped to the provider."""
+    op = _prepare(None, load(provider_id), ctx, provider_id)
+    return op.docs, op.ctx
+
+
 def entry_findings(provider_id: str, ctx: Context) -> list[Finding]:
     """What the agent module reports of our entries alone (with ``ctx.probe``: what the agent itself loads)."""
     provider = load(provider_id)
