@@ -72,3 +72,20 @@ def test_codex_home_must_exist(tmp_path):
     ctx = make_context(tmp_path, {"CODEX_HOME": "/nowhere"})
     with pytest.raises(UnsafePathError, match="CODEX_HOME"):
         operations.install("codex", ctx)
+
+
+def test_windows_managed_config_in_codex_home_switches_hooks_off(tmp_path):
+    """Codex on Windows reads ``managed_config.toml`` from CODEX_HOME (Unix: /etc/codex), a file the user owns,
+    as a config layer above config.toml: its ``[features] hooks = false`` switches our hooks off."""
+    ctx = make_context(tmp_path, windows=True)
+    operations.install("codex", ctx)
+    _trust(ctx.home, ctx.home / ".codex" / "hooks.json")
+    assert not [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
+    managed_config = ctx.home / ".codex" / "managed_config.toml"
+    managed_config.write_text("[features]\nhooks = false\n")
+    off = [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
+    assert len(off) == 1 and off[0].path == managed_config and "remove it (or set it to true)" in off[0].message
+    managed_config.write_text("[features]\nhooks = true\n")  # the last layer wins: a false in config.toml loses
+    (ctx.home / ".codex" / "config.toml").write_text(
+        (ctx.home / ".codex" / "config.toml").read_text() + "\n[features]\nhooks = false\n")
+    assert not [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
