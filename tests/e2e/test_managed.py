@@ -9,7 +9,9 @@ makes is removed first, so whatever runs comes from the managed layer alone.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +29,11 @@ def claude(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
 @pytest.fixture(scope="module")
 def codex(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     yield from system_session("codex", agent_cache, tmp_path_factory.mktemp("e2e-managed-codex"))
+
+
+@pytest.fixture(scope="module")
+def copilot(agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+    yield from system_session("copilot", agent_cache, tmp_path_factory.mktemp("e2e-managed-copilot"))
 
 
 def _user_settings(s: AgentSession, value: dict[str, Any] | None) -> None:
@@ -115,3 +122,85 @@ def test_codex_lock_down_switches_user_hooks_off(codex: System) -> None:
     """With the bypass flag Codex would run the user's untrusted hooks; allow_managed_hooks_only drops them."""
     codex.elydora("agent", "unfreeze", "--provider", "codex")
     _lock_down_switches_user_hooks_off(codex)
+
+
+def _organizations_file(claude: System, marker: Path) -> tuple[Path, bytes]:
+    """The organization's own managed-settings.json, with a PreToolUse hook of its own that leaves ``marker``."""
+    org = {"permissions": {"deny": ["WebFetch"]},
+           "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}
+    base = claude.sysroot / "etc" / "claude-code" / "managed-settings.json"
+    text = (json.dumps(org, indent=2) + "\n").encode()
+    base.write_bytes(text)
+    return base, text
+
+
+def test_claude_runs_our_drop_in_beside_the_organizations_managed_hooks(claude: System) -> None:
+    """Our drop-in in managed-settings.d/ and the organization's managed-settings.json with its own hook: Claude
+    Code merges them and runs both (allowed, then frozen); install and uninstall never change the
+    organization's file by one byte."""
+    marker = claude.sysroot / "org-hook-ran"
+    base, text = _organizations_file(claude, marker)
+    dropin = claude.sysroot / "etc" / "claude-code" / "managed-settings.d" / "elydora.json"
+    try:
+        claude.elydora("install", "claudecode")
+        assert base.read_bytes() == text and dropin.exists()
+        claude.check_allowed()
+        assert marker.exists()
+        marker.unlink()
+        with claude.frozen():
+            claude.check_blocked(claude.run("org-and-ours-frozen"))
+        assert marker.exists()
+        claude.elydora("uninstall", "claudecode")
+        assert base.read_bytes() == text and not dropin.exists()
+        marker.unlink()
+        run = claude.run("org-alone")
+        assert run.proof_exists and marker.exists() and not claude.ran("guard"), run.describe()
+    finally:
+        base.unlink()
+        claude.elydora("install", "claudecode")
+
+
+def test_copilot_runs_our_policy_hook_whatever_disable_all_hooks_says(copilot: System) -> None:
+    """A user's disableAllHooks (their settings.json, and the project's) switches their own hooks off, not our
+    policy hook: the frozen agent stays blocked by the root-owned guard."""
+    s = copilot.s
+    user = s.sandbox.home / ".copilot" / "settings.json"
+    project = s.sandbox.work / ".github" / "copilot" / "settings.json"
+    original = user.read_text() if user.exists() else None
+    assert not (s.sandbox.home / ".copilot" / "hooks" / "elydora-audit.json").exists()
+    copilot.check_allowed()
+    try:
+        settings = json.loads(original or "{}")
+        user.write_text(json.dumps({**settings, "disableAllHooks": True}))
+        write_settings(project, {"disableAllHooks": True})
+        run = copilot.run("policy-hook-user-disabled-allow")
+        assert run.proof_exists and copilot.ran("guard") and copilot.ran("audit"), run.describe()
+        with copilot.frozen():
+            copilot.check_blocked(copilot.run("policy-hook-user-disabled"))
+    finally:
+        write_settings(project, None)
+        if original is None:
+            user.unlink(missing_ok=True)
+        else:
+            user.write_text(original)
+
+
+def test_copilot_disable_all_hooks_silences_a_user_scope_install_but_not_the_policy_hook(copilot: System) -> None:
+    """The contrast: the project's disableAllHooks does turn off a user-scope install of ours (its frozen guard
+    no longer runs, the tool runs), while the policy hook beside it still runs. (Copilot 1.0.102 in -p mode kept
+    running the user-scope hooks with disableAllHooks in ~/.copilot/settings.json alone: docs/providers.md.)"""
+    sb = copilot.s.sandbox
+    project = sb.work / ".github" / "copilot" / "settings.json"
+    sb.elydora("install", "copilot", "--root", str(sb.home))
+    sb.elydora("agent", "freeze", "--provider", "copilot", "--root", str(sb.home))
+    try:
+        sb.clear_bytecode()
+        run = copilot.run("user-scope-frozen")
+        assert not run.proof_exists and sb.runtime_ran("guard"), run.describe()
+        write_settings(project, {"disableAllHooks": True})
+        sb.clear_bytecode()
+        run = copilot.run("user-scope-switched-off")
+        assert run.proof_exists and copilot.ran("guard") and not sb.runtime_ran("guard"), run.describe()
+    finally:
+        write_settings(project, None)
+        sb.elydora("uninstall", "copilot", "--root", str(sb.home))
