@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "hooks": "hooks",
     "verify": "verify",
     "demo": "demo",
+    "profile": "profile",
 }
 """Command name -> the module in ``elydora_cli/commands`` that registers it."""
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))

@@ -10,6 +10,7 @@ makes is removed first, so whatever runs comes from the managed layer alone.
 from __future__ import annotations
 
 import json
+import plistlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,31 @@ def test_claude_runs_our_drop_in_beside_the_organizations_managed_hooks(claude: 
     finally:
         base.unlink()
         claude.elydora("install", "claudecode")
+
+
+def test_claude_runs_our_hooks_from_the_profiles_settings(claude: System) -> None:
+    """``elydora profile claude`` parsed back with plistlib: its payload's settings, written as the file form
+    (managed-settings.json) with our drop-in set aside, are what the real Claude Code runs: the frozen agent is
+    blocked by our guard. The same dict is what the com.anthropic.claudecode profile delivers on macOS."""
+    profile = claude.sysroot / "elydora-claude.mobileconfig"
+    claude.s.sandbox.elydora("profile", "claude", "--root", str(claude.sysroot), "--output", str(profile))
+    (content,) = plistlib.loads(profile.read_bytes())["PayloadContent"]
+    assert content["PayloadType"] == "com.anthropic.claudecode"
+    settings = {k: v for k, v in content.items() if not k.startswith("Payload")}
+    base = claude.sysroot / "etc" / "claude-code" / "managed-settings.json"
+    dropin = claude.sysroot / "etc" / "claude-code" / "managed-settings.d" / "elydora.json"
+    aside = dropin.with_name("elydora.json.aside")  # not *.json: Claude Code skips it
+    dropin.rename(aside)
+    try:
+        base.write_text(json.dumps(settings, indent=2))
+        with claude.frozen():
+            claude.check_blocked(claude.run("profile-file-form"))
+        base.unlink()
+        run = claude.run("profile-removed")  # nothing of ours left in the file tier: the tool runs, no guard
+        assert run.proof_exists and not claude.ran("guard"), run.describe()
+    finally:
+        base.unlink(missing_ok=True)
+        aside.rename(dropin)
 
 
 def test_copilot_runs_our_policy_hook_whatever_disable_all_hooks_says(copilot: System) -> None:
