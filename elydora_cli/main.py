@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "verify": "verify",
     "demo": "demo",
     "profile": "profile",
+    "repair": "repair",
 }
 """Command name -> the module in ``elydora_cli/commands`` that registers it."""
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))

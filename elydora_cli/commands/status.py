@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from .. import exitcodes
+from .. import exitcodes, repairlog
 from ..plug.layers import OFF
 from ..statefiles import STATUS
 from . import options
@@ -257,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
         ]
     code = exit_code(rows)
     failures = [f for row in rows for f in row.pop("failures")]
+    repair = repairlog.report(ctx)
     if args.json:
         doc = {
             "schema": SCHEMA,
@@ -265,8 +266,11 @@ def run(args: argparse.Namespace) -> int:
             "recovery": recovery,
             "providers": rows,
             "failures": failures,
+            "repair": repair,
         }
         print(json.dumps(doc, indent=2))
     else:
         _print_text(rows, recovery)
+        for line in repairlog.describe(repair) if repair else []:
+            print(line)
     return code

@@ -139,6 +139,11 @@ def _agent_dirs(root: Path) -> list[str]:
         return []
 
 
+def installed_manifests(ctx: Context) -> list[Manifest]:
+    """Every install manifest under the state directory (sorted by agent id): what is installed."""
+    return _read_manifests(ctx.elydora_dir)
+
+
 def _read_manifests(root: Path) -> list[Manifest]:
     """Every manifest under the state directory, read outside a transaction (sorted by directory name)."""
     read = (read_manifest(os.path.join(root, name, MANIFEST_NAME)) for name in _agent_dirs(root))

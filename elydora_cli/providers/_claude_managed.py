@@ -18,7 +18,6 @@ who has not started Claude Code yet cannot be seen from here: the verdict says s
 from __future__ import annotations
 
 import json
-import plistlib
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -177,6 +176,8 @@ def _json_object(path: Path) -> Any:
 
 def _plist(path: Path) -> Any:
     """A managed preferences file (binary or XML property list), as settings."""
+    import plistlib  # on first use: it loads datetime and expat, which no other status needs (architecture.md)
+
     try:
         with open(path, "rb") as stream:
             value = plistlib.load(stream)
