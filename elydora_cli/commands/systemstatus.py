@@ -195,6 +195,9 @@ def _flag(row: dict[str, Any], word: str) -> str:
     source = row.get("managed_source")
     if word != "enforced" or not source or not source.get("unseen"):
         return word
+    if source.get("uncertain"):
+        return (f"enforced by {source['used']['name']}, not certain for {', '.join(source['uncertain'])} "
+                "(cached server-managed settings)")
     return f"enforced by {source['used']['name']} unless server-managed settings replace it"
 
 

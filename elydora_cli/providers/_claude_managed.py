@@ -11,8 +11,10 @@ source deep-merges (hook arrays are joined). So our drop-in runs only when the f
 or when the winner holds our hooks itself (an administrator who deployed our profile, ``elydora profile``).
 
 :func:`gather` finds what this machine shows (every path below ``--root``; the registry only without it);
-:func:`decide` is the pure rule; :func:`findings` says it in status's words. Server-managed settings of a user
-who has not started Claude Code yet cannot be seen from here: the verdict says so instead of claiming them absent.
+:func:`decide` is the pure rule; :func:`findings` says it in status's words. Server-managed settings cannot be
+known from here: a user who has not started Claude Code has no cached copy, and a cached copy is used only once
+Claude Code verifies it for the signed-in account (2.1.332 ran our drop-in beside an unverified copy, e2e); the
+verdict says so (a note, and ``uncertain`` users) instead of claiming them absent or in force.
 """
 
 from __future__ import annotations
@@ -129,6 +131,11 @@ def findings(verdict: Verdict, holds_ours: Callable[[Any], bool], seen_users: in
         if source.merges:
             found.append(Finding(f"Claude Code merges every managed source for {whom} ({MERGE_KEY} is merge in "
                                  f"{source.name}): our drop-in takes part", Path(source.where), severity="note"))
+        elif source.kind == REMOTE and not holds_ours(source.settings or {}):
+            found.append(Finding(
+                f"Claude Code may use {source.name} instead of {NAMES[FILES]}: this is its cached copy, which it "
+                f"uses once it verifies it for the signed-in account (not something status can check); if it does, "
+                f"our hooks do not run for {whom}", Path(source.where), severity="note"))
         elif source.settings is None:
             found.append(Finding(f"Claude Code uses {source.name} for {whom} and it cannot be read here: whether our "
                                  "hooks run cannot be told", Path(source.where)))
@@ -155,6 +162,8 @@ def describe(verdict: Verdict, holds_ours: Callable[[Any], bool]) -> dict[str, A
         "merged": verdict.merged,
         "ignored": [one(s) for s in verdict.ignored],
         "per_user": {user: one(s) for user, s in verdict.per_user.items()},
+        "uncertain": sorted(user for user, s in verdict.per_user.items()
+                            if s.kind == REMOTE and not s.merges and not holds_ours(s.settings or {})),
         "unseen": UNSEEN,
     }
 

@@ -10,7 +10,9 @@ makes is removed first, so whatever runs comes from the managed layer alone.
 from __future__ import annotations
 
 import json
+import os
 import plistlib
+import pwd
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -230,3 +232,32 @@ def test_copilot_disable_all_hooks_silences_a_user_scope_install_but_not_the_pol
     finally:
         write_settings(project, None)
         sb.elydora("uninstall", "copilot", "--root", str(sb.home))
+
+
+
+def test_status_names_the_managed_source_claude_uses_beside_a_cached_server_copy(claude: System) -> None:
+    """A second managed source: a cached copy of server-managed settings in the user's home. The probe names the
+    source Claude Code uses for everyone (the files), and the cached copy for that user as not certain (it wins
+    once Claude Code verifies it for the signed-in account); the real Claude Code, given an unverified copy,
+    keeps running our drop-in: the frozen agent is blocked."""
+    s = claude.s
+    user_home = claude.sysroot / pwd.getpwuid(os.getuid()).pw_dir.lstrip("/")
+    copies = [s.sandbox.home / ".claude" / "remote-settings.json", user_home / ".claude" / "remote-settings.json"]
+    for copy in copies:
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(json.dumps({"permissions": {"deny": ["WebFetch"]}}, indent=2))
+    try:
+        probe = s.sandbox.elydora("status", "claude", "--scope", "system", "--root", str(claude.sysroot), "--json")
+        row = json.loads(probe.stdout)["providers"][0]
+        user = pwd.getpwuid(os.getuid()).pw_name
+        source = row["managed_source"]
+        assert source["used"]["source"] == "files" and source["ignored"] == [], source
+        assert source["per_user"][user]["source"] == "remote" and source["per_user"][user]["where"] == str(copies[1])
+        assert source["uncertain"] == [user] and row["enforced"], row
+        text = s.sandbox.elydora("status", "claude", "--scope", "system", "--root", str(claude.sysroot)).stdout
+        assert "enforced by managed-settings.json and managed-settings.d/, not certain for" in text, text
+        with claude.frozen():
+            claude.check_blocked(claude.run("unverified-server-copy"))
+    finally:
+        for copy in copies:
+            copy.unlink()
