@@ -186,30 +186,35 @@ def _run(commands: list[list[str]]) -> list[str]:
     return notes
 
 
-def switch_on(ctx: Context, python: str | None = None) -> list[str]:
-    """Write the timer's files and activate them (not under ``--root``); notes for the user."""
+def switch_on(ctx: Context, python: str | None = None, *, dry_run: bool = False) -> tuple[bool, list[str]]:
+    """Write the timer's files and activate them (not under ``--root``); whether a file changed, and notes."""
     made = timer(ctx, python or sys.executable)
-    for path, data in made.files.items():
+    changed = [p for p, data in made.files.items() if not p.exists() or p.read_bytes() != data]
+    if dry_run:
+        return bool(changed), [f"would write {p}" for p in changed]
+    for path in changed:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".tmp")
-        temporary.write_bytes(data)
+        temporary.write_bytes(made.files[path])
         os.chmod(temporary, 0o644 if made.kind != SCHTASKS else 0o600)
         os.replace(temporary, path)
     repairlog.record_timer(ctx, made.kind, [str(p) for p in made.files], made.command)
     notes = [f"repair timer ({made.kind}): {', '.join(str(p) for p in made.files)}"]
     if ctx.rooted:
-        return [*notes, "not activated under --root; activate with: " + "; ".join(" ".join(c) for c in made.activate)]
-    return notes + _run(made.activate)
+        return bool(changed), [*notes, "not activated under --root; activate with: "
+                               + "; ".join(" ".join(c) for c in made.activate)]
+    return bool(changed), notes + _run(made.activate)
 
 
-def switch_off(ctx: Context) -> list[str]:
-    """Deactivate the timer (not under ``--root``) and remove its files."""
+def switch_off(ctx: Context, *, dry_run: bool = False) -> tuple[bool, list[str]]:
+    """Deactivate the timer (not under ``--root``) and remove its files; whether one was there, and notes."""
     made = timer(ctx, sys.executable)
-    notes = [] if ctx.rooted or not any(p.exists() for p in made.files) else _run(made.deactivate)
+    present = [p for p in made.files if p.exists()]
+    if dry_run:
+        return bool(present), [f"would remove {p}" for p in present]
+    notes = [] if ctx.rooted or not present else _run(made.deactivate)
     repairlog.forget_timer(ctx)
-    removed = []
-    for path in made.files:
-        if path.exists():
-            path.unlink()
-            removed.append(str(path))
-    return [*notes, f"repair timer removed: {', '.join(removed)}" if removed else "repair timer was not on"]
+    for path in present:
+        path.unlink()
+    removed = ", ".join(str(p) for p in present)
+    return bool(present), [*notes, f"repair timer removed: {removed}" if present else "repair timer was not on"]

@@ -38,8 +38,11 @@ def run(args: argparse.Namespace) -> int:
         if args.scope == SYSTEM:
             raise exitcodes.UsageError("--timer is a user-level timer: run it without --scope system (a fleet "
                                        "repairs system installs with its own scheduler, docs/fleet.md)")
-        notes = repairtimer.switch_on(ctx) if args.timer == "on" else repairtimer.switch_off(ctx)
-        _say(args, {"ok": True, "timer": args.timer, "notes": notes}, notes)
+        if args.timer == "on":
+            changed, notes = repairtimer.switch_on(ctx, dry_run=args.dry_run)
+        else:
+            changed, notes = repairtimer.switch_off(ctx, dry_run=args.dry_run)
+        _say(args, {"ok": True, "timer": args.timer, "changed": changed, "notes": notes}, notes)
         return exitcodes.OK
     providers = selected_providers(args) if args.providers else None
     done, diff = repair.repair(ctx, providers, dry_run=args.dry_run)
