@@ -76,10 +76,10 @@ LEGACY_FEATURE = ("features", "codex_hooks")
 """The older name of the same feature flag (Codex 0.171.0 still reads it)."""
 SYSTEM_CONFIG, MANAGED_CONFIG = "/etc/codex/config.toml", "/etc/codex/managed_config.toml"
 WINDOWS_SYSTEM_CONFIG = "%ProgramData%\\OpenAI\\Codex\\config.toml"
-MANAGED_CONFIG_NAME = "managed_config.toml"
-"""Codex's legacy managed config: ``/etc/codex/managed_config.toml`` on Unix, but on Windows the file of that name
-in ``CODEX_HOME`` (its source, ``managed_config_default_path``), which the user owns: it is a config layer above
-every other, so a ``[features] hooks = false`` there switches hooks off like one in config.toml."""
+LEGACY_WINDOWS_MANAGED_CONFIG = "managed_config.toml"
+"""Codex's legacy managed config is ``/etc/codex/managed_config.toml`` on Unix; on Windows its default would be
+the file of that name in ``CODEX_HOME`` (a file the user owns), but Codex 0.171.0 ignores it there with a start-up
+warning ("no longer supported on Windows"): it is no layer of ours and cannot switch hooks off."""
 PIN = systempin.Pin(HOOKS_FEATURE, True, "Codex")
 """Under ``--scope system``: ``[features] hooks = true`` in requirements.toml keeps hooks on whatever a user's or
 project's config.toml says. Without it a user's ``[features] hooks = false`` switches the managed hooks off too
@@ -89,12 +89,12 @@ ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 
 def layer_files(ctx: Context, user_config: Path) -> list[Path]:
     """Codex's config layers in precedence order (later wins): system, user, the project's ``.codex/config.toml``
-    (Codex reads it for a project it trusts), managed config (Windows: ``%ProgramData%\\OpenAI\\Codex\\config.toml``
-    and ``managed_config.toml`` beside the user's config.toml, see :data:`MANAGED_CONFIG_NAME`)."""
+    (Codex reads it for a project it trusts), managed config. Windows: ``%ProgramData%\\OpenAI\\Codex\\config.toml``
+    is the system layer, and there is no managed config (see :data:`LEGACY_WINDOWS_MANAGED_CONFIG`)."""
     project = ctx.repo_root / ".codex" / "config.toml"
     if ctx.windows:
         system = system_file(ctx, posix=SYSTEM_CONFIG, macos=SYSTEM_CONFIG, windows=WINDOWS_SYSTEM_CONFIG)
-        return [system, user_config, project, user_config.parent / MANAGED_CONFIG_NAME]
+        return [system, user_config, project]
     return [ctx.place(SYSTEM_CONFIG), user_config, project, ctx.place(MANAGED_CONFIG)]
 
 

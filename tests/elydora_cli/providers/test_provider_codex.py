@@ -13,6 +13,8 @@ import pytest
 from elydora_testkit.provider_cases import make_context
 
 from elydora_cli.installer import operations
+from elydora_cli.plug import layers
+from elydora_cli.providers import codex
 from elydora_config.errors import ConcurrentModificationError, UnsafePathError
 
 
@@ -74,18 +76,18 @@ def test_codex_home_must_exist(tmp_path):
         operations.install("codex", ctx)
 
 
-def test_windows_managed_config_in_codex_home_switches_hooks_off(tmp_path):
-    """Codex on Windows reads ``managed_config.toml`` from CODEX_HOME (Unix: /etc/codex), a file the user owns,
-    as a config layer above config.toml: its ``[features] hooks = false`` switches our hooks off."""
+def test_windows_ignores_managed_config_in_codex_home_but_reads_the_program_data_config(tmp_path):
+    """Codex 0.171.0 on Windows ignores ``managed_config.toml`` in CODEX_HOME (it warns that the file is no longer
+    supported there), so a ``[features] hooks = false`` in it switches nothing off; the system layer there is
+    ``%ProgramData%\\OpenAI\\Codex\\config.toml``, whose ``false`` does, and only the administrator can change."""
     ctx = make_context(tmp_path, windows=True)
     operations.install("codex", ctx)
     _trust(ctx.home, ctx.home / ".codex" / "hooks.json")
     assert not [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
-    managed_config = ctx.home / ".codex" / "managed_config.toml"
-    managed_config.write_text("[features]\nhooks = false\n")
-    off = [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
-    assert len(off) == 1 and off[0].path == managed_config and "remove it (or set it to true)" in off[0].message
-    managed_config.write_text("[features]\nhooks = true\n")  # the last layer wins: a false in config.toml loses
-    (ctx.home / ".codex" / "config.toml").write_text(
-        (ctx.home / ".codex" / "config.toml").read_text() + "\n[features]\nhooks = false\n")
+    (ctx.home / ".codex" / codex.LEGACY_WINDOWS_MANAGED_CONFIG).write_text("[features]\nhooks = false\n")
     assert not [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
+    system = layers.system_file(ctx, posix="/", macos="/", windows=codex.WINDOWS_SYSTEM_CONFIG)
+    system.parent.mkdir(parents=True, exist_ok=True)
+    system.write_text("[features]\nhooks = false\n")
+    off = [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
+    assert len(off) == 1 and off[0].path == system and "only the administrator" in off[0].message
