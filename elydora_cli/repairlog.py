@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import repairunits
 from .plug.context import Context
 
 if TYPE_CHECKING:
@@ -90,23 +91,52 @@ def _timer(ctx: Context) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _read(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except OSError:
+        return None
+
+
+def _timer_problems(ctx: Context, timer: dict[str, Any]) -> list[str]:
+    """What is wrong with a recorded timer: it must be, byte for byte, what ``--timer on`` writes, running
+    ``elydora repair`` and nothing else (an edited timer would run any command under our name)."""
+    fix = "run elydora repair --timer on"
+    command, kind = timer.get("command"), timer.get("kind")
+    if kind not in repairunits.paths(ctx) or not isinstance(command, list) or not command \
+            or not all(isinstance(word, str) for word in command):
+        return [f"the repair timer's record {timer_record_path(ctx)} is damaged: {fix}"]
+    expected = repairunits.repair_command(ctx, command[0])
+    if command != expected:
+        return [f"the repair timer's record {timer_record_path(ctx)} names a command elydora does not write "
+                f"({' '.join(command)}): {fix}"]
+    problems = []
+    if not os.path.isfile(command[0]):
+        problems.append(f"the repair timer runs {command[0]}, which no longer exists: {fix}")
+    made = repairunits.files(ctx, kind, expected)
+    missing = [str(p) for p in made if _read(p) is None]
+    if missing:
+        problems.append(f"the repair timer is incomplete ({', '.join(missing)} missing): {fix}")
+    changed = [str(p) for p, data in made.items() if _read(p) not in (None, data)]
+    if changed:
+        problems.append(f"the repair timer was changed outside elydora ({', '.join(changed)}): it may run "
+                        f"something other than elydora repair; {fix} (or --timer off)")
+    return problems
+
+
 def report(ctx: Context) -> dict[str, Any] | None:
     """The timer (its kind, files and command; ``None``: off) with what is wrong with it, and the last run;
-    ``None`` when there is neither a timer nor a log."""
+    ``None`` when there is neither a timer, nor a timer's file, nor a log."""
     timer = _timer(ctx)
     last = last_runs(ctx)
-    if timer is None and not last:
+    stray = [] if timer else [str(p) for found in repairunits.paths(ctx).values() for p in found if p.exists()]
+    if timer is None and not last and not stray:
         return None
-    problems = []
-    if timer is not None:
-        missing = [f for f in timer.get("files", []) if not os.path.exists(f)]
-        if missing:
-            problems.append(f"the repair timer is incomplete ({', '.join(missing)} missing): run "
-                            "elydora repair --timer on")
-        command = timer.get("command") or [""]
-        if not os.path.isfile(command[0]):
-            problems.append(f"the repair timer runs {command[0]}, which no longer exists: run "
-                            "elydora repair --timer on")
+    problems = _timer_problems(ctx, timer) if timer is not None else []
+    if stray:
+        problems.append(f"a repair timer's files are there but elydora has no record of them ({', '.join(stray)}): "
+                        "what they run is not known; run elydora repair --timer on (or --timer off)")
     return {"timer": timer, "last": last[-1] if last else None, "problems": problems}
 
 

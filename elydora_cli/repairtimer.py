@@ -16,7 +16,6 @@ instead. ``status`` reports the timer with the last run of the repair log (:mod:
 from __future__ import annotations
 
 import os
-import plistlib
 import shutil
 import subprocess
 import sys
@@ -25,15 +24,8 @@ from pathlib import Path
 from elydora_config.records import record
 
 from . import repairlog
-from .plug import layers
 from .plug.context import Context
-
-SYSTEMD, LAUNCHD, SCHTASKS = "systemd", "launchd", "schtasks"
-UNIT = "elydora-repair"
-LABEL = "dev.elydora.repair"
-TASK_NAME = "Elydora repair"
-TASK_FILE = "repair-task.xml"
-INTERVAL_SECONDS = 3600
+from .repairunits import LABEL, LAUNCHD, SCHTASKS, SYSTEMD, TASK_NAME, UNIT, files, kind_of, repair_command
 
 
 @record(frozen=True)
@@ -48,128 +40,23 @@ class Timer:
     """What the timer runs."""
 
 
-def kind_of(ctx: Context) -> str:
-    if ctx.windows:
-        return SCHTASKS
-    return LAUNCHD if layers.on_macos() else SYSTEMD
-
-
-def repair_command(ctx: Context, python: str) -> list[str]:
-    """``<python> -m elydora_cli repair --quiet`` (with ``--root``/``--state-root`` when this run had them)."""
-    argv = [python, "-m", "elydora_cli", "repair", "--quiet"]
-    if ctx.rooted:
-        argv += ["--root", str(ctx.home)]
-    if ctx.state_root != ctx.home:
-        argv += ["--state-root", str(ctx.state_root)]
-    return argv
-
-
-def _systemd_quote(arg: str) -> str:
-    """One ``ExecStart`` word: double-quoted, ``\\`` and ``"`` escaped, ``%`` doubled (a specifier otherwise)."""
-    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%") + '"'
-
-
-def systemd_units(command: list[str]) -> dict[str, str]:
-    """The service that runs the repair once, and the hourly timer that starts it (also after a missed hour)."""
-    service = (
-        "[Unit]\n"
-        "Description=Elydora: restore the hooks an agent or a user removed (elydora repair)\n\n"
-        "[Service]\n"
-        "Type=oneshot\n"
-        f"ExecStart={' '.join(_systemd_quote(a) for a in command)}\n"
-    )
-    timer = (
-        "[Unit]\n"
-        "Description=Run elydora repair every hour\n\n"
-        "[Timer]\n"
-        "OnCalendar=hourly\n"
-        "Persistent=true\n"
-        "RandomizedDelaySec=300\n\n"
-        "[Install]\n"
-        "WantedBy=timers.target\n"
-    )
-    return {f"{UNIT}.service": service, f"{UNIT}.timer": timer}
-
-
-def launchd_plist(command: list[str], log_dir: Path) -> bytes:
-    """A launchd agent that runs the repair at login and every hour."""
-    return plistlib.dumps({
-        "Label": LABEL,
-        "ProgramArguments": command,
-        "StartInterval": INTERVAL_SECONDS,
-        "RunAtLoad": True,
-        "ProcessType": "Background",
-        "StandardErrorPath": str(log_dir / "repair.err"),
-    }, sort_keys=True)
-
-
-def _xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def _windows_arguments(args: list[str]) -> str:
-    return " ".join(f'"{a}"' if (" " in a or not a) else a for a in args)
-
-
-def task_xml(command: list[str]) -> bytes:
-    """A Task Scheduler task for the current user: hourly from logon, no elevation, not while on battery only."""
-    text = f"""<?xml version="1.0" encoding="UTF-16"?>
-<Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
-  <RegistrationInfo>
-    <Description>Elydora: restore the hooks an agent or a user removed (elydora repair)</Description>
-  </RegistrationInfo>
-  <Triggers>
-    <LogonTrigger>
-      <Enabled>true</Enabled>
-      <Repetition>
-        <Interval>PT1H</Interval>
-        <StopAtDurationEnd>false</StopAtDurationEnd>
-      </Repetition>
-    </LogonTrigger>
-  </Triggers>
-  <Principals>
-    <Principal id="Author">
-      <LogonType>InteractiveToken</LogonType>
-      <RunLevel>LeastPrivilege</RunLevel>
-    </Principal>
-  </Principals>
-  <Settings>
-    <MultipleInstancesPolicy>IgnoreNew</MultipleInstancesPolicy>
-    <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>
-    <StartWhenAvailable>true</StartWhenAvailable>
-    <ExecutionTimeLimit>PT10M</ExecutionTimeLimit>
-  </Settings>
-  <Actions Context="Author">
-    <Exec>
-      <Command>{_xml(command[0])}</Command>
-      <Arguments>{_xml(_windows_arguments(command[1:]))}</Arguments>
-    </Exec>
-  </Actions>
-</Task>
-"""
-    return "\ufeff".encode("utf-16-le") + text.replace("\n", "\r\n").encode("utf-16-le")
-
-
 def timer(ctx: Context, python: str) -> Timer:
     """The timer for this system and home (nothing written)."""
     command = repair_command(ctx, python)
     kind = kind_of(ctx)
+    made = files(ctx, kind, command)
     if kind == SYSTEMD:
-        folder = (ctx.env_dir("XDG_CONFIG_HOME") or ctx.home / ".config") / "systemd" / "user"
-        files = {folder / name: text.encode() for name, text in systemd_units(command).items()}
         unit = f"{UNIT}.timer"
-        return Timer(kind, files, [["systemctl", "--user", "daemon-reload"],
-                                   ["systemctl", "--user", "enable", "--now", unit]],
+        return Timer(kind, made, [["systemctl", "--user", "daemon-reload"],
+                                  ["systemctl", "--user", "enable", "--now", unit]],
                      [["systemctl", "--user", "disable", "--now", unit]], command)
     if kind == LAUNCHD:
-        plist = ctx.home / "Library" / "LaunchAgents" / f"{LABEL}.plist"
-        domain = f"gui/{os.getuid()}" if hasattr(os, "getuid") else "gui"
-        return Timer(kind, {plist: launchd_plist(command, ctx.elydora_dir)},
-                     [["launchctl", "bootstrap", domain, str(plist)]],
+        domain = "gui"
+        if sys.platform != "win32":
+            domain = f"gui/{os.getuid()}"
+        return Timer(kind, made, [["launchctl", "bootstrap", domain, str(next(iter(made)))]],
                      [["launchctl", "bootout", f"{domain}/{LABEL}"]], command)
-    xml = ctx.elydora_dir / TASK_FILE
-    return Timer(kind, {xml: task_xml(command)},
-                 [["schtasks", "/Create", "/TN", TASK_NAME, "/XML", str(xml), "/F"]],
+    return Timer(kind, made, [["schtasks", "/Create", "/TN", TASK_NAME, "/XML", str(next(iter(made))), "/F"]],
                  [["schtasks", "/Delete", "/TN", TASK_NAME, "/F"]], command)
 
 

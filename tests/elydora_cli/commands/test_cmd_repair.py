@@ -158,3 +158,70 @@ def test_windows_task_runs_the_repair_hourly(tmp_path: Path) -> None:
 def test_the_timer_is_user_level_only(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["repair", "--timer", "on", "--scope", "system", "--root", str(root / "home")]) == 2
     assert "--timer is a user-level timer" in capsys.readouterr().err
+
+
+def _timer_files(root: Path) -> tuple[Path, Path]:
+    folder = root / "home" / ".config" / "systemd" / "user"
+    return folder / "elydora-repair.service", folder / "elydora-repair.timer"
+
+
+def _timer_status(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    code, out = cli(root, capsys, "status", "claude", "--json")
+    return code, json.loads(out)["repair"]["problems"]
+
+
+def test_a_timer_changed_outside_elydora_makes_status_unhealthy(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The timer runs as the user, so an agent could rewrite it to run anything (``elydora agent unfreeze`` after
+    a freeze) under our name: status accepts only the bytes ``--timer on`` writes, and a record naming any other
+    command; files with no record are named too."""
+    assert cli(root, capsys, "install", "claude")[0] == 0
+    assert cli(root, capsys, "repair", "--timer", "on")[0] == 0
+    assert _timer_status(root, capsys) == (0, [])
+    service, _ = _timer_files(root)
+    original = service.read_text()
+    service.write_text(original.replace('"repair" "--quiet"', '"agent" "unfreeze" "--provider" "claude"'))
+    code, problems = _timer_status(root, capsys)
+    assert code == 1 and problems == [
+        f"the repair timer was changed outside elydora ({service}): it may run something other than elydora "
+        "repair; run elydora repair --timer on (or --timer off)"]
+    assert "the repair timer was changed outside elydora" in cli(root, capsys, "status", "claude")[1]
+    record = root / "home" / ".elydora" / "repair-timer.json"
+    doc = json.loads(record.read_text())
+    doc["command"][3:5] = ["agent", "unfreeze"]  # the record made to agree with the edited unit
+    record.write_text(json.dumps(doc))
+    code, problems = _timer_status(root, capsys)
+    assert code == 1 and len(problems) == 1 and "names a command elydora does not write" in problems[0]
+    assert cli(root, capsys, "repair", "--timer", "on")[0] == 0  # written again, byte for byte
+    assert service.read_text() == original and _timer_status(root, capsys) == (0, [])
+    record.unlink()  # the record gone, the files left: status cannot say what they run
+    code, problems = _timer_status(root, capsys)
+    assert code == 1 and len(problems) == 1 and "elydora has no record of them" in problems[0]
+    assert str(service) in problems[0]
+
+
+EVENT = {"hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl", "tool_name": "Bash", "session_id": "s"}
+
+
+def _guard_exit(root: Path) -> int:
+    guard = root / "home" / ".elydora" / "claudecode" / "guard.py"
+    return subprocess.run([str(guard)], input=json.dumps(EVENT).encode(), capture_output=True, timeout=30).returncode
+
+
+def test_repair_never_lifts_a_freeze(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What the timer runs restores entries, never the agent's state: a frozen agent whose status.json is gone
+    comes back frozen (from its signed history), and one whose status.json was rewritten to active stays
+    reported as tampered (elydora agent freeze repairs that, not repair)."""
+    assert cli(root, capsys, "install", "claude", "--python", sys.executable)[0] == 0
+    assert cli(root, capsys, "agent", "freeze", "--provider", "claude")[0] == 0
+    state = root / "home" / ".elydora" / "claudecode" / "status.json"
+    remove_guard(root)
+    state.unlink()
+    assert cli(root, capsys, "repair")[0] == 0 and guarded(root)
+    assert _guard_exit(root) == 2  # blocked: still frozen
+    code, out = cli(root, capsys, "status", "claude", "--json")
+    assert code == 1 and json.loads(out)["providers"][0]["state"] == "frozen"
+    remove_guard(root)
+    state.write_text(state.read_text().replace('"frozen"', '"active"'))
+    assert cli(root, capsys, "repair")[0] == 0 and guarded(root)
+    code, out = cli(root, capsys, "status", "claude", "--json")
+    assert code == 1 and json.loads(out)["providers"][0]["state"] == "tampered"
