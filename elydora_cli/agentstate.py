@@ -14,6 +14,7 @@ import json
 import os
 import time
 
+from elydora_config import _platform
 from elydora_config.records import record
 
 from . import health, readpass
@@ -81,17 +82,18 @@ def event_line(status: str, reason: str | None, when: float | None = None) -> by
 
 
 def record_change(agent_dir: str, status: str, reason: str | None) -> None:
-    """Append the change to the agent's spool (under the shared lock the audit hook takes)."""
-    import fcntl
+    """Append the change to the agent's spool (under the append lock the audit hook takes)."""
+    from . import spoollock
 
     path = os.path.join(agent_dir, names.SPOOL)
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    fd = os.open(path, flags, 0o600)
-    try:
-        info = os.fstat(fd)
-        if info.st_mode & 0o170000 != 0o100000 or info.st_mode & 0o077:
-            raise PermissionError(13, "is not an owner-only regular file", path)
-        fcntl.flock(fd, fcntl.LOCK_SH)
-        os.write(fd, event_line(status, reason))
-    finally:
-        os.close(fd)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
+    with spoollock.held(agent_dir):
+        fd = _platform.open_at(path, flags, 0o600)
+        try:
+            info = os.fstat(fd)
+            if info.st_mode & 0o170000 != 0o100000 or not _platform.is_private(info):
+                raise PermissionError(13, "is not an owner-only regular file", path)
+            spoollock.share(fd)
+            os.write(fd, event_line(status, reason))
+        finally:
+            os.close(fd)

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from typing import TYPE_CHECKING
 
+from elydora_config import _platform
 from elydora_config.errors import ConfigError
 from elydora_config.records import field, record
 
@@ -183,9 +185,9 @@ def read_input(agent_dir: str, name: str) -> dict[str, object] | None:
         raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     if result is None:
         return None
-    if stat.S_IMODE(result.stat.st_mode) & 0o077:
+    if not _platform.is_private(result.stat):
         raise InputError(f"{path}: is accessible by other users (run chmod 600 on it)")
-    if result.stat.st_uid != os.geteuid() and os.geteuid() != 0:
+    if not _platform.owned_by_caller(result.stat) and not _platform.is_superuser():
         raise InputError(f"{path}: is owned by another user (uid {result.stat.st_uid})")
     try:
         return parse_flat_object(result.data.decode("utf-8"))
@@ -269,7 +271,7 @@ def _saved_state(agent_dir: str) -> tuple[int, int]:
 def _undelivered(path: str, offset: int, health: AuditHealth) -> tuple[int, int | None]:
     """(complete events past ``offset``, receipt ms of the first), reading at most the scan limit."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = _platform.open_at(path, os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC)
     except FileNotFoundError:
         return 0, None
     except OSError as exc:
@@ -279,7 +281,7 @@ def _undelivered(path: str, offset: int, health: AuditHealth) -> tuple[int, int 
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             health.problems.append(f"{path}: is not a regular file")
             return 0, None
-        data = os.pread(fd, SPOOL_SCAN_LIMIT, offset)
+        data = _platform.pread(fd, SPOOL_SCAN_LIMIT, offset)
     finally:
         os.close(fd)
     complete = data[: data.rfind(b"\n") + 1]
@@ -289,8 +291,9 @@ def _undelivered(path: str, offset: int, health: AuditHealth) -> tuple[int, int 
 
 
 def flusher_alive(agent_dir: str) -> bool:
-    """Whether a process holds ``flush.lock`` (read from ``/proc/locks``, so the probe never takes the lock
-    the audit hook tests before it starts a flusher); elsewhere a non-blocking probe of the lock."""
+    """Whether a process holds ``flush.lock`` (read from ``/proc/locks`` on Linux, so the probe never takes the
+    lock the audit hook tests before it starts a flusher); elsewhere (Windows, macOS) a non-blocking probe of
+    the lock, held for the moment of the test."""
     path = os.path.join(agent_dir, names.FLUSH_LOCK)
     try:
         info = os.stat(path, follow_symlinks=False)
@@ -303,6 +306,8 @@ def flusher_alive(agent_dir: str) -> bool:
 
 
 def _proc_locks_hold(info: os.stat_result) -> bool | None:
+    if not sys.platform.startswith("linux"):
+        return None
     try:
         with open("/proc/locks", "rb") as handle:
             text = handle.read(4 << 20).decode("ascii", "replace")
@@ -317,14 +322,15 @@ def _proc_locks_hold(info: os.stat_result) -> bool | None:
 
 
 def _probe_lock(path: str) -> bool:
-    import fcntl  # the fallback where /proc/locks cannot be read: status loads no fcntl otherwise
+    # The fallback where /proc/locks cannot be read: status loads no fcntl otherwise.
+    from elydora_config._platform import locking
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = _platform.open_at(path, os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC)
     except OSError:
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        locking.flock(fd, locking.LOCK_EX_NB)
     except BlockingIOError:
         return True
     except OSError:
@@ -338,14 +344,14 @@ def last_error(agent_dir: str, components: tuple[str, ...]) -> str | None:
     """The last ``error.log`` line written by one of ``components`` (time and message), if any."""
     path = os.path.join(agent_dir, names.ERROR_LOG)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = _platform.open_at(path, os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC)
     except OSError:
         return None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return None
-        tail = os.pread(fd, ERROR_TAIL, max(0, info.st_size - ERROR_TAIL))
+        tail = _platform.pread(fd, ERROR_TAIL, max(0, info.st_size - ERROR_TAIL))
     finally:
         os.close(fd)
     for raw in reversed(tail.decode("utf-8", "replace").splitlines()):

@@ -19,6 +19,7 @@ Kept free of heavy imports: the runtime templates restate :data:`USER_SEPARATOR`
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path, PurePosixPath
 
 from elydora_config.errors import ConfigError
@@ -175,7 +176,7 @@ def lockdown_switch(provider_id: str) -> tuple[str, str]:
 
 def require_root(what: str) -> None:
     """System scope writes machine-wide files: only root may (POSIX only for now: no Windows runtime root)."""
-    if os.name == "nt":
+    if sys.platform == "win32":
         raise ScopeError(None, f"{what} --scope system is not supported on Windows yet")
     if os.geteuid() != 0:
         raise ScopeError(None, f"{what} --scope system must run as root (it writes machine-wide files); use sudo")

@@ -21,6 +21,8 @@ REJECTED = "spool.rejected"
 LEDGER = "ledger.jsonl"
 OUTBOX = "outbox.json"
 FLUSH_LOCK = "flush.lock"
+SPOOL_LOCK = "spool.lock"
+"""Windows only: held by each writer of ``spool.jsonl`` and by the flusher retiring it (``spoollock``)."""
 DELIVERY = "delivery.json"
 DELIVERY_STOPPED = "delivery-stopped"
 REJECTED_RECORDS = "records.rejected"
@@ -118,6 +120,7 @@ __all__ = [
     "SECRET_LIMIT",
     "SERVER_JWKS",
     "SPOOL",
+    "SPOOL_LOCK",
     "STATE_DIR_NAME",
     "STATUS",
     "STATUSES",

@@ -16,6 +16,8 @@ import os
 import stat
 from collections.abc import Iterator
 
+from elydora_config import _platform
+
 from .statefiles import LEDGER, SPOOL, STATUS, STATUSES
 
 STATUS_EVENT = "elydora.status"
@@ -56,7 +58,7 @@ def _marked_lines(path: str) -> Iterator[bytes]:
     """The lines of ``path`` that mention a status event, the last first, read from the end a chunk at a time
     (at most :data:`HISTORY_SCAN` bytes)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = _platform.open_at(path, os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC)
     except OSError:
         return
     try:
@@ -66,7 +68,7 @@ def _marked_lines(path: str) -> Iterator[bytes]:
         end, floor, head = info.st_size, max(0, info.st_size - HISTORY_SCAN), b""
         while end > floor:
             start = max(floor, end - CHUNK)
-            data = os.pread(fd, end - start, start) + head
+            data = _platform.pread(fd, end - start, start) + head
             cut = data.find(b"\n") + 1 if start > floor else 0  # a line the chunk cut waits for the next chunk
             head, whole = data[:cut], data[cut:]
             if _MARK in whole:

@@ -1,5 +1,7 @@
 """``Transaction``: read many files, stage changes, commit them all-or-nothing.
 
+::
+
     with Transaction(state_dir) as tx:
         data = tx.read(settings, max_bytes=2 << 20)      # snapshot taken
         tx.depend(policy_file)                           # read-only precondition

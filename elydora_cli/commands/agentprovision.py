@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
 def _target(args: argparse.Namespace, provider_id: str) -> tuple[Path, Any, str]:
     """(the install's runtime directory, the user's password entry, the user's state directory); refused
     clearly when the agent has no system install, the user does not exist or has no home."""
+    if sys.platform == "win32":  # refused earlier (managed.require_root); written out for the type checker
+        raise UsageError("system scope is not supported on Windows yet")
     import pwd
 
     from .. import identity, managed
@@ -116,6 +118,8 @@ def as_user(user: Any) -> Iterator[None]:
     """Run the block with ``user``'s effective uid, gid and groups (root keeps its saved uid to switch back).
 
     Files created inside are the user's; a link the user planted is followed with the user's rights only."""
+    if sys.platform == "win32":  # no system scope there (managed.require_root)
+        raise UsageError("system scope is not supported on Windows yet")
     groups = os.getgroups()
     egid = os.getegid()
     os.setgroups(os.getgrouplist(user.pw_name, user.pw_gid))
@@ -168,6 +172,8 @@ def bound_users(runtime_dir: Path, root: Path | None) -> dict[str, dict[str, Any
 
 
 def _bound_user(marker: Path, root: Path | None) -> dict[str, Any]:
+    if sys.platform == "win32":  # a binding record is written under system scope only (POSIX)
+        raise UsageError("system scope is not supported on Windows yet")
     import pwd
 
     from elydora_config.errors import ConfigError

@@ -112,13 +112,19 @@ def hook_command_from(args: argparse.Namespace) -> str | None:
         raise UsageError(f"--hook-command: {exc}") from None
 
 
+HOME_VARIABLE = "USERPROFILE" if sys.platform == "win32" else "HOME"
+"""Where the agents find the user's home: ``$HOME``; on Windows ``%USERPROFILE%`` (Node's ``os.homedir()``, which
+the Node-based agents use there, and Python's ``Path.home()``; ``HOME`` is seldom set on Windows)."""
+
+
 def home_from(args: argparse.Namespace) -> Path:
-    """``--root``, else ``$HOME``; an empty or unset ``HOME`` is refused (agent paths never resolve from ``/``)."""
+    """``--root``, else the home (:data:`HOME_VARIABLE`); an empty or unset one is refused (agent paths never
+    resolve from ``/``)."""
     if args.root:
         return Path(os.path.abspath(args.root))
-    home = os.environ.get("HOME", "")
+    home = os.environ.get(HOME_VARIABLE, "")
     if not home.strip():
-        raise UsageError("HOME is empty or unset: give --root DIR (the home whose agent configs to use)")
+        raise UsageError(f"{HOME_VARIABLE} is empty or unset: give --root DIR (the home whose agent configs to use)")
     return Path(os.path.abspath(home))
 
 

@@ -33,6 +33,9 @@ from .sandbox import Sandbox, differences, snapshot
 
 KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TERM", "USER", "LOGNAME")
 """The only variables of the caller's environment the sandbox keeps (``HOME`` becomes the sandbox home)."""
+WINDOWS_VARIABLES = ("SYSTEMROOT", "WINDIR", "PATHEXT", "COMSPEC", "TEMP", "TMP", "USERNAME")
+"""Kept as well on Windows, where a process cannot start without ``SYSTEMROOT`` (``USERPROFILE``, the home
+there, becomes the sandbox home too)."""
 STEPS = ("allow", "record", "block", "uninstall identical")
 WORKERS = 4
 
@@ -60,9 +63,12 @@ class Row:
 def sandbox_environment(home: str) -> Iterator[None]:
     """``os.environ`` reduced to :data:`KEPT_VARIABLES` plus ``HOME``, restored afterwards."""
     saved = dict(os.environ)
-    kept = {name: saved[name] for name in KEPT_VARIABLES if name in saved}
+    names = KEPT_VARIABLES + (WINDOWS_VARIABLES if os.name == "nt" else ())
+    kept = {name: saved[name] for name in names if name in saved}
     os.environ.clear()
     os.environ.update(kept, HOME=home)
+    if os.name == "nt":
+        os.environ["USERPROFILE"] = home
     try:
         yield
     finally:
@@ -88,6 +94,7 @@ def context(box: Sandbox) -> Context:
         repo_root=box.project,
         env=dict(os.environ),
         python=os.path.abspath(sys.executable),
+        windows=os.name == "nt",  # as the commands' own context (commands/options.py)
         rooted=True,
     )
 

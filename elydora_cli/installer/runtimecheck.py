@@ -16,6 +16,8 @@ import os
 import stat
 from pathlib import Path
 
+from elydora_config import _platform
+
 from .. import identity
 from ..plug.context import Context
 from ..plug.contract import Finding, Provider
@@ -114,7 +116,8 @@ def _read_regular(path: Path) -> bytes | None:
     """The file's bytes when it is a regular file (not followed through a link, never blocking), else ``None``;
     its folder was checked with the generated files beside it."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        flags = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
+        fd = _platform.open_at(str(path), flags)
     except OSError:
         return None
     try:

@@ -10,6 +10,8 @@ import os
 import stat
 from pathlib import Path
 
+from elydora_config import _platform
+
 from .. import managed
 from ..plug.context import Context
 from ..plug.contract import Finding
@@ -50,7 +52,7 @@ def dir_mode(ctx: Context) -> int:
 
 
 def _unsafe(path: Path, info: os.stat_result) -> str | None:
-    if info.st_uid != os.geteuid():
+    if not _platform.owned_by_caller(info):
         return f"is owned by uid {info.st_uid}, not by root"
     if stat.S_IMODE(info.st_mode) & 0o022:
         return f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o})"

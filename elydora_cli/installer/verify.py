@@ -24,13 +24,13 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
+from elydora_config import _platform
 from elydora_config.records import record
 
 from .. import catalog, health, identity, packagedata
@@ -223,7 +223,8 @@ def judge(probe: Probe, code: int, stdout: bytes, stderr: bytes, scratch: str | 
 
 
 def _private_file(path: str, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
+    fd = _platform.open_at(path, flags, 0o600)
     try:
         os.write(fd, data)
     finally:
@@ -239,12 +240,12 @@ def execute(probe: Probe, env: dict[str, str]) -> tuple[int, bytes, bytes]:
         stderr=subprocess.PIPE,
         cwd=probe.cwd,
         env=env,
-        start_new_session=True,
+        **_platform.NEW_SESSION,
     )
     try:
         stdout, stderr = process.communicate(probe.payload, timeout=probe.timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        _platform.kill_session(process)
         process.communicate()
         raise
     return process.returncode, stdout, stderr

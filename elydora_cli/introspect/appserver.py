@@ -5,11 +5,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import selectors
-import signal
 import subprocess
+import sys
+import threading
 import time
 from typing import Any
+
+from elydora_config import _platform
 
 from ..plug.agentprobe import ListedHook, ProbeError
 
@@ -33,7 +37,7 @@ def _exchange(exe: str, env: dict[str, str], cwd: str, timeout: float) -> Any:
     try:
         proc = subprocess.Popen(
             [exe, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, cwd=cwd, start_new_session=True,
+            env=env, cwd=cwd, **_platform.NEW_SESSION,
         )
     except OSError as exc:
         raise ProbeError(f"Codex did not start ({exc.strerror or exc})") from None
@@ -53,16 +57,43 @@ def _exchange(exe: str, env: dict[str, str], cwd: str, timeout: float) -> Any:
 
 
 class _Lines:
-    """Newline-delimited JSON-RPC with one deadline for the whole exchange."""
+    """Newline-delimited JSON-RPC with one deadline for the whole exchange. Codex's output is waited for with a
+    selector; on Windows, whose ``select`` takes sockets only, a thread reads it into a queue."""
 
     def __init__(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
         self._proc = proc
         self._deadline = deadline
         self._buffer = b""
         self._read = 0
-        self._selector = selectors.DefaultSelector()
         assert proc.stdout is not None
-        self._selector.register(proc.stdout, selectors.EVENT_READ)
+        self._selector = selectors.DefaultSelector()
+        self._chunks: queue.Queue[bytes] = queue.Queue()
+        if sys.platform == "win32":
+            threading.Thread(target=self._pump, args=(proc.stdout.fileno(),), daemon=True).start()
+        else:
+            self._selector.register(proc.stdout, selectors.EVENT_READ)
+
+    def _pump(self, fd: int) -> None:
+        """Windows: Codex's output into the queue, ``b""`` at its end."""
+        chunk = b"-"
+        while chunk:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            self._chunks.put(chunk)
+
+    def _chunk(self, left: float) -> bytes | None:
+        """Codex's next output (``b""``: it closed it), or ``None`` when none came within ``left`` seconds."""
+        if sys.platform == "win32":
+            try:
+                return self._chunks.get(timeout=left)
+            except queue.Empty:
+                return None
+        if not self._selector.select(left):
+            return None
+        assert self._proc.stdout is not None
+        return os.read(self._proc.stdout.fileno(), 65536)
 
     def send(self, message: dict[str, Any]) -> None:
         assert self._proc.stdin is not None
@@ -83,10 +114,9 @@ class _Lines:
     def _message(self) -> Any:
         while b"\n" not in self._buffer:
             left = self._deadline - time.monotonic()
-            if left <= 0 or not self._selector.select(left):
+            chunk = self._chunk(left) if left > 0 else None
+            if chunk is None:
                 raise ProbeError("Codex did not answer in time")
-            assert self._proc.stdout is not None
-            chunk = os.read(self._proc.stdout.fileno(), 65536)
             self._read += len(chunk)
             if not chunk:
                 raise ProbeError(f"Codex did not answer (it exited with {self._proc.wait()})")
@@ -110,5 +140,5 @@ class _Lines:
             self._proc.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(OSError):  # its own session: the native binary the launcher started too
-                os.killpg(self._proc.pid, signal.SIGKILL)
+                _platform.kill_session(self._proc)
             self._proc.wait()

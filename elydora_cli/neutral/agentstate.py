@@ -14,7 +14,6 @@ the generated runtime does; a value naming no valid probe is ignored (and logged
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import stat
@@ -22,6 +21,8 @@ import time
 from types import TracebackType
 from typing import Any
 
+from elydora_config import _platform
+from elydora_config._platform import locking
 from elydora_config.records import record
 
 from ..statefiles import (
@@ -45,9 +46,9 @@ from .contract import ContractError
 FILE_LIMIT = CONFIG_LIMIT
 CACHE_TTL = 60.0
 CONFIG_KEYS = frozenset(_CONFIG_KEYS)
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO is refused, not waited on
-_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | _platform.O_DIRECTORY | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC  # a FIFO: refused
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
 
 
 class AgentStateError(ContractError):
@@ -93,7 +94,7 @@ class AgentDir:
         self.path = path
         self.agent_id = os.path.basename(path)
         try:
-            self.fd = os.open(path, _DIR_FLAGS)
+            self.fd = _platform.open_at(path, _DIR_FLAGS)
         except FileNotFoundError:
             raise AgentStateError(
                 f"no agent {self.agent_id!r} in {os.path.dirname(path)} (create it with `elydora install`"
@@ -112,13 +113,13 @@ class AgentDir:
 
     def close(self) -> None:
         if self.fd >= 0:
-            os.close(self.fd)
+            _platform.close(self.fd)
             self.fd = -1
 
     def read(self, name: str) -> bytes | None:
         """An owner-only regular file of at most 512 KiB (``None`` when absent), links not followed."""
         try:
-            fd = os.open(name, _READ_FLAGS, dir_fd=self.fd)
+            fd = _platform.open_at(name, _READ_FLAGS, dir_fd=self.fd)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -127,7 +128,7 @@ class AgentDir:
             info = os.fstat(fd)
             if info.st_mode & 0o170000 != 0o100000:
                 raise AgentStateError(f"{name} is not a regular file")
-            if info.st_mode & 0o077:
+            if not _platform.is_private(info):
                 raise AgentStateError(f"{name} is accessible by other users")
             data = os.read(fd, FILE_LIMIT + 1)
             if len(data) > FILE_LIMIT:
@@ -147,9 +148,9 @@ class AgentDir:
 
     def lock_is_free(self, name: str) -> bool:
         """Whether nobody holds ``name`` (an ``flock`` target that is created and never removed)."""
-        fd = os.open(name, _LOCK_FLAGS, 0o600, dir_fd=self.fd)
+        fd = _platform.open_at(name, _LOCK_FLAGS, 0o600, dir_fd=self.fd)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locking.flock(fd, locking.LOCK_EX_NB)
         except BlockingIOError:
             return False
         finally:
@@ -160,9 +161,7 @@ class AgentDir:
         """Start ``<python> -I -m <module> <dir>`` detached unless its lock is held (the runtime's way)."""
         if not self.lock_is_free(lock):
             return
-        actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-        argv = [python, "-I", "-m", module, self.path]
-        os.posix_spawn(python, argv, os.environ, file_actions=actions, setsid=True)
+        _platform.spawn_detached([python, "-I", "-m", module, self.path])
 
 
 @record(frozen=True)
@@ -188,11 +187,12 @@ def probe_directory(agent: AgentDir, environ: Any = os.environ) -> tuple[str | N
         return None, f"{PROBE_ENV} is not a probe name ({name[:40]!r})"
     path = os.path.join(agent.path, PROBE_PREFIX + name)
     try:
-        info = os.stat(PROBE_PREFIX + name, dir_fd=agent.fd, follow_symlinks=False)
+        info = _platform.stat_at(PROBE_PREFIX + name, dir_fd=agent.fd, follow_symlinks=False)
     except OSError:
         return None, f"{PROBE_ENV} names no probe of elydora verify ({name})"
-    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o077 or info.st_uid != os.getuid():
-        return None, f"{PROBE_ENV}: {path} is not an owner-only directory of uid {os.getuid()}"
+    private = _platform.is_private(info) and _platform.owned_by_caller(info) and not _platform.is_link(info)
+    if not stat.S_ISDIR(info.st_mode) or not private:
+        return None, f"{PROBE_ENV}: {path} is not an owner-only directory of uid {_platform.user_id()}"
     age = time.time() - info.st_mtime
     if not -1.0 <= age <= PROBE_LIFETIME:
         return None, f"{PROBE_ENV}: {path} is not a fresh probe ({int(age)} s old)"

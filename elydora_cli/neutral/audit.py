@@ -2,22 +2,24 @@
 
 The event (its JSON text, surrounding whitespace removed) becomes one spool record
 ``\\n<receipt epoch ms> <event>\\n`` (the format of ``runtime/templates/hook.py``), appended in a single
-``O_APPEND`` write to the owner-only ``spool.jsonl`` while holding a shared ``flock``, after checking that
-the path still names the file that was opened (the flusher may retire it meanwhile). Then the detached
-flusher is started unless one is running; it signs, chains and delivers the record.
+``O_APPEND`` write to the owner-only ``spool.jsonl`` while holding the append lock (``elydora_cli.spoollock``),
+after checking that the path still names the file that was opened (the flusher may retire it meanwhile). Then
+the detached flusher is started unless one is running; it signs, chains and delivers the record.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 
+from elydora_config import _platform
+
+from .. import spoollock
 from ..statefiles import FLUSH_LOCK, SPOOL
 from .agentstate import AgentDir, AgentStateError
 
 FLUSH_MODULE = "elydora_cli.runtime.flush"
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
 _ATTEMPTS = 20
 
 
@@ -46,25 +48,26 @@ def append_event(agent: AgentDir, body: bytes, received_ms: int | None = None) -
     """Append one spool record; retried when the flusher retired the spool between open and lock."""
     stamp = time.time_ns() // 1_000_000 if received_ms is None else received_ms
     line = spool_line(body, stamp)
-    for _ in range(_ATTEMPTS):
-        fd = os.open(SPOOL, _APPEND, 0o600, dir_fd=agent.fd)
-        try:
-            opened = os.fstat(fd)
-            if opened.st_mode & 0o170000 != 0o100000 or opened.st_mode & 0o077:
-                raise AgentStateError(f"{SPOOL} is not an owner-only regular file")
-            fcntl.flock(fd, fcntl.LOCK_SH)
+    with spoollock.held(agent.path):
+        for _ in range(_ATTEMPTS):
+            fd = _platform.open_at(SPOOL, _APPEND, 0o600, dir_fd=agent.fd)
             try:
-                current = os.stat(SPOOL, dir_fd=agent.fd, follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            if (current.st_dev, current.st_ino) != (opened.st_dev, opened.st_ino):
-                continue
-            written = os.write(fd, line)
-            if written != len(line):
-                raise AgentStateError(f"short write to {SPOOL} ({written} of {len(line)} bytes)")
-            return
-        finally:
-            os.close(fd)
+                opened = os.fstat(fd)
+                if opened.st_mode & 0o170000 != 0o100000 or not _platform.is_private(opened):
+                    raise AgentStateError(f"{SPOOL} is not an owner-only regular file")
+                spoollock.share(fd)
+                try:
+                    current = _platform.stat_at(SPOOL, dir_fd=agent.fd, follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if (current.st_dev, current.st_ino) != (opened.st_dev, opened.st_ino):
+                    continue
+                written = os.write(fd, line)
+                if written != len(line):
+                    raise AgentStateError(f"short write to {SPOOL} ({written} of {len(line)} bytes)")
+                return
+            finally:
+                os.close(fd)
     raise AgentStateError(f"{SPOOL} kept being replaced")
 
 

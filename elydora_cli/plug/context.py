@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record, replace
@@ -100,8 +100,9 @@ class Context:
     def place(self, value: str) -> Path:
         """A path taken from the environment: relative to the project, absolute ones kept below ``--root``."""
         if os.path.isabs(value):
-            if self.rooted:
-                return self.home / PurePosixPath(value).relative_to("/")
+            if self.rooted:  # below the root with its anchor ("/", or a drive such as "C:\\") removed
+                absolute = Path(value)
+                return self.home / absolute.relative_to(absolute.anchor)
             return Path(value)
         return self.repo_root / value
 

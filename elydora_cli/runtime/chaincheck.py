@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import os
 
+from elydora_config import _platform
 from elydora_config.errors import ConfigError
 
 from ..statefiles import CHAIN_STATE, LEDGER, SPOOL
 from . import ledgertail, state
 from .dropmark import GAP_EVENT
 
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
 _LINE_SCAN = 64 << 20
 
 
@@ -56,12 +57,12 @@ def crash_witness(agent_dir: str, entry: dict[str, object], after: int) -> bool:
     if not isinstance(end, int) or end <= after or not isinstance(received, int):
         return False
     try:
-        fd = os.open(os.path.join(agent_dir, SPOOL), _READ)
+        fd = _platform.open_at(os.path.join(agent_dir, SPOOL), _READ)
     except OSError:
         return False
     try:
         start = max(after, end - _LINE_SCAN)
-        data = os.pread(fd, end - start, start)
+        data = _platform.pread(fd, end - start, start)
     finally:
         os.close(fd)
     if len(data) != end - start or not data.endswith(b"\n"):

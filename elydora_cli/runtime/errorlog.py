@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import time
 
+from elydora_config import _platform
+
 from ..identity import ERROR_LOG
 
 LIMIT = 1 << 20
-_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
 
 
 def format_line(component: str, message: str, now: float | None = None) -> bytes:
@@ -31,9 +33,9 @@ def log_error(agent_dir: str, component: str, message: str) -> None:
                 os.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        fd = os.open(path, _FLAGS, 0o600)
+        fd = _platform.open_at(path, _FLAGS, 0o600)
         try:
-            if os.fstat(fd).st_mode & 0o077 == 0:
+            if _platform.is_private(os.fstat(fd)):
                 os.write(fd, format_line(component, message))
         finally:
             os.close(fd)

@@ -20,7 +20,6 @@ that is permanent for the agent stops delivery and keeps everything (see :mod:`.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sys
@@ -28,6 +27,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
+
+from elydora_config import _platform
+from elydora_config._platform import locking
 
 from ..statefiles import CHAIN_STATE, FLUSH_LOCK, OUTBOX, RETIRED_SPOOL, SPOOL
 from . import spool
@@ -41,9 +43,13 @@ BUSY = "busy"
 BATCH = 64
 LINGER = 0.25
 LOCK_FD_FLAG = "--lock-fd"
+START_RECORD = 20
+"""Windows: bytes at the start of ``flush.lock`` where the audit hook notes when it started a flusher (the lock
+is not handed over there, see ``templates/oslayer.py``); the flusher that takes the lock blanks them."""
 PROVISION_FLAG = "--provision"
 """System scope: ``--provision <provider id>`` creates the user's identity on first use (see :mod:`.provision`)."""
 _STATE_LIMIT = 64 << 10
+_READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
 
 
 @contextmanager
@@ -52,18 +58,20 @@ def try_lock(agent_dir: str, held_fd: int | None = None) -> Iterator[bool]:
 
     ``held_fd`` is a descriptor of ``flush.lock`` that the audit hook locked and handed over at spawn (a
     lock on an open file description is shared with the child): it is adopted after checking that it is
-    that file, so no second flusher can start in between.
+    that file, so no second flusher can start in between. (POSIX only: a Windows hook hands over nothing.)
     """
     path = os.path.join(agent_dir, FLUSH_LOCK)
     fd = held_fd if held_fd is not None and _is_lock_file(held_fd, path) else None
     if fd is None:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = _platform.open_at(path, os.O_RDWR | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC, 0o600)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locking.flock(fd, locking.LOCK_EX_NB)
         except BlockingIOError:
             yield False
             return
+        if sys.platform == "win32":  # started: the hooks' note has done its work
+            locking.pwrite(fd, b" " * START_RECORD, 0)
         yield True
     finally:
         os.close(fd)
@@ -81,7 +89,7 @@ def _saved_offset(agent_dir: str) -> int:
     """``spool_offset`` of ``chain-state.json`` read cheaply (0 when absent or unreadable: the full check
     in :mod:`.state` runs once there is work)."""
     try:
-        fd = os.open(os.path.join(agent_dir, CHAIN_STATE), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = _platform.open_at(os.path.join(agent_dir, CHAIN_STATE), _READ)
     except OSError:
         return 0
     try:
@@ -175,13 +183,13 @@ def _flush_main(directory: str, held_fd: int | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     held_fd, provider = None, None
-    if len(args) == 5 and args[3] == PROVISION_FLAG:
-        provider, args = args[4], args[:3]
+    if len(args) in (3, 5) and args[-2] == PROVISION_FLAG:  # a Windows hook hands over no lock (templates/hook.py)
+        provider, args = args[-1], args[:-2]
     if len(args) == 3 and args[1] == LOCK_FD_FLAG and args[2].isdigit():
         held_fd, args = int(args[2]), args[:1]
     if len(args) != 1:
         sys.stderr.write(
-            f"usage: python -m elydora_cli.runtime.flush <agent dir> [{LOCK_FD_FLAG} N [{PROVISION_FLAG} ID]]\n"
+            f"usage: python -m elydora_cli.runtime.flush <agent dir> [{LOCK_FD_FLAG} N] [{PROVISION_FLAG} ID]\n"
         )
         return 2
     directory = os.path.abspath(args[0])

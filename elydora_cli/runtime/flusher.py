@@ -11,7 +11,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from elydora_config import files
+from elydora_config import _platform, files
 from elydora_config.errors import ConfigError
 
 from ..identity import (
@@ -318,7 +318,8 @@ class Flusher:
 
 
 def _append(path: str, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
+    fd = _platform.open_at(path, flags, 0o600)
     try:
         view = memoryview(data)
         while view:

@@ -20,6 +20,8 @@ import functools
 import os
 from typing import TYPE_CHECKING
 
+from elydora_config import _platform
+
 from .. import __version__
 from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
 
@@ -108,7 +110,8 @@ def generate(
         f"{AUDIT_MODULE}.py": (hook, module),
     }
     if system:
-        params = {"AGENT_DIR": directory, "AGENT_ID": agent_id, "USER_ROOT": user_root, "OWNER_UID": os.geteuid()}
+        owner = _platform.user_id()
+        params = {"AGENT_DIR": directory, "AGENT_ID": agent_id, "USER_ROOT": user_root, "OWNER_UID": owner}
         files[f"{POLICY_MODULE}.py"] = (_render("policy.py", facts, agent_id, python, params), module)
     return files
 
@@ -278,13 +281,23 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         from .. import packagedata
         from .templateparams import cut_python
 
-        known = _PARSED[template] = cut_python(with_inlined_imports(packagedata.read_template(template), _inlined))
+        inlined: set[str] = set()
+
+        def code_of(module: str) -> str:  # each module once, where it is first imported (its imports first)
+            if module in inlined:
+                return ""
+            inlined.add(module)
+            return with_inlined_imports(_inlined(module), code_of)
+
+        known = _PARSED[template] = cut_python(with_inlined_imports(packagedata.read_template(template), code_of))
     return known
 
 
 def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
     """``source`` with each line ``from .<module> import <names>  # @inline`` (``<names>``: word characters,
-    commas and spaces) replaced by ``code_of(<module>)``; only the lines ending so are looked at."""
+    commas and spaces), or each ``from .<module> import (  # @inline`` with its names on the lines up to the
+    next ``)`` line (a list too long for one line, as the import sorter writes it), replaced by
+    ``code_of(<module>)``; only the lines ending in the trail are looked at."""
     pieces: list[str] = []
     done = 0
     at = source.find(INLINE_TRAIL)
@@ -292,13 +305,33 @@ def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
         end = at + len(INLINE_TRAIL)
         start = source.rfind("\n", 0, at) + 1
         if end == len(source) or source[end] == "\n":
-            module = _inlined_module(source[start:at])
+            line = source[start:at]
+            module = _inlined_module(line)
+            if module is None and line.endswith(_OPEN_LIST):
+                module, end = _inlined_list(line, source, end)
             if module is not None:
                 pieces += (source[done:start], code_of(module))
                 done = end
         at = source.find(INLINE_TRAIL, end)
     pieces.append(source[done:])
     return "".join(pieces)
+
+
+_OPEN_LIST = " import ("
+
+
+def _inlined_list(line: str, source: str, end: int) -> tuple[str | None, int]:
+    """(module, where the import ends) of ``from .<module> import (  # @inline`` whose names (word characters,
+    commas, spaces, line breaks) run from the next line to the first line ``)``; (``None``, ``end``) else."""
+    module = line[len("from .") : -len(_OPEN_LIST)]
+    close = source.find("\n)", end + 1)
+    after = close + 2
+    if not (line.startswith("from .") and module and _word(module)) or end == len(source) or close < 0:
+        return None, end
+    names = source[end + 1 : close].replace(",", "").replace(" ", "").replace("\n", "")
+    if (after < len(source) and source[after] != "\n") or not _word(names):
+        return None, end
+    return module, after
 
 
 def _inlined_module(line: str) -> str | None:
@@ -317,7 +350,8 @@ def _word(text: str) -> bool:
 
 
 def _inlined(module: str) -> str:
-    """The code of the template module ``module``: everything below its ``from __future__`` line."""
+    """The code of the template module ``module``: everything below its ``from __future__`` line (its own
+    ``# @inline`` imports are inlined in turn by :func:`_parsed`)."""
     from .. import packagedata
 
     source = packagedata.read_template(f"{module}.py")

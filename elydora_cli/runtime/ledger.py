@@ -20,6 +20,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from elydora_config import _platform
 from elydora_config.records import field, record
 
 from ..statefiles import GENESIS
@@ -37,8 +38,8 @@ ANSWER_LOST = "answer_lost"
 CONFIRMED_BY_ID = "confirmed_by_id"
 RECEIPTLESS_REASONS = (ANSWER_LOST, CONFIRMED_BY_ID)
 """The stated reasons a server entry may lack its receipt; any other server entry without one breaks the ledger."""
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
+_READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
 
 
 def gap_entry(
@@ -87,7 +88,7 @@ def append(path: str, lines: list[bytes]) -> None:
     """Append complete entry lines and fsync them (the caller holds flush.lock)."""
     fd = open_regular(path, _APPEND)
     try:
-        if os.fstat(fd).st_mode & 0o077:
+        if not _platform.is_private(os.fstat(fd)):
             raise PermissionError(errno.EACCES, "the ledger is accessible by other users", path)
         data = memoryview(b"".join(lines))
         while data:
@@ -100,12 +101,12 @@ def append(path: str, lines: list[bytes]) -> None:
 def repair_tail(path: str) -> int:
     """Cut a torn last line (no trailing newline) left by a crash; returns the bytes removed."""
     try:
-        fd = open_regular(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_regular(path, os.O_RDWR | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC)
     except FileNotFoundError:
         return 0
     try:
         size = os.fstat(fd).st_size
-        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        if size == 0 or _platform.pread(fd, 1, size - 1) == b"\n":
             return 0
         keep = last_newline_end(fd, size)
         os.ftruncate(fd, keep)

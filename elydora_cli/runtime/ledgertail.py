@@ -10,16 +10,18 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
+from elydora_config import _platform
+
 if TYPE_CHECKING:  # status reads the tail: no typing at run time
     from typing import Any
 
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
 _CHUNK = 1 << 16
 
 
 def open_regular(path: str, flags: int, mode: int = 0o600) -> int:
     """A descriptor of ``path`` opened without blocking (a FIFO never hangs us); non-regular files refused."""
-    fd = os.open(path, flags, mode)
+    fd = _platform.open_at(path, flags, mode)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise OSError(errno.EINVAL, "the ledger is not a regular file", path)
@@ -31,7 +33,7 @@ def last_newline_end(fd: int, size: int) -> int:
     end = size
     while end > 0:
         start = max(0, end - _CHUNK)
-        chunk = os.pread(fd, end - start, start)
+        chunk = _platform.pread(fd, end - start, start)
         index = chunk.rfind(b"\n")
         if index >= 0:
             return start + index + 1
@@ -51,7 +53,7 @@ def last_entry(path: str) -> dict[str, Any] | None:
         if end == 0:
             return None
         start = last_newline_end(fd, end - 1)
-        entry = json.loads(os.pread(fd, end - start, start))
+        entry = json.loads(_platform.pread(fd, end - start, start))
         return entry if isinstance(entry, dict) else None
     finally:
         os.close(fd)

@@ -18,8 +18,11 @@ The identity decides nothing about blocking: under system scope the guard reads 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from typing import TYPE_CHECKING, Any
+
+from elydora_config import _platform
 
 from ..statefiles import CONFIG, PRIVATE_KEY, SPOOL, STATE_DIR_NAME
 
@@ -60,6 +63,8 @@ def binding_record(agent_dir: str) -> str | None:
 
     The generated policy module names the state ``<user root><home>/.elydora/<agent id>@<user>``: the user
     root (``--root`` of the install) is what precedes the home, and the runtime directory sits below it."""
+    if sys.platform == "win32":  # no system scope there (managed.require_root)
+        return None
     import pwd
 
     from .. import managed
@@ -165,7 +170,7 @@ def _own_directory(path: str, *, create: bool) -> None:
             return
         os.mkdir(path, 0o700)
         info = os.lstat(path)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+    if not stat.S_ISDIR(info.st_mode) or not _platform.owned_by_caller(info):
         raise identity.IdentityError(path, "is not a directory of the user being provisioned; nothing was written")
-    if stat.S_IMODE(info.st_mode) & 0o077 and create:
+    if not _platform.is_private(info) and create:
         os.chmod(path, 0o700)

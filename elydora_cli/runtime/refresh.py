@@ -13,13 +13,13 @@ provider's failure mode for "status unknown".
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sys
 import time
 
-from elydora_config import files
+from elydora_config import _platform, files
+from elydora_config._platform import locking
 from elydora_config.errors import ConfigError
 
 from ..identity import REFRESH_LOCK, STATUS_CACHE, STATUSES, read_config
@@ -125,13 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     directory = os.path.abspath(args[0])
     timeout = float(args[1]) if len(args) == 2 else client.GET_TIMEOUT
     try:
-        fd = os.open(os.path.join(directory, REFRESH_LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        lock = os.path.join(directory, REFRESH_LOCK)
+        fd = _platform.open_at(lock, os.O_RDWR | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC, 0o600)
     except OSError as exc:
         log_error(directory, "refresh", f"cannot open the refresh lock: {exc}")
         return 1
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locking.flock(fd, locking.LOCK_EX_NB)
         except BlockingIOError:
             return 0
         try:

@@ -9,8 +9,13 @@ most :data:`LIMIT` seconds in all, so a steady stream of events is still deliver
 burst in one pass. Only builtin modules are used here: waiting costs the interpreter's start and nothing more.
 """
 
-import posix
+import sys
 import time
+
+if sys.platform == "win32":  # no posix module there; os is loaded at start-up anyway
+    from os import stat
+else:
+    from posix import stat
 
 from ..statefiles import SPOOL
 
@@ -24,7 +29,7 @@ POLL = 0.01
 def spool_size(agent_dir: str) -> int:
     """The spool's size in bytes (-1 when absent or unreadable)."""
     try:
-        return posix.stat(f"{agent_dir}/{SPOOL}", follow_symlinks=False).st_size
+        return stat(f"{agent_dir}/{SPOOL}", follow_symlinks=False).st_size  # Windows takes "/" too
     except OSError:
         return -1
 

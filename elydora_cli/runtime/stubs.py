@@ -16,24 +16,42 @@ import stat
 import time
 from pathlib import Path
 
+from elydora_config import _platform
+
 from .. import catalog
 from ..statefiles import SUPERVISOR_SCRIPT
 from .generate import GUARD_NAME, HOOK_NAME
 
 GRACE_SECONDS = 24 * 3600
 MARKER = "# elydora inert stub, left by uninstall at "
+_READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
 
-_BODY = '''import _signal, os
-def _stop(*_):
-    raise TimeoutError
-_signal.signal(_signal.SIGALRM, _stop)
-_signal.setitimer(_signal.ITIMER_REAL, 0.75)
-try:
-    while os.read(0, 1 << 16):
+_BODY = '''import os
+if os.name == "nt":  # no SIGALRM: the pipe is read without blocking until the deadline
+    import time
+    _end = time.monotonic() + 0.75
+    try:
+        os.set_blocking(0, False)
+        while time.monotonic() < _end:
+            try:
+                if not os.read(0, 1 << 16):
+                    break
+            except BlockingIOError:
+                time.sleep(0.001)
+    except OSError:
         pass
-except (OSError, TimeoutError):
-    pass
-_signal.setitimer(_signal.ITIMER_REAL, 0)
+else:
+    import _signal
+    def _stop(*_):
+        raise TimeoutError
+    _signal.signal(_signal.SIGALRM, _stop)
+    _signal.setitimer(_signal.ITIMER_REAL, 0.75)
+    try:
+        while os.read(0, 1 << 16):
+            pass
+    except (OSError, TimeoutError):
+        pass
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
 os.write(1, {stdout!r})
 '''
 
@@ -55,7 +73,7 @@ def stubs(provider_id: str, python: str, now: float | None = None) -> dict[str, 
 def stub_time(path: Path) -> int | None:
     """When uninstall left the stub at ``path`` (``None``: not a stub of ours)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = _platform.open_at(str(path), _READ)
     except OSError:
         return None
     try:

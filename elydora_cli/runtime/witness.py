@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
+import sys
 import time
 from pathlib import Path
 
-from elydora_config import files, paths
+from elydora_config import _platform, files, paths
 from elydora_config.errors import ConfigError
 
 from ..statefiles import LEDGER, STATE_DIR_NAME
@@ -31,7 +31,7 @@ from . import chaincheck, ledgertail
 HEADS = "heads"
 RECORD_LIMIT = 4 << 10
 _LINE_SCAN = 64 << 20
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC
 
 
 def _ledger_tail(ledger: str) -> tuple[int, str, int] | None:
@@ -45,7 +45,7 @@ def _ledger_tail(ledger: str) -> tuple[int, str, int] | None:
         if end == 0:
             return None
         start = ledgertail.last_newline_end(fd, end - 1)
-        entry = json.loads(os.pread(fd, end - start, start))
+        entry = json.loads(_platform.pread(fd, end - start, start))
     finally:
         os.close(fd)
     head = chaincheck.head_of(entry) if isinstance(entry, dict) else None
@@ -61,10 +61,10 @@ def _entry_ending_at(ledger: str, end: int) -> dict[str, object] | None:
     except FileNotFoundError:
         return None
     try:
-        if os.fstat(fd).st_size < end or end <= 0 or os.pread(fd, 1, end - 1) != b"\n":
+        if os.fstat(fd).st_size < end or end <= 0 or _platform.pread(fd, 1, end - 1) != b"\n":
             return None
         start = ledgertail.last_newline_end(fd, end - 1)
-        data = os.pread(fd, min(end - start, _LINE_SCAN), start)
+        data = _platform.pread(fd, min(end - start, _LINE_SCAN), start)
     finally:
         os.close(fd)
     try:
@@ -104,6 +104,10 @@ def check_users(state_dir: Path, agent_id: str, user_root: Path | None) -> dict[
     """``{user: why}`` for every user whose state directory for ``agent_id`` lost an entry root saw; the records
     of the others move forward. ``state_dir``: root's ``<state root>/.elydora/<agent id>``."""
     from ..managed import user_dir_name, user_home
+
+    if sys.platform == "win32":  # no system scope there (managed.require_root)
+        return {}
+    import pwd
 
     problems = {}
     for user in pwd.getpwall():

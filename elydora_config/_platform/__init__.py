@@ -16,7 +16,10 @@ What each half gives (docs/transactions.md, "Platforms", says what each promise 
   ``user_id``, ``is_superuser``, ``owned_by_caller``;
 * the inter-process lock: in :mod:`.locking` (``flock`` with ``LOCK_EX_NB`` and ``LOCK_UN``, ``pread``,
   ``pwrite``), apart, so that only the state lock loads ``fcntl`` (a read-only command does not);
-* processes: ``pid_alive``, ``after_fork_in_child``; ``OPEN_FILES_PIN_NAMES``: whether a file we hold open
+* reading: ``pread`` (Windows: a seek and a read);
+* processes: ``pid_alive``, ``after_fork_in_child``, ``spawn_detached`` (a background process that outlives
+  its starter), ``NEW_SESSION`` and ``kill_session`` (a child in a process group of its own, killed with
+  what it started); ``OPEN_FILES_PIN_NAMES``: whether a file we hold open
   keeps others from deleting or replacing its name (Windows), so that no descriptor may be kept idle;
 * names: ``split_root``, ``name_key`` (Windows names are case-insensitive).
 """
@@ -27,6 +30,7 @@ import sys
 
 if sys.platform == "win32":
     from ._windows import (
+        NEW_SESSION,
         O_BINARY,
         O_CLOEXEC,
         O_DIRECTORY,
@@ -47,6 +51,7 @@ if sys.platform == "win32":
         is_private,
         is_superuser,
         kept_mode,
+        kill_session,
         link_at,
         listdir,
         may_write,
@@ -56,9 +61,11 @@ if sys.platform == "win32":
         open_no_links,
         owned_by_caller,
         pid_alive,
+        pread,
         rename_at,
         rename_noreplace,
         rmdir,
+        spawn_detached,
         split_root,
         stat_at,
         unlink_at,
@@ -66,6 +73,7 @@ if sys.platform == "win32":
     )
 else:
     from ._posix import (
+        NEW_SESSION,
         O_BINARY,
         O_CLOEXEC,
         O_DIRECTORY,
@@ -86,6 +94,7 @@ else:
         is_private,
         is_superuser,
         kept_mode,
+        kill_session,
         link_at,
         listdir,
         may_write,
@@ -95,9 +104,11 @@ else:
         open_no_links,
         owned_by_caller,
         pid_alive,
+        pread,
         rename_at,
         rename_noreplace,
         rmdir,
+        spawn_detached,
         split_root,
         stat_at,
         unlink_at,
@@ -105,6 +116,7 @@ else:
     )
 
 __all__ = [
+    "NEW_SESSION",
     "OPEN_FILES_PIN_NAMES",
     "O_BINARY",
     "O_CLOEXEC",
@@ -125,6 +137,7 @@ __all__ = [
     "is_private",
     "is_superuser",
     "kept_mode",
+    "kill_session",
     "link_at",
     "listdir",
     "may_write",
@@ -134,9 +147,11 @@ __all__ = [
     "open_no_links",
     "owned_by_caller",
     "pid_alive",
+    "pread",
     "rename_at",
     "rename_noreplace",
     "rmdir",
+    "spawn_detached",
     "split_root",
     "stat_at",
     "unlink_at",

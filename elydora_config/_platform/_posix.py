@@ -122,6 +122,38 @@ def after_fork_in_child(function: Callable[[], object]) -> None:
     os.register_at_fork(after_in_child=function)
 
 
+NEW_SESSION: dict[str, Any] = {"start_new_session": True}
+"""``subprocess.Popen`` arguments that start a child in a session (and process group) of its own."""
+DETACHED_NICE = 10
+"""How much lower the priority of a ``nice`` detached process is than its starter's."""
+
+
+def spawn_detached(argv: list[str], *, nice: bool = False) -> int:
+    """``posix_spawn`` of ``argv`` in a new session, ``/dev/null`` on 0-2, with ``nice`` at a lower priority
+    (:data:`DETACHED_NICE` steps); not waited for. Its process id."""
+    actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setsid=True)
+    if nice:
+        try:  # best effort: it may be done already
+            own = os.getpriority(os.PRIO_PROCESS, 0)
+            os.setpriority(os.PRIO_PROCESS, pid, min(own + DETACHED_NICE, 19))
+        except OSError:
+            pass
+    return pid
+
+
+def kill_session(process: Any) -> None:
+    """Kill the process group of a child started with :data:`NEW_SESSION` (the processes it started too)."""
+    import contextlib
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+pread = os.pread
+
+
 def split_root(absolute: str) -> tuple[str, list[str]]:
     """The root of an absolute normalised path and its components below it."""
     return os.sep, [p for p in absolute.split(os.sep) if p]

@@ -9,6 +9,8 @@ import sys
 assert sys.platform != "win32"  # for mypy: the Windows half is checked with --platform win32
 
 flock = fcntl.flock
+LOCK_SH = fcntl.LOCK_SH
+LOCK_EX = fcntl.LOCK_EX
 LOCK_EX_NB = fcntl.LOCK_EX | fcntl.LOCK_NB
 LOCK_UN = fcntl.LOCK_UN
 pread = os.pread

@@ -294,24 +294,39 @@ def owned_by_caller(info: os.stat_result) -> bool:
     return True
 
 
-LOCK_EX_NB = 6  # the values of fcntl's LOCK_EX | LOCK_NB and LOCK_UN
+LOCK_SH = 1  # the values of fcntl's LOCK_SH, LOCK_EX, LOCK_EX | LOCK_NB and LOCK_UN
+LOCK_EX = 2
+LOCK_EX_NB = 6
 LOCK_UN = 8
 _LOCK_OFFSET = 1 << 30
+_LOCK_POLL = (0.001, 0.002, 0.005, 0.01)
+"""Waits between attempts at a lock another process holds (``LK_LOCK`` would wait a whole second), the last
+repeated."""
 
 
 def flock(fd: int, operation: int) -> None:
-    """``fcntl.flock`` for the two operations the lock uses, on one byte at ``_LOCK_OFFSET``."""
+    """``fcntl.flock`` on one byte at ``_LOCK_OFFSET``: ``LOCK_EX_NB``, ``LOCK_EX`` (waits) and ``LOCK_UN``.
+    ``LOCK_SH`` raises ``ENOTSUP``: ``LockFile`` has no shared lock (callers hold writers apart otherwise)."""
     os.lseek(fd, _LOCK_OFFSET, os.SEEK_SET)
     if operation == LOCK_UN:
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         return
-    try:
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    except OSError as exc:
-        # EACCES is what Windows' C runtime sets for a range locked by another handle; Wine's sets no errno.
-        if exc.errno in (0, errno.EACCES, errno.EDEADLK):
-            raise BlockingIOError(errno.EAGAIN, "locked by another process") from None
-        raise
+    if operation == LOCK_SH:
+        raise OSError(errno.ENOTSUP, "shared locks are not available on Windows")
+    attempt = 0
+    while True:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return
+        except OSError as exc:
+            # EACCES is what Windows' C runtime sets for a range locked by another handle; Wine's sets no errno.
+            if exc.errno not in (0, errno.EACCES, errno.EDEADLK):
+                raise
+            if operation == LOCK_EX_NB:
+                raise BlockingIOError(errno.EAGAIN, "locked by another process") from None
+        time.sleep(_LOCK_POLL[min(attempt, len(_LOCK_POLL) - 1)])
+        attempt += 1
+        os.lseek(fd, _LOCK_OFFSET, os.SEEK_SET)
 
 
 def pread(fd: int, length: int, offset: int) -> bytes:
@@ -358,6 +373,50 @@ def pid_alive(pid: int) -> bool:
 
 def after_fork_in_child(function: Callable[[], object]) -> None:
     """Nothing: Windows does not fork."""
+
+
+_DETACHED = 0x00000008 | 0x00000200 | 0x08000000  # DETACHED_PROCESS, CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW
+_BELOW_NORMAL = 0x00004000  # BELOW_NORMAL_PRIORITY_CLASS
+_BREAKAWAY = 0x01000000  # CREATE_BREAKAWAY_FROM_JOB
+NEW_SESSION: dict[str, Any] = {"creationflags": 0x00000200}  # CREATE_NEW_PROCESS_GROUP
+"""``subprocess.Popen`` arguments that start a child in a group of its own (Ctrl+C of ours does not reach it)."""
+
+
+def spawn_detached(argv: list[str], *, nice: bool = False) -> int:
+    """Start ``argv`` with no console, in a process group of its own, out of this process's job object where the
+    job allows it (a job that kills its processes when it closes would take the child along), below normal
+    priority with ``nice``; its stdin a pipe closed at once (Wine refuses a null device there), stdout and
+    stderr the null device. Not waited for; its process id."""
+    import subprocess
+
+    flags = _DETACHED | (_BELOW_NORMAL if nice else 0)
+    for extra in (_BREAKAWAY, 0):
+        try:
+            child = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                creationflags=flags | extra,
+            )  # fmt: skip
+            break
+        except PermissionError:  # the job refuses a breakaway: start the child inside it
+            if not extra:
+                raise
+    assert child.stdin is not None
+    child.stdin.close()
+    return child.pid
+
+
+def kill_session(process: Any) -> None:
+    """Kill a child started with :data:`NEW_SESSION` and the processes it started (``taskkill /T``), else at
+    least the child itself."""
+    import contextlib
+    import subprocess
+
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(process.pid)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False,
+        )  # fmt: skip
+    process.kill()
 
 
 def split_root(absolute: str) -> tuple[str, list[str]]:

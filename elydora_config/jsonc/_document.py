@@ -48,9 +48,9 @@ class JsoncDocument:
     """A JSON or JSONC text, validated, with syntax-preserving edits.
 
     Paths are sequences of object keys (``str``) and array indexes (``int``; negative counts from the end).
-    Every edit replaces as little text as it can (see :class:`Edit`), keeps comments and layout, writes new
-    values in the style of the surrounding text, and re-validates the container it touched, so ``text`` is
-    always valid in the document's dialect.
+    Every edit replaces as little text as it can (see :class:`~elydora_config.jsonc.Edit`), keeps comments and
+    layout, writes new values in the style of the surrounding text, and re-validates the container it touched,
+    so ``text`` is always valid in the document's dialect.
     """
 
     def __init__(self, text: str, dialect: Dialect = JSONC, *, path: PathLike | None = None) -> None:

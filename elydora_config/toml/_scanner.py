@@ -6,7 +6,8 @@ Values are skipped over (strings, multi-line strings, nested arrays and inline t
 The scanner trusts that the text is valid TOML; if it meets something it does not understand it raises
 :class:`ScanError` and the caller falls back to another engine.
 
-Ownership rules (documented in docs/editors-toml.md):
+Ownership rules (documented in docs/editors.md, section TOML):
+
 - a key/value statement owns its own line(s), including a comment on its last line;
 - a table header owns the run of comment lines directly above it (no blank line in between);
 - a section's body runs from its header to the next header's owned comments; trailing blank lines

@@ -3,10 +3,15 @@ namespace driver, and a closing table of results per agent.
 
 The suite runs only when asked for: ``python -m pytest -m e2e tests/e2e`` (or ``ELYDORA_E2E=1``), so the
 unit-test run (``python -m pytest``) does not install and drive real agents.
+
+With pytest-xdist, ``-n 2 --dist loadscope`` keeps each module on one worker, in order (an agent's four
+phases share a module-scoped session); the workers take turns installing the agents and send their rows of
+the closing table to the controller.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -50,7 +55,10 @@ def agent_cache() -> dict[str, Any]:
     if problem:
         pytest.skip(problem)
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, str(INSTALL_SCRIPT)], capture_output=True, text=True, timeout=1800)
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / ".install-lock", "a") as lock:  # xdist workers install one after the other
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.run([sys.executable, str(INSTALL_SCRIPT)], capture_output=True, text=True, timeout=1800)
     INSTALL_TIMING.append(f"install_agents.py: exit {proc.returncode} in {time.monotonic() - t0:.1f}s")
     manifest_path = cache_dir() / "manifest.json"
     try:
@@ -80,6 +88,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         RESULTS[key] = "FAIL (known product bug, xfail)"
     else:
         RESULTS[key] = "FAIL"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On an xdist worker: hand the closing table's rows to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["e2e"] = json.dumps({"results": [[*key, value] for key, value in RESULTS.items()],
+                                          "versions": VERSIONS, "timing": INSTALL_TIMING})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the xdist controller: a worker's rows of the closing table."""
+    sent = json.loads(getattr(node, "workeroutput", {}).get("e2e", "{}"))
+    RESULTS.update({(agent, phase): value for agent, phase, value in sent.get("results", [])})
+    VERSIONS.update(sent.get("versions", {}))
+    INSTALL_TIMING.extend(sent.get("timing", []))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -75,6 +75,8 @@ def _top_level_names(path: Path) -> set[str]:
             names.add(node.name)
         elif isinstance(node, ast.Assign):
             names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
         elif isinstance(node, ast.If):  # a name defined per system (fsync on macOS)
             names |= {inner.name for inner in node.body if isinstance(inner, ast.FunctionDef)}
     return names

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
 WINDOWS = sys.platform == "win32"
+SITE_FORCED = WINDOWS and any(Path(sys.executable).parent.glob("python*._pth"))
+"""The embeddable CPython of the Windows leg imports ``site`` whatever ``-S`` says: its ``._pth`` file, which
+makes our checkout importable, asks for it. An installed CPython for Windows honours ``-S``."""
 
 windows_only = pytest.mark.skipif(not WINDOWS, reason="a Windows behaviour (run by the Windows leg, under Wine)")
 
@@ -19,4 +23,5 @@ def posix_only(reason: str) -> pytest.MarkDecorator:
 NO_MODES = "Windows keeps no permission bits but the read-only attribute (access is the folder's inherited ACL)"
 NO_LINKS = "Wine cannot make symbolic links or junctions (test_platform.py substitutes their attributes)"
 NO_SPECIAL_FILES = "Windows has no FIFOs or sockets in the file system"
+NO_NICENESS = "Windows has priority classes, not niceness (the flusher starts BELOW_NORMAL_PRIORITY_CLASS)"
 NO_OWNERS = "Windows files have no owner or group the library keeps"

@@ -7,8 +7,17 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 cache="${ELYDORA_WINDOWS_CACHE:-$HOME/.cache/elydora-windows}"
 export WINEPREFIX="$cache/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-# The embeddable Python ignores PYTHONPATH (its ._pth file fixes sys.path); a .pth file in its site-packages,
-# naming this checkout, is read by `site`.
-printf 'Z:%s\r\nZ:%s\r\n' "${repo//\//\\}" "${repo//\//\\}\\tests" >"$cache/python/Lib/site-packages/elydora-checkout.pth"
+# The embeddable Python ignores PYTHONPATH (its ._pth file fixes sys.path). One .pth file in its site-packages,
+# the same for every checkout, puts the folders named in ELYDORA_CHECKOUT first on sys.path: the cache is shared,
+# so two checkouts (a CI clone, a work tree) running at once each import their own code. Wine hands the variable
+# to the Windows process.
+printf 'import os, sys; sys.path[:0] = [p for p in os.environ.get("ELYDORA_CHECKOUT", "").split(";") if p]\r\n' \
+    >"$cache/python/Lib/site-packages/elydora-checkout.pth"
+export ELYDORA_CHECKOUT="Z:${repo//\//\\};Z:${repo//\//\\}\\tests"
+# The node.exe setup.sh fetched, for the tests that run the hooks as a Node-based agent does (a Windows path).
+node_exe="$(ls "$cache"/node-*/node.exe 2>/dev/null | tail -n 1)"
+if [ -n "$node_exe" ]; then
+    export ELYDORA_TEST_NODE="Z:${node_exe//\//\\}"
+fi
 cd "$repo"
 : | /usr/lib/wine/wine64 "$cache/python/python.exe" "$@" 2>&1 | cat

@@ -23,18 +23,30 @@ agent's directory, see ``hookinput.probe_directory``) the decision comes from th
 such directory is ignored and logged: the guard decides from the real status.
 
 The reader of flat JSON objects lives in ``flatreader.py`` (``status`` reads the guard's inputs with it), the
-input handling shared with the audit hook in ``hookinput.py``; the generator writes their code in place of
-the ``# @inline`` imports.
+input handling shared with the audit hook in ``hookinput.py``, what Windows needs done differently in
+``oslayer.py``; the generator writes their code in place of the ``# @inline`` imports.
 """
 
 from __future__ import annotations
 
-import posix
 import sys
 import time
 
 from .flatreader import _WS, parse_flat_object  # @inline
 from .hookinput import FOREIGN, HOST, host_of, note_host, probe_directory, read_stdin  # @inline
+from .oslayer import (  # @inline
+    CLOEXEC,
+    NOFOLLOW,
+    NONBLOCK,
+    OTHERS,
+    SEP,
+    finished,
+    open_file,
+    spawn_detached,
+    system,
+    try_lock,
+    user_id,
+)
 
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/.elydora/template"  # @param
@@ -66,7 +78,7 @@ DELIVERY_STOPPED = "delivery-stopped"
 ERROR_LOG_LIMIT = 1 << 20
 STATUSES = ("active", "frozen", "revoked")
 CONFIG_KEYS = frozenset(("org_id", "agent_id", "kid", "base_url", "agent_name", "token"))
-_OPEN_FLAGS = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+_OPEN_FLAGS = system.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC
 LOG_DIR = AGENT_DIR
 
 
@@ -78,23 +90,23 @@ class GuardError(Exception):
 def read_file(name: str, directory: str = AGENT_DIR) -> bytes | None:
     """A regular, owner-only file of the agent directory (``None`` when absent), not following links."""
     try:
-        fd = posix.open(f"{directory}/{name}", _OPEN_FLAGS)
+        fd = open_file(f"{directory}{SEP}{name}", _OPEN_FLAGS)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise GuardError(f"cannot open {name}: {exc.strerror}") from None
     try:
-        info = posix.fstat(fd)
+        info = system.fstat(fd)
         if info.st_mode & 0o170000 != 0o100000:
             raise GuardError(f"{name} is not a regular file")
-        if info.st_mode & 0o077:
+        if info.st_mode & OTHERS:
             raise GuardError(f"{name} is accessible by other users")
-        data = posix.read(fd, FILE_LIMIT + 1)
+        data = system.read(fd, FILE_LIMIT + 1)
         if len(data) > FILE_LIMIT:
             raise GuardError(f"{name} is larger than {FILE_LIMIT} bytes")
         return data
     finally:
-        posix.close(fd)
+        system.close(fd)
 
 
 def read_object(name: str, directory: str = AGENT_DIR) -> dict[str, object] | None:
@@ -109,23 +121,23 @@ def read_object(name: str, directory: str = AGENT_DIR) -> dict[str, object] | No
 
 def log_error(message: str) -> None:
     """Append one line to the owner-only, size-bounded error.log (best effort)."""
-    path = f"{LOG_DIR}/error.log"
+    path = f"{LOG_DIR}{SEP}error.log"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = f"{stamp} [elydora-hook] guard: {message}\n".encode("utf-8", "replace")
     try:
         try:
-            if posix.stat(path, follow_symlinks=False).st_size > ERROR_LOG_LIMIT:
-                posix.replace(path, path + ".1")
+            if system.stat(path, follow_symlinks=False).st_size > ERROR_LOG_LIMIT:
+                system.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        flags = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
-        fd = posix.open(path, flags, 0o600)
+        flags = system.O_WRONLY | system.O_APPEND | system.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC
+        fd = open_file(path, flags, 0o600)
         try:
-            info = posix.fstat(fd)
-            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & 0o077 == 0:
-                posix.write(fd, line)
+            info = system.fstat(fd)
+            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & OTHERS == 0:
+                system.write(fd, line)
         finally:
-            posix.close(fd)
+            system.close(fd)
     except OSError:
         pass
 
@@ -209,17 +221,11 @@ def warn_delivery_stopped() -> None:
 
 def _refresh_lock() -> int | None:
     """The refresh lock's descriptor when it is free (held by us: close it to release), else ``None``."""
-    import fcntl
-
-    fd = posix.open(
-        f"{AGENT_DIR}/refresh.lock", posix.O_RDWR | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600
-    )
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        posix.close(fd)
-        return None
-    return fd
+    fd = open_file(f"{AGENT_DIR}{SEP}refresh.lock", system.O_RDWR | system.O_CREAT | NOFOLLOW | CLOEXEC, 0o600)
+    if try_lock(fd):
+        return fd
+    system.close(fd)
+    return None
 
 
 def start_refresh() -> None:
@@ -228,8 +234,8 @@ def start_refresh() -> None:
         fd = _refresh_lock()
         if fd is None:
             return
-        posix.close(fd)
-        spawn_detached("elydora_cli.runtime.refresh")
+        system.close(fd)
+        spawn_detached(refresh_command())
     except OSError as exc:
         log_error(f"cannot start the status refresh: {exc}")
 
@@ -244,10 +250,10 @@ def refresh_now() -> bool:
             fd = _refresh_lock()
         if fd is None:
             return False
-        posix.close(fd)
-        pid = spawn_detached("elydora_cli.runtime.refresh", str(SYNC_REFRESH_TIMEOUT * 0.75))
+        system.close(fd)
+        child = spawn_detached(refresh_command(str(SYNC_REFRESH_TIMEOUT * 0.75)))
         while time.monotonic() < deadline:
-            if posix.waitpid(pid, posix.WNOHANG)[0]:
+            if finished(child):
                 return True
             time.sleep(0.01)
     except OSError as exc:
@@ -255,17 +261,15 @@ def refresh_now() -> bool:
     return False
 
 
-def spawn_detached(module: str, *extra: str) -> int:
-    devnull = "/dev/null"
-    actions = [(posix.POSIX_SPAWN_OPEN, fd, devnull, posix.O_RDWR, 0) for fd in (0, 1, 2)]
-    argv = [PACKAGE_PYTHON, "-I", "-m", module, AGENT_DIR, *extra]
-    return posix.posix_spawn(PACKAGE_PYTHON, argv, posix.environ, file_actions=actions, setsid=True)
+def refresh_command(*extra: str) -> list[str]:
+    """The detached status refresher's command line (run by ``PACKAGE_PYTHON``, which has the package)."""
+    return [PACKAGE_PYTHON, "-I", "-m", "elydora_cli.runtime.refresh", AGENT_DIR, *extra]
 
 
 def take_probe() -> str | None:
     """The scratch directory of an ``elydora verify`` probe (``None`` outside verify, or when the variable
     names no valid probe: that is logged and the real status decides)."""
-    owner = __import__("_elydora_policy").OWNER_UID if SYSTEM else posix.getuid()
+    owner = __import__("_elydora_policy").OWNER_UID if SYSTEM else user_id()
     probe, ignored = probe_directory(PROBE_BASE, owner)
     if ignored is not None:
         log_error(f"ignored: {ignored}")

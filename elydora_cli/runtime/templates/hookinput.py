@@ -2,7 +2,8 @@
 
 One home for code the guard, the audit hook and the supervisor launcher share: the generator writes
 everything below the ``from __future__`` line into each of them in place of the template's ``# @inline``
-import of this module (a generated script stands alone). Stdlib only, no ``json``, no ``os``.
+import of this module (a generated script stands alone; each inlines ``oslayer`` before it, whose names this
+code uses). Stdlib only, no ``json``; ``posix`` (through ``oslayer``), not ``os``.
 
 - :func:`read_stdin`: the event, bounded (``limit``) and with a deadline, the rest drained (hashed on demand).
 - :func:`host_of`: whether the agent these entries belong to sent the event (``HOST``), another agent that runs
@@ -22,9 +23,9 @@ import of this module (a generated script stands alone). Stdlib only, no ``json`
 
 from __future__ import annotations
 
-import posix
-import select
 import time
+
+from .oslayer import CLOEXEC, NOFOLLOW, NONBLOCK, OTHERS, SEP, getenv, is_link, open_file, read_chunk, system  # @inline
 
 STDIN_DEADLINE = 0.75
 """Seconds the hook waits for the agent to close stdin: below the smallest hook timeout an agent is given (1 s)."""
@@ -43,7 +44,7 @@ PROBE_NAME_LENGTH = 32
 PROBE_LIFETIME = 60.0
 """Seconds after its last change a probe directory is still honoured (a probe runs at once after it is made)."""
 _HEX = "0123456789abcdef"
-_LOG_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+_LOG_FLAGS = system.O_WRONLY | system.O_APPEND | system.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC
 
 
 def read_stdin(limit: int, deadline: float = STDIN_DEADLINE, hash_all: bool = False) -> tuple[bytes, bool, int, object]:
@@ -64,9 +65,11 @@ def read_stdin(limit: int, deadline: float = STDIN_DEADLINE, hash_all: bool = Fa
     closed = False
     while True:
         left = end - time.monotonic()
-        if not select.select((0,), (), (), max(left, 0.0))[0] or (left <= 0 and size > limit and digest is None):
+        if left <= 0 and size > limit and digest is None:
             break
-        chunk = posix.read(0, READ_CHUNK)
+        chunk = read_chunk(max(left, 0.0), READ_CHUNK)
+        if chunk is None:
+            break
         if not chunk:
             closed = True
             break
@@ -90,7 +93,7 @@ def host_of(data: bytes, limit: int, host_keys: tuple[bytes, ...], foreign_env: 
         return HOST
     if len(data) > limit or not data.lstrip(b" \t\r\n").startswith(b"{"):
         return HOST
-    if any(name in posix.environ for name in foreign_env):
+    if any(getenv(name) is not None for name in foreign_env):
         return FOREIGN
     return UNRECOGNISED
 
@@ -99,26 +102,26 @@ def note_host(directory: str, component: str, kind: str, size: int, foreign_env:
     """One line in ``host-check.log`` for a ``FOREIGN`` or ``UNRECOGNISED`` event (best effort, rotated at
     ``HOST_LOG_LIMIT``); returns what the line says was done."""
     if kind == FOREIGN:
-        named = ",".join(name.decode() for name in foreign_env if name in posix.environ)
+        named = ",".join(name.decode() for name in foreign_env if getenv(name) is not None)
         what = f"skipped: another agent runs these entries ({named} set)"
     else:
         what = "decided and recorded as this agent's: the payload lacks the member names it always sends"
-    path = f"{directory}/{HOST_LOG}"
+    path = f"{directory}{SEP}{HOST_LOG}"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = f"{stamp} {component} {kind} {size} {what}\n".encode("utf-8", "replace")
     try:
         try:
-            if posix.stat(path, follow_symlinks=False).st_size > HOST_LOG_LIMIT:
-                posix.replace(path, path + ".1")
+            if system.stat(path, follow_symlinks=False).st_size > HOST_LOG_LIMIT:
+                system.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        fd = posix.open(path, _LOG_FLAGS, 0o600)
+        fd = open_file(path, _LOG_FLAGS, 0o600)
         try:
-            info = posix.fstat(fd)
-            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & 0o077 == 0:
-                posix.write(fd, line)
+            info = system.fstat(fd)
+            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & OTHERS == 0:
+                system.write(fd, line)
         finally:
-            posix.close(fd)
+            system.close(fd)
     except OSError:
         pass
     return what
@@ -130,18 +133,18 @@ def probe_directory(base: str, owner: int) -> tuple[str | None, str | None]:
 
     ``base`` is the runtime's own owner-only directory and ``owner`` the user who must own the probe (the
     hook's user; under system scope root, so no user can make a probe that lifts root's freeze)."""
-    value = posix.environ.get(PROBE_ENV)
+    value = getenv(PROBE_ENV)
     if value is None:
         return None, None
     name = value.decode("ascii", "replace")
     if len(name) != PROBE_NAME_LENGTH or any(c not in _HEX for c in name):
         return None, f"{PROBE_ENV.decode()} is not a probe name ({name[:40]!r})"
-    path = f"{base}/{PROBE_PREFIX}{name}"
+    path = f"{base}{SEP}{PROBE_PREFIX}{name}"
     try:
-        info = posix.stat(path, follow_symlinks=False)
+        info = system.stat(path, follow_symlinks=False)
     except OSError:
         return None, f"{PROBE_ENV.decode()} names no probe of elydora verify ({name})"
-    if info.st_mode & 0o170000 != 0o040000 or info.st_mode & 0o077 or info.st_uid != owner:
+    if info.st_mode & 0o170000 != 0o040000 or is_link(info) or info.st_mode & OTHERS or info.st_uid != owner:
         return None, f"{PROBE_ENV.decode()}: {path} is not an owner-only directory of uid {owner}"
     age = time.time() - info.st_mtime
     if not -1.0 <= age <= PROBE_LIFETIME:

@@ -14,9 +14,12 @@ Generated only by ``elydora install --scope system``, beside the root-owned laun
 
 from __future__ import annotations
 
+import sys
+
+if sys.platform == "win32":  # no system scope on Windows yet: install refuses it (managed.require_root)
+    raise ImportError("the system-scope policy runs on POSIX systems only")
 import posix
 import pwd
-import sys
 
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/usr/local/lib/elydora/template"  # @param
@@ -56,7 +59,7 @@ def read_policy(name: str) -> dict[str, object] | None:
     try:
         if len(data) > guard.FILE_LIMIT:
             raise ValueError("too large")
-        return guard.parse_flat_object(data.decode("utf-8"))  # type: ignore[no-any-return]
+        return guard.parse_flat_object(data.decode("utf-8"))  # type: ignore[no-any-return,unused-ignore]
     except (ValueError, UnicodeDecodeError) as exc:
         raise guard.GuardError(f"{path} is not valid: {exc}") from None
 

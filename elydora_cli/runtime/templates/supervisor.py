@@ -14,15 +14,17 @@ from ``hookinput.py`` like in the guard and the audit hook) and then:
   added to the environment), the event on its standard input, so the supervisor answers exactly as if the
   agent had started it. No environment variable makes the agent's own event foreign.
 
-If the supervisor cannot be started, the reason goes to stderr and the provider's failure mode applies.
+If the supervisor cannot be started, the reason goes to stderr and the provider's failure mode applies. Windows
+cannot replace a process by another: there the supervisor runs as a child that inherits stdout and stderr,
+gets the event on a pipe, and its exit code becomes the launcher's.
 """
 
 from __future__ import annotations
 
-import posix
 import sys
 
 from .hookinput import HOST, UNRECOGNISED, host_of, note_host, read_stdin  # @inline
+from .oslayer import system  # @inline
 
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/.elydora/template"  # @param
@@ -38,30 +40,48 @@ STDIN_LIMIT = 1 << 20
 """Bytes of the event passed on (``elydora_cli.neutral.contract.MAX_INPUT_BYTES``, what ``elydora hook`` reads)."""
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[posix.write(fd, view) :]
+if sys.platform == "win32":
 
+    def become(data: bytes) -> int:
+        """Windows cannot replace a process by another: the supervisor runs as a child (stdout and stderr
+        inherited), the event on its stdin; its exit code."""
+        import subprocess
 
-def as_stdin(data: bytes) -> None:
-    """Make ``data`` the process's standard input: an anonymous memory file where the system has one (nothing
-    is left behind, any size), else a pipe fed by a short-lived child (the supervisor reads it as it starts)."""
-    if hasattr(posix, "memfd_create"):
-        fd = posix.memfd_create("elydora-event", 0)
-        _write_all(fd, data)
-        posix.lseek(fd, 0, 0)
-    else:
-        fd, writer = posix.pipe()
-        if posix.fork() == 0:
-            posix.close(fd)
-            try:
-                _write_all(writer, data)
-            finally:
-                posix._exit(0)
-        posix.close(writer)
-    posix.dup2(fd, 0)
-    posix.close(fd)
+        environment = {**system.environ, **ENV}
+        return subprocess.run(list(ARGV), input=data, env=environment, check=False).returncode
+
+else:
+
+    def _write_all(fd: int, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[system.write(fd, view) :]
+
+    def as_stdin(data: bytes) -> None:
+        """Make ``data`` the process's standard input: an anonymous memory file where the system has one (nothing
+        is left behind, any size), else a pipe fed by a short-lived child (the supervisor reads it as it starts)."""
+        if hasattr(system, "memfd_create"):
+            fd = system.memfd_create("elydora-event", 0)
+            _write_all(fd, data)
+            system.lseek(fd, 0, 0)
+        else:
+            fd, writer = system.pipe()
+            if system.fork() == 0:
+                system.close(fd)
+                try:
+                    _write_all(writer, data)
+                finally:
+                    system._exit(0)
+            system.close(writer)
+        system.dup2(fd, 0)
+        system.close(fd)
+
+    def become(data: bytes) -> int:
+        """Become the supervisor (``ARGV``, ``ENV`` added to the environment), ``data`` on its stdin."""
+        environment = dict(system.environ)
+        environment.update((name.encode(), value.encode()) for name, value in ENV.items())
+        as_stdin(data)
+        system.execve(ARGV[0], list(ARGV), environment)
 
 
 def main() -> int:
@@ -71,11 +91,8 @@ def main() -> int:
         note_host(AGENT_DIR, "supervisor", host, size, FOREIGN_ENV)
         if host != UNRECOGNISED:  # another agent's tool call: not ours to allow, block or record
             return 0
-    environment = dict(posix.environ)
-    environment.update((name.encode(), value.encode()) for name, value in ENV.items())
     try:
-        as_stdin(data)
-        posix.execve(ARGV[0], list(ARGV), environment)
+        return become(data)
     except OSError as exc:
         sys.stderr.write(f"{ERROR_PREFIX}cannot start the supervisor {ARGV[0]}: {exc.strerror or exc}\n")
     return FAILURE_EXIT

@@ -62,9 +62,11 @@ def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
     return [name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
 
 
-def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True) -> tuple[int, list[str]]:
+def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True,
+         runpy: bool = True) -> tuple[int, list[str]]:
     """Run ``elydora <args>``; ``site=False``: without :mod:`site` (whose ``.pth`` hooks may import modules into
-    every interpreter), the project found through ``PYTHONPATH``, and without runpy (``BARE_WRAPPER``)."""
+    every interpreter), the project found through ``PYTHONPATH``, and without runpy (``BARE_WRAPPER``);
+    ``runpy=False``: without runpy alone."""
     out = tmp_path / "modules.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("ELYDORA", "PYTHON"))}
     if path is not None:
@@ -73,7 +75,8 @@ def _run(tmp_path: Path, *args: str, path: str | None = None, site: bool = True)
     if not site:
         env["PYTHONPATH"] = str(Path(elydora_cli.__file__).resolve().parent.parent)
     subprocess.run(
-        [sys.executable, *flags, "-c", WRAPPER if site else BARE_WRAPPER, str(out), *args], capture_output=True,
+        [sys.executable, *flags, "-c", WRAPPER if site and runpy else BARE_WRAPPER, str(out), *args],
+        capture_output=True,
         check=False, env=env,
         cwd=tmp_path,
     )
@@ -145,7 +148,7 @@ def test_status_imports_nothing_it_does_not_run(home: Path, tmp_path: Path) -> N
     empty = tmp_path / "bin"
     empty.mkdir()
     agents = [agent for agent in catalog.provider_ids() if agent not in YAML_AGENTS]
-    code, modules = _run(home, "status", *agents, "--root", str(home), path=str(empty))
+    code, modules = _run(home, "status", *agents, "--root", str(home), path=str(empty), runpy=False)
     assert "yaml" not in modules
     assert code in (0, 1) and "elydora_cli.health" in modules
     # what the interpreter's own start-up loads here (a site-packages .pth may import some of these) is not ours

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from elydora_testkit.platforms import NO_MODES, WINDOWS, posix_only
 from elydora_testkit.runtime_helpers import AgentHandle, host_envelope, make_agent, no_flusher_running, wait_until
 from locations import CAPTURED_PAYLOADS, PAYLOADS
 
@@ -102,6 +103,7 @@ def test_eight_parallel_audit_calls_all_arrive_once_with_a_valid_chain(tmp_path:
     assert report.ok and report.entries == 8
 
 
+@posix_only(NO_MODES)
 def test_spool_readable_by_others_is_refused(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "cursor")
     agent.path(identity.SPOOL).write_bytes(b"")
@@ -111,7 +113,8 @@ def test_spool_readable_by_others_is_refused(tmp_path: Path) -> None:
 
 
 def _spool(agent: AgentHandle, lines: list[bytes]) -> None:
-    fd = os.open(agent.path(identity.SPOOL), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
+    fd = os.open(agent.path(identity.SPOOL), flags, 0o600)
     try:
         os.write(fd, b"".join(lines))
     finally:
@@ -194,7 +197,7 @@ def test_error_log_is_owner_only_and_bounded(tmp_path: Path) -> None:
     log.chmod(0o600)
     assert agent.run("hook.py", b"nope").returncode == 0
     assert agent.path(identity.ERROR_LOG + ".1").stat().st_size > 1 << 20
-    assert log.stat().st_size < 400 and (log.stat().st_mode & 0o777) == 0o600
+    assert log.stat().st_size < 400 and ((log.stat().st_mode & 0o777) == 0o600 or WINDOWS)  # no modes there
     line = log.read_text()
     assert line.endswith("[elydora-hook] audit: stdin is not a JSON object; a signed gap record takes its place\n")
     assert line[:4].isdigit()

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from elydora_testkit.platforms import NO_SPECIAL_FILES, posix_only
 from elydora_testkit.runtime_helpers import PYTHON, make_agent, no_flusher_running, wait_until
 
 from elydora_cli.runtime import dropmark, runtime_argv, spool
@@ -35,6 +36,7 @@ def _open_stdin(agent_dir: Path, script: str, data: bytes) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
+@posix_only(NO_SPECIAL_FILES)
 @pytest.mark.parametrize("name", ["status.json", "config.json"])
 def test_hangs_fifo_state_file_does_not_hang_the_guard(tmp_path: Path, name: str) -> None:
     agent = make_agent(tmp_path, "cursor")  # Cursor's guard is fail-closed: a hang blocks every tool
@@ -119,6 +121,7 @@ def test_runtime_template_copies_are_equal() -> None:
         assert template.read_stdin is hookinput.read_stdin and template.host_of is hookinput.host_of
 
 
+@posix_only(NO_SPECIAL_FILES)
 def test_hangs_fifo_error_log_does_not_hang_the_guard(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "cursor")
     agent.path("status.json").unlink()  # a failure, so the guard writes to error.log
@@ -128,6 +131,7 @@ def test_hangs_fifo_error_log_does_not_hang_the_guard(tmp_path: Path) -> None:
     assert time.monotonic() - started < 10 and b"status.json is missing" in result.stderr
 
 
+@posix_only(NO_SPECIAL_FILES)
 def test_hangs_fifo_ledger_does_not_hang_audit_verify(tmp_path: Path) -> None:
     from elydora_cli.main import main
 

@@ -3,7 +3,6 @@ through ``site`` when they moved, and with the HTTP client left out for a local 
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import json
 import os
@@ -12,11 +11,13 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+from elydora_testkit.platforms import NO_NICENESS, SITE_FORCED, posix_only
 from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent
 
 import elydora_cli
 from elydora_cli import identity
 from elydora_cli.runtime.generate import flusher_path, generate
+from elydora_config._platform import locking
 
 PROBE = (
     "print(sys.flags.no_site, 'urllib.request' in sys.modules, 'http.client' in sys.modules,"
@@ -36,7 +37,7 @@ def _spool_events(agent: AgentHandle, count: int) -> None:
     """Run the hook ``count`` times while we hold ``flush.lock``, so the events stay spooled."""
     fd = os.open(agent.path(identity.FLUSH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locking.flock(fd, locking.LOCK_EX)
         for n in range(count):
             assert agent.run("hook.py", b'{"n": %d}' % n).returncode == 0
     finally:
@@ -67,7 +68,7 @@ def test_the_hook_starts_the_flusher_without_site_and_it_records_without_http(tm
     assert command[:4] == [PYTHON, "-I", "-S", "-c"]
     _spool_events(agent, 3)
     # signed through cryptography's binding without its public key module (see keys.private_key_from_seed)
-    assert _run_flusher(agent, command) == ["1", "False", "False", "False"]
+    assert _run_flusher(agent, command) == ["0" if SITE_FORCED else "1", "False", "False", "False"]
     assert _recorded(agent) == [0, 1, 2]
 
 
@@ -83,15 +84,17 @@ def test_a_moved_package_directory_falls_back_to_site(tmp_path: Path) -> None:
 def test_another_interpreter_gets_the_flusher_through_site(tmp_path: Path) -> None:
     """Under system scope the hooks' own interpreter runs the flusher: another one than this gets no recorded
     directories, and its boot code looks through ``site``. In user scope this interpreter runs it."""
+    other = os.path.abspath(os.path.join(os.sep, "usr", "bin", "some-other-python3"))
     assert flusher_path(PYTHON)  # this interpreter: the directories are known
-    assert flusher_path("/usr/bin/some-other-python3") == ()
-    files = generate("claudecode", tmp_path / "rt" / "claudecode", "/usr/bin/some-other-python3", user_root="")
+    assert flusher_path(other) == ()
+    files = generate("claudecode", tmp_path / "rt" / "claudecode", other, user_root="")
     source = files["_elydora_audit.py"][0].decode()
-    assert "FLUSH_PATH = ()" in source and "PACKAGE_PYTHON = '/usr/bin/some-other-python3'" in source
-    files = generate("claudecode", tmp_path / ".elydora" / "claudecode", "/usr/bin/some-other-python3")
+    assert "FLUSH_PATH = ()" in source and f"PACKAGE_PYTHON = {other!r}" in source
+    files = generate("claudecode", tmp_path / ".elydora" / "claudecode", other)
     assert f"PACKAGE_PYTHON = {os.path.abspath(PYTHON)!r}" in files["_elydora_audit.py"][0].decode()
 
 
+@posix_only(NO_NICENESS)
 def test_the_flusher_runs_nicer_than_the_hook_that_started_it(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "claudecode", server=None)
     module = _audit_module(agent)

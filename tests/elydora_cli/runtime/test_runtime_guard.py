@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.platforms import NO_MODES, SITE_FORCED, posix_only
 from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent, wait_until
 from locations import PAYLOADS
 
@@ -184,6 +185,7 @@ def test_config_that_does_not_validate_fails_closed_for_cursor(tmp_path: Path, m
     _assert_failed(agent.run("guard.py", b"{}"), "cursor")
 
 
+@posix_only(NO_MODES)
 def test_config_readable_by_others_is_refused(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "claudecode")
     agent.path(identity.CONFIG).chmod(0o644)
@@ -242,7 +244,8 @@ def test_hot_path_imports_no_json_re_or_site(tmp_path: Path) -> None:
     result = subprocess.run(argv, input=b"{}", capture_output=True, check=False)
     assert result.returncode == 0
     imported = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines() if "|" in line}
-    assert not imported & {"json", "re", "site", "subprocess", "urllib.request", "elydora_cli"}
+    assert not imported & {"json", "re", "subprocess", "urllib.request", "elydora_cli"}
+    assert "site" not in imported or SITE_FORCED
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

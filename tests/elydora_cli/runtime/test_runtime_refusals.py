@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from elydora_testkit.fake_elydora_server import FakeElydora
+from elydora_testkit.platforms import posix_only
 from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent, no_flusher_running, wait_until
 
 from elydora_cli import identity
@@ -230,14 +231,16 @@ def test_guard_copies_of_the_health_constants_are_pinned() -> None:
 
 
 # -- issue 19: one flusher per burst ---------------------------------------------------------------------------
+@posix_only("the hook hands its lock over on POSIX only: Windows locks belong to the process that took them")
 def test_flusher_adopts_the_lock_the_hook_handed_over(tmp_path: Path) -> None:
-    import fcntl
     import os
+
+    from elydora_config._platform import locking
 
     agent = make_agent(tmp_path, "kimi")
     _spool(agent, [b'{"n": 1}'])
     fd = os.open(agent.path(identity.FLUSH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the hook holds it while spawning
+    locking.flock(fd, locking.LOCK_EX_NB)  # as the hook holds it while spawning
     assert flush.flush(str(agent.directory), held_fd=fd) == flush.DRAINED  # not BUSY: the lock is ours
     assert [e["record"]["payload"] for e in _ledger(agent)] == [{"n": 1}]
 
@@ -260,14 +263,26 @@ def test_parallel_hooks_start_one_flusher(tmp_path: Path) -> None:
     assert marker.read_bytes() == b"x"
 
 
+PACKAGE_IMPORT = "import sys, elydora_config; print(*sorted(m for m in sys.modules if m.startswith('elydora_config')))"
+"""What ``import elydora_config`` loads: the package's public names (errors, files, paths, records) and its OS
+layer. An idle flusher may load that and the OS layer's lock, nothing more of the library."""
+
+
 def test_flusher_without_work_loads_no_signing_or_http(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, "claudecode", server=None)
     code = (
         "import sys; from elydora_cli.runtime import flush; r = flush.flush(sys.argv[1]);"
-        "print(r, 'cryptography' in sys.modules, 'urllib.request' in sys.modules, 'elydora_config' in sys.modules)"
+        "print(r, 'cryptography' in sys.modules, 'urllib.request' in sys.modules,"
+        " *sorted(m for m in sys.modules if m.startswith('elydora_config')))"
     )
     result = subprocess.run([PYTHON, "-I", "-c", code, str(agent.directory)], capture_output=True, text=True)
-    assert result.stdout.split() == ["drained", "False", "False", "False"], result.stderr
+    outcome, signing, http, *library = result.stdout.split()
+    assert (outcome, signing, http) == ("drained", "False", "False"), result.stderr
+    package = subprocess.run([PYTHON, "-I", "-c", PACKAGE_IMPORT], capture_output=True, text=True, check=True)
+    assert "elydora_config._platform.locking" in library
+    assert [name for name in set(library) - set(package.stdout.split())
+            if not name.startswith("elydora_config._platform.")] == []
+    assert not any(name.startswith(("elydora_config.transaction", "elydora_config.jsonc")) for name in library)
 
 
 def test_neutral_hook_path_applies_the_same_grace(tmp_path: Path, server: FakeElydora) -> None:

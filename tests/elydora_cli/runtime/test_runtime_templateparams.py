@@ -17,7 +17,7 @@ from elydora_cli.runtime.templateparams import cut_javascript, cut_python, joine
 
 OLD_PYTHON = re.compile(r"^([A-Z_]+)(?:: [^=]+)? = .*  # @param$", re.MULTILINE)
 OLD_JAVASCRIPT = re.compile(r"^const ([A-Z_]+) = .*; // @param$", re.MULTILINE)
-OLD_INLINE = re.compile(r"^from \.(\w+) import [\w, ]+  # @inline$", re.MULTILINE)
+OLD_INLINE = re.compile(r"^from \.(\w+) import (?:[\w, ]+  # @inline|\(  # @inline\n[\w, \n]*?\n\))$", re.MULTILINE)
 TEMPLATES = Path(templateparams.__file__).parent / "templates"
 
 
@@ -63,13 +63,17 @@ def test_every_template_is_cut_as_the_patterns_cut_it(template: str) -> None:
 
 
 INLINE_PIECES = st.sampled_from(
-    ["from .", "flat", "x_1", "é", " import ", "a, b", ",", " ", "  # @inline", "\n", "from", ".", "\r"]
-)
+    ["from .", "flat", "x_1", "é", " import ", "a, b", ",", " ", "  # @inline", "\n", "from", ".", "\r", "(",
+     ")", "    b,", "\n)", " import (  # @inline\n"]
+)  # fmt: skip
 
 
-@settings(max_examples=2000)
+@settings(max_examples=3000)
 @example("from .x import a  # @inline\nfrom . import a  # @inline\nfrom .y import ,  # @inline")
 @example("fromflat import a  # @inline\nfrom .x import a  # @inline  # @inline")
+@example("from .x import (  # @inline\n    a,\n    b,\n)\nfrom .y import (  # @inline\n)\n)")
+@example("from .x import (  # @inline\n\n)x\nfrom .z import (  # @inline\n\n)")
+@example("from .x import (  # @inline\n    a(\n)")
 @given(st.lists(INLINE_PIECES, max_size=10).map("".join))
 def test_inline_imports_are_found_as_the_pattern_found_them(source: str) -> None:
     expected = OLD_INLINE.sub(lambda m: f"<code of {m.group(1)}>", source)

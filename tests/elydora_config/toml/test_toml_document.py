@@ -1,5 +1,5 @@
 """TomlDocument's API, one behaviour at a time, with the exact text each edit must produce
-(these are the before/after examples of docs/editors-toml.md)."""
+(these are the before/after examples of docs/editors.md, section TOML)."""
 
 from __future__ import annotations
 
