@@ -201,12 +201,13 @@ def _users(ctx: Context) -> list[tuple[str, Path]]:
     """Every account with a home below ``--root`` (the password database, never ``$HOME``)."""
     from ..managed import user_home
 
-    root = ctx.home if ctx.rooted else None
-    found = []
-    for entry in pwd.getpwall() if sys.platform != "win32" else []:
-        home = user_home(entry.pw_dir, root)
-        if entry.pw_dir and home.is_dir():
-            found.append((entry.pw_name, home))
+    found: list[tuple[str, Path]] = []
+    if sys.platform != "win32":  # Windows has no password database (and system scope is refused there)
+        root = ctx.home if ctx.rooted else None
+        for entry in pwd.getpwall():
+            home = user_home(entry.pw_dir, root)
+            if entry.pw_dir and home.is_dir():
+                found.append((entry.pw_name, home))
     return found
 
 
