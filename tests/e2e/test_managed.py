@@ -213,6 +213,35 @@ def test_copilot_runs_our_policy_hook_whatever_disable_all_hooks_says(copilot: S
             user.write_text(original)
 
 
+def test_copilot_runs_our_policy_hook_in_a_folder_its_trust_list_does_not_name(copilot: System) -> None:
+    """Copilot CLI's trust list (``trusted_folders`` in ~/.copilot/config.json) names another folder only: our
+    policy hook runs and blocks a frozen agent there. Headless (``-p`` with ``--allow-all-tools``), 1.0.102 also
+    loaded the project's own hook file from that folder, so it did not treat the folder as untrusted: the test
+    pins that fact (docs/providers.md), which leaves a truly untrusted folder unshown."""
+    sb = copilot.s.sandbox
+    config = sb.home / ".copilot" / "config.json"
+    marker = sb.home / "project-hook-ran"
+    project_hooks = sb.work / ".github" / "hooks" / "project.json"
+    original = config.read_text() if config.exists() else None
+    try:
+        settings = json.loads(original or "{}")
+        write_settings(config, {**settings, "trusted_folders": [str(sb.home / "elsewhere")]})
+        write_settings(project_hooks, {"version": 1, "hooks": {"preToolUse": [
+            {"type": "command", "bash": f"touch '{marker}'", "timeoutSec": 10}]}})
+        run = copilot.run("policy-hook-untrusted-allow")
+        assert run.proof_exists and copilot.ran("guard") and copilot.ran("audit"), run.describe()
+        assert marker.exists(), "the project's hooks did not run: Copilot now honours the trust list headless"
+        with copilot.frozen():
+            copilot.check_blocked(copilot.run("policy-hook-untrusted"))
+    finally:
+        write_settings(project_hooks, None)
+        marker.unlink(missing_ok=True)
+        if original is None:
+            config.unlink(missing_ok=True)
+        else:
+            config.write_text(original)
+
+
 def test_copilot_disable_all_hooks_silences_a_user_scope_install_but_not_the_policy_hook(copilot: System) -> None:
     """The contrast: the project's disableAllHooks does turn off a user-scope install of ours (its frozen guard
     no longer runs, the tool runs), while the policy hook beside it still runs. (Copilot 1.0.102 in -p mode kept
