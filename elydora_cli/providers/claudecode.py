@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import catalog, managed
+from .. import catalog, claudesources, managed
 from ..plug import defaults, hookmap, lockdown
 from ..plug.cmdforms import shell_plain
 from ..plug.common import (
@@ -66,7 +66,6 @@ from ..plug.schema import (
 )
 from ..plug.systempin import access_findings
 from ..runtime.generate import shebang
-from . import _claude_managed
 
 if TYPE_CHECKING:
     from typing import Any
@@ -370,10 +369,10 @@ def _holds_ours(settings: Any, ctx: Context, agent_id: str) -> bool:
     return False
 
 
-def _verdict(docs: Documents, ctx: Context) -> tuple[_claude_managed.Verdict, int]:
-    files = _claude_managed.Source(_claude_managed.FILES, str(managed_file(ctx, FACTS.id).parent.parent),
+def _verdict(docs: Documents, ctx: Context) -> tuple[claudesources.Verdict, int]:
+    files = claudesources.Source(claudesources.FILES, str(managed_file(ctx, FACTS.id).parent.parent),
                                    _merged_tier(docs, ctx))
-    return _claude_managed.gather(ctx, files)
+    return claudesources.gather(ctx, files)
 
 
 def _merged_tier(docs: Documents, ctx: Context) -> dict[str, Any]:
@@ -385,15 +384,15 @@ def _merged_tier(docs: Documents, ctx: Context) -> dict[str, Any]:
 
 
 def source_findings(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
-    """Which managed source Claude Code uses, and whether ours runs (see :mod:`._claude_managed`)."""
+    """Which managed source Claude Code uses, and whether ours runs (see :mod:`elydora_cli.claudesources`)."""
     verdict, users = _verdict(docs, ctx)
-    return _claude_managed.findings(verdict, lambda settings: _holds_ours(settings, ctx, agent_id), users)
+    return claudesources.findings(verdict, lambda settings: _holds_ours(settings, ctx, agent_id), users)
 
 
 def managed_source(docs: Documents, ctx: Context, agent_id: str) -> dict[str, Any]:
     """The compliance probe's ``managed_source``: the source used, the ones ignored, what cannot be seen."""
     verdict, _ = _verdict(docs, ctx)
-    return _claude_managed.describe(verdict, lambda settings: _holds_ours(settings, ctx, agent_id))
+    return claudesources.describe(verdict, lambda settings: _holds_ours(settings, ctx, agent_id))
 
 
 ROLES = HOOKS.events

@@ -147,7 +147,8 @@ def test_claude_runs_our_drop_in_beside_the_organizations_managed_hooks(claude: 
     try:
         claude.elydora("install", "claudecode")
         assert base.read_bytes() == text and dropin.exists()
-        claude.check_allowed()
+        run = claude.run("org-and-ours-allow")  # not check_allowed: earlier tests' records share the ledger
+        assert run.proof_exists and claude.ran("guard") and claude.ran("audit"), run.describe()
         assert marker.exists()
         marker.unlink()
         with claude.frozen():
@@ -224,7 +225,8 @@ def test_copilot_runs_our_policy_hook_in_a_folder_its_trust_list_does_not_name(c
     project_hooks = sb.work / ".github" / "hooks" / "project.json"
     original = config.read_text() if config.exists() else None
     try:
-        settings = json.loads(original or "{}")
+        lines = (original or "{}").splitlines()  # Copilot writes this file with // comment lines at the top
+        settings = json.loads("\n".join(line for line in lines if not line.lstrip().startswith("//")))
         write_settings(config, {**settings, "trusted_folders": [str(sb.home / "elsewhere")]})
         write_settings(project_hooks, {"version": 1, "hooks": {"preToolUse": [
             {"type": "command", "bash": f"touch '{marker}'", "timeoutSec": 10}]}})

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record
 
-from ..plug import layers
-from ..plug.context import Context
-from ..plug.contract import Finding
+from .plug import layers
+from .plug.context import Context
+from .plug.contract import Finding
 
 if sys.platform == "win32":
     import winreg
@@ -199,7 +199,7 @@ def _plist(path: Path) -> Any:
 
 def _users(ctx: Context) -> list[tuple[str, Path]]:
     """Every account with a home below ``--root`` (the password database, never ``$HOME``)."""
-    from ..managed import user_home
+    from .managed import user_home
 
     found: list[tuple[str, Path]] = []
     if sys.platform != "win32":  # Windows has no password database (and system scope is refused there)
