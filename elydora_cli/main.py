@@ -37,6 +37,8 @@ COMMANDS: dict[str, str] = {
     "demo": "demo",
     "help": "guide",
     "completion": "guide",
+    "profile": "profile",
+    "repair": "repair",
 }
 """Command name -> the module in ``elydora_cli/commands`` that registers it."""
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))

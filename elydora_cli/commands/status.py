@@ -13,7 +13,7 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from .. import exitcodes
+from .. import exitcodes, repairlog
 from ..plug.layers import OFF
 from ..statefiles import STATUS
 from . import options
@@ -274,6 +274,9 @@ def run(args: argparse.Namespace) -> int:
         ]
     code = exit_code(rows, recovery)
     failures = [f for row in rows for f in row.pop("failures")]
+    repair = repairlog.report(ctx)
+    if repair and repair["problems"] and code == exitcodes.OK:
+        code = exitcodes.UNHEALTHY  # a timer that is not ours byte for byte may run anything under our name
     if args.json:
         doc = {
             "schema": SCHEMA,
@@ -282,12 +285,15 @@ def run(args: argparse.Namespace) -> int:
             "recovery": recovery,
             "providers": rows,
             "failures": failures,
+            "repair": repair,
         }
         print(json.dumps(doc, indent=2))
     elif args.quiet:
         print(verdict(rows, recovery))
     else:
         _print_text(rows, recovery)
+        for line in repairlog.describe(repair) if repair else []:
+            print(line)
     return code
 
 

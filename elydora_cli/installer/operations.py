@@ -165,6 +165,11 @@ def _agent_dirs(root: Path) -> list[str]:
         return []
 
 
+def installed_manifests(ctx: Context) -> list[Manifest]:
+    """Every install manifest under the state directory (sorted by agent id): what is installed."""
+    return _read_manifests(ctx.elydora_dir)
+
+
 def _read_manifests(root: Path) -> list[Manifest]:
     """Every manifest under the state directory, read outside a transaction (sorted by directory name)."""
     read = (read_manifest(os.path.join(root, name, MANIFEST_NAME)) for name in _agent_dirs(root))
@@ -464,6 +469,12 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     from . import entries
 
     return entries.installed(provider, op.docs, op.ctx, agent_id)
+
+
+def read_documents(provider_id: str, ctx: Context) -> tuple[Documents, Context]:
+    """The agent's files as status reads them, with the context scoped to the provider."""
+    op = _prepare(None, load(provider_id), ctx, provider_id)
+    return op.docs, op.ctx
 
 
 def entry_findings(provider_id: str, ctx: Context) -> list[Finding]:
