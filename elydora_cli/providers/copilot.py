@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
-from ..plug import defaults, hookfile
+from ..plug import defaults, hookfile, runners
 from ..plug.cmdforms import posix_command, powershell_call
 from ..plug.common import catalog_events
 from ..plug.context import Context
@@ -186,8 +186,11 @@ def sources(ctx: Context) -> Sources:
 install, uninstall, check = hookfile.plug(FILE)
 
 
-def agent_argv(handler: dict[str, Any]) -> list[str]:
-    """How Copilot runs a handler on Linux and macOS."""
+def agent_argv(handler: dict[str, Any], ctx: Context) -> list[str]:
+    """How Copilot runs a handler: its ``bash`` field through bash on Linux and macOS, its ``powershell`` field
+    through PowerShell on Windows."""
+    if ctx.windows:
+        return runners.powershell_argv(handler["powershell"], ctx.env)
     return ["bash", "-c", handler["bash"]]
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
-from ..plug import defaults, hookmap
+from ..plug import defaults, hookmap, runners
 from ..plug.cmdforms import posix_command
 from ..plug.common import RefusedError, check_hooks, remove_hooks, single_target
 from ..plug.context import Context
@@ -132,7 +132,15 @@ ROLES = HOOKS.events
 """The one event of our entries (the audit shares it: each entry carries its own role)."""
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 ENV_SWITCHES = defaults.NO_ENV_SWITCHES
-extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
+extra_runtime, installed_entries, _ = defaults.hook_map_agent(HOOKS)
+
+
+def agent_argv(handler: Any, ctx: Context) -> list[str]:
+    """Crush runs a command through its embedded POSIX shell (mvdan.cc/sh), on Windows too: there our
+    single-quoted word list becomes the argv that shell spawns (no ``/bin/sh`` to stand in for it)."""
+    if ctx.windows:
+        return runners.word_list(handler["command"])
+    return defaults.default_argv(handler, ctx)
 
 NOTES = (
     "Crush has no post-tool hook: the audit records each tool call before it runs, not its result.",
