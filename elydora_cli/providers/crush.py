@@ -1,5 +1,6 @@
-"""Charm Crush: ``crush.json`` in ``CRUSH_GLOBAL_CONFIG`` (default ``$XDG_CONFIG_HOME/crush`` or ``~/.config/crush``),
-strict JSON holding all of Crush's settings; hooks are a flat map ``{"hooks": {"PreToolUse": [handler]}}``.
+"""Charm Crush: ``crush.json`` in ``CRUSH_GLOBAL_CONFIG`` (default ``$XDG_CONFIG_HOME/crush``, else ``~/.config/crush``;
+on Windows ``%LOCALAPPDATA%\\crush``), strict JSON holding all of Crush's settings; hooks are a flat map
+``{"hooks": {"PreToolUse": [handler]}}``.
 
 Crush has one hook event, ``PreToolUse``, and no post-tool event. The guard goes there, and so does the audit,
 which therefore records each tool call as it was about to run (its intent), never its result: Crush's own
@@ -70,7 +71,9 @@ def config_dir(ctx: Context) -> Path:
     if configured:
         return ctx.place(configured)
     xdg = ctx.env_value("XDG_CONFIG_HOME")
-    return (ctx.place(xdg) if xdg else ctx.home / ".config") / "crush"
+    if xdg:
+        return ctx.place(xdg) / "crush"
+    return (ctx.local_app_data() if ctx.windows else ctx.home / ".config") / "crush"
 
 
 def sources(ctx: Context) -> Sources:
@@ -141,6 +144,7 @@ def agent_argv(handler: Any, ctx: Context) -> list[str]:
     if ctx.windows:
         return runners.word_list(handler["command"])
     return defaults.default_argv(handler, ctx)
+
 
 NOTES = (
     "Crush has no post-tool hook: the audit records each tool call before it runs, not its result.",

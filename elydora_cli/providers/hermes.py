@@ -90,8 +90,7 @@ def home(ctx: Context) -> Path:
     if named:
         return ctx.place(named)
     if ctx.windows:
-        local = (ctx.env_value("LOCALAPPDATA") or "").strip()
-        return (ctx.place(local) if local else ctx.home / "AppData" / "Local") / "hermes"
+        return ctx.local_app_data() / "hermes"
     return ctx.home / ".hermes"
 
 
