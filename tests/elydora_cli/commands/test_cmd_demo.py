@@ -100,3 +100,10 @@ def test_an_agent_whose_runner_is_missing_is_not_applicable(
     assert "hooks executed here for 1 agents; n/a for 3:" in out
     assert re.search(r"^  cline, opencode, kilo: cannot run node \(", out, re.MULTILINE)
     assert out.rstrip().endswith("every step that could run held")
+
+
+def test_powershell_that_cannot_run_a_script_is_named_as_the_reason() -> None:
+    """No ``powershell.exe`` here: the demo's PowerShell rows would be ``n/a`` with this reason."""
+    reason = tour.powershell_missing({"SystemRoot": "C:\\Windows"})
+    assert reason is not None
+    assert reason.startswith("PowerShell is not executed here: C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\")

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from elydora_testkit.windows_runners import EXECUTED, POWERSHELL_RUN
 
 from elydora_cli.installer import operations
 from elydora_cli.plug import runners
@@ -27,34 +28,6 @@ from elydora_cli.providers import implemented_ids
 
 ENV = {"SystemRoot": "C:\\Windows", "ComSpec": "C:\\Windows\\system32\\cmd.exe"}
 POWERSHELL = "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe"
-POWERSHELL_RUN = {  # agent -> how the agent's Windows runner reaches PowerShell
-    "codex": "encoded",  # commandWindows, an encoded line its session shell starts
-    "kimi": "encoded",
-    "grok": "encoded",
-    "openhands": "encoded",
-    "gemini": "encoded in call operator",  # Gemini hands its command to PowerShell: & '<powershell.exe>' ...
-    "copilot": "call operator",  # the powershell field
-    "cursor": "call operator",
-    "droid": "call operator",
-    "letta": "call operator",
-    "kirocli": "call operator",
-    "kiroide": "call operator",
-    "kiroagent": "call operator",
-    "qwen": "call operator",  # shell: powershell
-}
-EXECUTED = {  # agent -> the program the agent's runner starts (no PowerShell): run under Wine by the demo
-    "claudecode": "python",  # exec form
-    "qoder": "python",
-    "hermes": "python",  # shlex-split word list, no shell
-    "crush": "python",  # its embedded POSIX shell spawns the word list
-    "augment": "python",  # exec form: Auggie spawns command + args without a shell (its old .cmd wrappers go)
-    "cline": "node",
-    "opencode": "node",
-    "kilo": "node",
-    "pi": "node",
-}
-
-
 def test_every_agent_is_in_one_table() -> None:
     assert set(POWERSHELL_RUN) | set(EXECUTED) == set(implemented_ids())
     assert not set(POWERSHELL_RUN) & set(EXECUTED)
