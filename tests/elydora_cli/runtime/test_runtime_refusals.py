@@ -263,8 +263,9 @@ def test_parallel_hooks_start_one_flusher(tmp_path: Path) -> None:
     assert marker.read_bytes() == b"x"
 
 
-OS_LAYER = ("elydora_config", "elydora_config.errors", "elydora_config.typecheck", "elydora_config._platform")
-"""What an idle flusher may load of the library: its OS layer (the lock and the opens), nothing of the rest."""
+PACKAGE_IMPORT = "import sys, elydora_config; print(*sorted(m for m in sys.modules if m.startswith('elydora_config')))"
+"""What ``import elydora_config`` loads: the package's public names (errors, files, paths, records) and its OS
+layer. An idle flusher may load that and the OS layer's lock, nothing more of the library."""
 
 
 def test_flusher_without_work_loads_no_signing_or_http(tmp_path: Path) -> None:
@@ -277,7 +278,11 @@ def test_flusher_without_work_loads_no_signing_or_http(tmp_path: Path) -> None:
     result = subprocess.run([PYTHON, "-I", "-c", code, str(agent.directory)], capture_output=True, text=True)
     outcome, signing, http, *library = result.stdout.split()
     assert (outcome, signing, http) == ("drained", "False", "False"), result.stderr
-    assert [name for name in library if name not in OS_LAYER and not name.startswith(OS_LAYER[-1] + ".")] == []
+    package = subprocess.run([PYTHON, "-I", "-c", PACKAGE_IMPORT], capture_output=True, text=True, check=True)
+    assert "elydora_config._platform.locking" in library
+    assert [name for name in set(library) - set(package.stdout.split())
+            if not name.startswith("elydora_config._platform.")] == []
+    assert not any(name.startswith(("elydora_config.transaction", "elydora_config.jsonc")) for name in library)
 
 
 def test_neutral_hook_path_applies_the_same_grace(tmp_path: Path, server: FakeElydora) -> None:
