@@ -77,7 +77,8 @@ def check_runtime(
             findings.append(Finding("runtime file differs from what this version generates (reinstall)", path))
         elif ctx.system:
             findings += system_file_findings(path, mode)
-        elif _platform.kept_mode(mode) & stat.S_IXUSR and not os.lstat(path).st_mode & stat.S_IXUSR:
+        elif (_platform.kept_mode(mode) & stat.S_IXUSR  # Windows keeps no execute bit: python.exe runs the file
+              and not _platform.file_mode(os.lstat(path).st_mode) & stat.S_IXUSR):
             findings.append(Finding("is not executable: the agent cannot start it (chmod 700 it, or reinstall)", path))
     code = {} if ctx.hook_command or manifest is None else manifest.bytecode
     findings += _bytecode_findings(ctx, agent_id, code)

@@ -83,9 +83,9 @@ def namespace_processes() -> dict[int, str]:
     return found
 
 
-OURS = ("elydora_cli.runtime.", "/.elydora/")
+OURS = ("elydora_cli.runtime.", "/.elydora/", "\\.elydora\\")
 """What the command line of one of our processes names: the flusher's module, or a runtime script (``hook.py``,
-``guard.py``) in a state directory."""
+``guard.py``) in a state directory (a Windows path under Wine)."""
 
 
 def reap_namespace(flusher_wait: float = 20.0) -> list[str]:
@@ -129,9 +129,22 @@ def bind_managed_layers(binds: list[list[str]]) -> None:
         subprocess.run(["mount", "--bind", source, target], check=True)
 
 
+def overlay_folders(overlays: list[list[str]]) -> None:
+    """In the private mount namespace: each folder under a throw-away overlay whose writes land in its scratch
+    folder, so what runs in here changes nothing the host sees (e.g. a shared Wine prefix: the copy in here is
+    this driver's own, and so is its wineserver, which the driver ends with the rest)."""
+    for folder, scratch in overlays:
+        upper, work = os.path.join(scratch, "upper"), os.path.join(scratch, "work")
+        os.makedirs(upper, exist_ok=True)
+        os.makedirs(work, exist_ok=True)
+        options = f"lowerdir={folder},upperdir={upper},workdir={work}"
+        subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, folder], check=True)
+
+
 def main() -> int:
     out = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # nothing but our protocol lines on the real stdout
+    overlay_folders(json.loads(os.environ.get("ELYDORA_E2E_OVERLAYS") or "[]"))
     bind_managed_layers(json.loads(os.environ.get("ELYDORA_E2E_BINDS") or "[]"))
     loopback_up()
     interfaces = sorted(name for _index, name in socket.if_nameindex())

@@ -11,13 +11,15 @@ second run with a warm cache only compares stamps (well under a second). The cac
 
 At the end ``<cache>/manifest.json`` says, per agent, the executable to run, the PATH prefix it needs (Node
 22 where the lock file says so) and its version; or why it is not available (the reason the tests skip
-with). Exit status: 0 when every requested agent is installed or has a recorded reason not to be, 1 when
-the registry could not be reached (then nothing usable was installed for that agent).
+with). An agent whose lock entry names its Windows build (``windows``) also gets that package, unpacked, for
+the tests that run it under Wine. Exit status: 0 when every requested agent is installed or has a recorded
+reason not to be, 1 when the registry could not be reached (then nothing usable was installed for that agent).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import glob
 import hashlib
 import json
@@ -26,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -252,6 +255,7 @@ def install_agent(
             write_stamp(folder, dict(stamp, pip_lock=lock_digest(agent, "requirements.txt")))
         path_prefix.append(str(binary.parent))
     else:
+        entry = {key: value for key, value in entry.items() if key != "windows"}  # its own folder and stamp
         stamp = dict(entry, npm_lock=lock_digest(agent))
         if update_locks or not stamp_ok(folder, stamp, binary):
             npm_install(folder, agent, entry["package"], entry["version"], update_locks=update_locks)
@@ -269,6 +273,43 @@ def install_agent(
         "bin": str(binary),
         "path_prefix": path_prefix,
     }
+
+
+def install_windows_build(cache: Path, agent: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The agent's own Windows build (``windows`` in its lock entry: the npm package its installer picks on
+    Windows x64, and the executable in it), for the tests that run it under Wine (docs/e2e.md "Under Wine").
+
+    The package's version and integrity are the ones the agent's npm lock lists; ``npm pack`` fetches the
+    tarball, which must match that integrity, and it is unpacked (no install scripts run) into
+    ``<cache>/<agent>/<version>/windows/``."""
+    win = entry["windows"]
+    locked = json.loads((LOCKS / f"{agent}.package-lock.json").read_text())["packages"]
+    pinned = locked.get(f"node_modules/{win['package']}")
+    if pinned is None:
+        raise InstallError(f"{win['package']} is not in locks/{agent}.package-lock.json")
+    folder = cache / agent / entry["version"] / "windows"
+    binary = folder / "package" / win["bin"]
+    stamp = dict(win, version=pinned["version"], integrity=pinned["integrity"])
+    if not stamp_ok(folder, stamp, binary):
+        npm = shutil.which("npm")
+        if npm is None:
+            raise InstallError("npm is not on PATH")
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        run([npm, "pack", "-q", f"{win['package']}@{pinned['version']}"], cwd=folder, env=npm_env())
+        tarball = next(folder.glob("*.tgz"))
+        algorithm, _, expected = pinned["integrity"].partition("-")
+        digest = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
+        if digest != expected:
+            raise InstallError(f"{tarball.name} does not match the integrity its lock records")
+        with tarfile.open(tarball) as archive:
+            archive.extractall(folder, filter="data")
+        tarball.unlink()
+        if not binary.exists():
+            raise InstallError(f"{win['package']}@{pinned['version']} has no {win['bin']}")
+        write_stamp(folder, stamp)
+    return {"available": True, "bin": str(binary), "package": win["package"], "version": pinned["version"]}
 
 
 def seed_config_deps(cache: Path, agent: str, entry: dict[str, Any], *, update_locks: bool) -> str | None:
@@ -330,6 +371,12 @@ def main(argv: list[str] | None = None) -> int:
             seeded = seed_config_deps(cache, agent, entry, update_locks=args.update_locks)
             if seeded is not None:
                 manifest[agent]["config_deps"] = {"folder": seeded, "into": entry["config_deps"]["into"]}
+            if "windows" in entry:
+                try:
+                    manifest[agent]["windows"] = install_windows_build(cache, agent, entry)
+                except InstallError as exc:  # the Linux build stays usable
+                    failed = True
+                    manifest[agent]["windows"] = {"available": False, "reason": re.sub(r"\s+", " ", str(exc))[:500]}
         except InstallError as exc:
             failed = True
             text = str(exc)

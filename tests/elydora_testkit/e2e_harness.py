@@ -40,6 +40,9 @@ BINDS_ENV = "ELYDORA_E2E_BINDS"
 """JSON ``[[source, target], ...]``: the driver also gets a private mount namespace and binds each source
 directory over the target (e.g. a sandbox's ``etc/claude-code`` over ``/etc/claude-code``), so agents read
 a managed layer the machine's ``/etc`` never holds (see driver.py)."""
+OVERLAYS_ENV = "ELYDORA_E2E_OVERLAYS"
+"""JSON ``[[folder, scratch], ...]``: in that private mount namespace each folder is under a throw-away overlay
+(its writes go to ``scratch``), before the binds (e.g. the shared Wine prefix, see e2e_wine.py)."""
 
 
 class Driver:
@@ -48,7 +51,7 @@ class Driver:
     def __init__(self, workdir: Path) -> None:
         self.stderr_path = workdir / "driver.stderr"
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
-        mount = ["--mount"] if os.environ.get(BINDS_ENV) else []
+        mount = ["--mount"] if os.environ.get(BINDS_ENV) or os.environ.get(OVERLAYS_ENV) else []
         self.proc = subprocess.Popen(
             ["unshare", "--net", *mount, sys.executable, str(E2E_DIR / "driver.py")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, bufsize=1,

@@ -23,5 +23,6 @@ if [ -n "$node_exe" ]; then
     node_dir="$(dirname "$node_exe")"
     export WINEPATH="Z:${node_dir//\//\\}"
 fi
-cd "$repo"
+# From the checkout, or from the folder ELYDORA_WINDOWS_CWD names (a project folder, as a user runs `elydora`).
+cd "${ELYDORA_WINDOWS_CWD:-$repo}"
 : | /usr/lib/wine/wine64 "$cache/python/python.exe" "$@" 2>&1 | cat
