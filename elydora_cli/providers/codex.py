@@ -10,7 +10,7 @@ from elydora_config.errors import UnsafePathError
 from elydora_config.records import replace
 
 from .. import catalog, managed
-from ..plug import defaults, hookmap, lockdown, systempin
+from ..plug import defaults, hookmap, lockdown, runners, systempin
 from ..plug.agentprobe import AgentProbe, ListedHook, ProbeError
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import (
@@ -312,7 +312,15 @@ def _untrusted(docs: Documents, path: Path, ctx: Context, agent_id: str) -> list
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
-extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
+extra_runtime, installed_entries, _ = defaults.hook_map_agent(HOOKS)
+
+
+def agent_argv(handler: Any, ctx: Context) -> list[str]:
+    """How Codex runs a handler: ``command`` through its POSIX shell; on Windows ``commandWindows`` (our encoded
+    PowerShell line) through its session shell, which starts ``powershell.exe`` with the line's own words."""
+    if ctx.windows:
+        return runners.shell_argv(handler["commandWindows"], ctx)
+    return defaults.default_argv(handler, ctx)
 
 NOTES = ("Codex runs new or changed hooks only once trusted: `elydora install codex --trust` records Codex's own "
          "trust of both (or open /hooks in Codex and trust them).",)

@@ -21,7 +21,7 @@ from elydora_config.errors import MalformedConfigError
 from elydora_config.records import replace
 
 from .. import catalog, managed
-from ..plug import defaults, hookfile
+from ..plug import defaults, hookfile, runners
 from ..plug.cmdforms import posix_command, powershell_call
 from ..plug.common import catalog_events
 from ..plug.context import Context
@@ -222,8 +222,11 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     return found or access_findings(ctx, next(iter(docs.targets)), FACTS.display_name)
 
 
-def agent_argv(handler: dict[str, Any]) -> list[str]:
-    """How Copilot runs a handler on Linux and macOS."""
+def agent_argv(handler: dict[str, Any], ctx: Context) -> list[str]:
+    """How Copilot runs a handler: its ``bash`` field through bash on Linux and macOS, its ``powershell`` field
+    through PowerShell on Windows."""
+    if ctx.windows:
+        return runners.powershell_argv(handler["powershell"], ctx.env)
     return ["bash", "-c", handler["bash"]]
 
 

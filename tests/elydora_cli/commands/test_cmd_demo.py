@@ -97,10 +97,9 @@ def test_an_agent_whose_runner_is_missing_is_not_applicable(
         "opencode": ("n/a", "n/a", "n/a", "ok"),
         "kilo": ("n/a", "n/a", "n/a", "ok"),
     }
-    assert "cline: allow: cannot run node" in out and "opencode: allow: cannot run node" in out
-    assert out.rstrip().splitlines()[-2].endswith(
-        "n/a: cline, opencode, kilo (the program the agent runs its hooks with is not on this machine)"
-    )
+    assert "hooks executed here for 1 agents; n/a for 3:" in out
+    assert re.search(r"^  cline, opencode, kilo: cannot run node \(", out, re.MULTILINE)
+    assert out.rstrip().splitlines()[-2] == "every step that could run held"
 
 
 def test_the_demo_ends_saying_where_its_sandbox_is_kept(
@@ -121,3 +120,10 @@ def test_the_demo_ends_saying_where_its_sandbox_is_kept(
     code = main(["demo", str(root), "claude", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and (report["sandbox"], report["home"], report["kept"]) == (str(root), str(root / "home"), True)
+
+
+def test_powershell_that_cannot_run_a_script_is_named_as_the_reason() -> None:
+    """No ``powershell.exe`` here: the demo's PowerShell rows would be ``n/a`` with this reason."""
+    reason = tour.powershell_missing({"SystemRoot": "C:\\Windows"})
+    assert reason is not None
+    assert reason.startswith("PowerShell is not executed here: C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\")

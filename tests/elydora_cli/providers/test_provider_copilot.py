@@ -457,7 +457,7 @@ def test_uninstall_of_another_agent_id_keeps_ours(tmp_path):
 def test_the_guard_fails_open_because_copilot_denies_on_any_nonzero_exit(tmp_path):
     ctx = _ctx(tmp_path)
     operations.install("copilot", ctx)
-    guard = copilot.agent_argv(json.loads(_file(ctx).read_text())["hooks"]["preToolUse"][0])
+    guard = copilot.agent_argv(json.loads(_file(ctx).read_text())["hooks"]["preToolUse"][0], ctx)
     assert run_as_agent(guard, b"not json").returncode == 0
     (ctx.agent_dir("copilot") / "config.json").write_text("{broken")
     broken = run_as_agent(guard, payload("copilot", "preToolUse"))

@@ -323,9 +323,11 @@ def test_a_consulted_file_changing_before_commit_aborts(ctx, monkeypatch, source
     assert files_under(ctx.home.parent) == {**before, str(path): changed}
 
 
-def test_agent_runs_handlers_in_their_shell():
-    assert qwen.agent_argv({"command": "c", "shell": "bash"}) == ["bash", "-c", "c"]
-    assert qwen.agent_argv({"command": "c", "shell": "powershell"}) == ["powershell", "-NoProfile", "-Command", "c"]
+def test_agent_runs_handlers_in_their_shell(tmp_path):
+    ctx = Context(home=tmp_path, state_root=tmp_path, repo_root=tmp_path)
+    assert qwen.agent_argv({"command": "c", "shell": "bash"}, ctx) == ["bash", "-c", "c"]
+    powershell = ["powershell", "-NoProfile", "-Command", "c"]
+    assert qwen.agent_argv({"command": "c", "shell": "powershell"}, ctx) == powershell
 
 
 def test_matcher_events():
