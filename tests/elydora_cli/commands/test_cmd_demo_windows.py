@@ -44,9 +44,10 @@ def test_demo_executes_every_hook_windows_can_run_here(tmp_path: Path, capsys: p
         assert f"hooks executed here for {len(EXECUTED)} agents; n/a for {len(POWERSHELL_RUN)}:" in out
         names = ", ".join(pid for pid in implemented_ids() if pid in POWERSHELL_RUN)
         assert f"  {names}: {no_powershell}" in out
-        assert out.rstrip().endswith("every step that could run held")
+        assert out.rstrip().splitlines()[-2] == "every step that could run held"
     else:
-        assert out.rstrip().endswith("every step held")
+        assert out.rstrip().splitlines()[-2] == "every step held"
+    assert out.rstrip().splitlines()[-1].startswith(f"the sandbox is kept in {tmp_path / 'demo'} ")
     after = {Path(rel).as_posix(): found for rel, found in sandbox.snapshot(tmp_path / "demo" / "home").items()}
     assert after == {  # every file as it was, bytes and the mode Windows keeps (writable: 0o666)
         rel: (data, _platform.kept_mode(sandbox.MODES.get(rel, sandbox.DEFAULT_MODE)))
