@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from elydora_config.errors import ConfigError
+
 from . import catalog
 from .executables import which
 from .plug.context import Context
@@ -41,7 +43,11 @@ def _local_app_data_folder(provider: str, ctx: Context) -> Path | None:
     ``None`` (the variable the agent honours, or ``XDG_CONFIG_HOME``, moved it elsewhere; or the agent keeps
     its folder in the home, as most do)."""
     base = ctx.local_app_data()
-    for target in load(provider).sources(ctx).targets:
+    try:
+        targets = load(provider).sources(ctx).targets
+    except ConfigError:  # a variable of the agent's names no usable place: the catalog's rule decides presence
+        return None
+    for target in targets:
         if target.path.is_relative_to(base):
             return base / target.path.relative_to(base).parts[0]
     return None

@@ -34,3 +34,9 @@ def test_on_windows_crush_and_hermes_are_their_folders_among_the_local_applicati
     assert presence.absence("hermes", ctx) is None
     moved = make_context(tmp_path, {"CRUSH_GLOBAL_CONFIG": "/crush-here"}).with_options(windows=True)
     assert presence.config_dir("crush", moved) == moved.home / "crush-here"
+
+
+def test_on_windows_a_variable_naming_no_usable_place_leaves_presence_to_the_catalog(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path, {"CODEX_HOME": "/nowhere", "CRUSH_GLOBAL_CONFIG": ""}).with_options(windows=True)
+    assert presence.config_dir("codex", ctx) == ctx.home / "nowhere"
+    assert presence.config_dir("crush", ctx) == ctx.home / ".config" / "crush"
