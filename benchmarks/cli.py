@@ -54,7 +54,9 @@ TWELVE = (
 
 
 def _install(elydora: list[str], root: Path, agents: tuple[str, ...] = ()) -> None:
-    """Install ``agents`` under ``root`` (every supported agent when none are named)."""
+    """Install ``agents`` under ``root`` (every supported agent when none are named); ``root`` is created first,
+    as a user's home exists (``--root`` never creates it)."""
+    root.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [*elydora, "install", *(agents or ("--every",)), "--root", str(root)],
         check=True,

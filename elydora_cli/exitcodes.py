@@ -46,6 +46,8 @@ def describe_error(exc: BaseException) -> str:
         if isinstance(exc, RecoveryNeededError) and "elydora recover" not in str(exc):
             return f"{exc.path}: is an interrupted transaction; run `{command_for_journal(str(exc.path))}` first"
         return str(exc) + hint_for(exc)
+    if isinstance(exc, UsageError):
+        return str(exc)
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"

@@ -12,7 +12,6 @@ and after the sub-command: the top-level parser holds their defaults and every s
 from __future__ import annotations
 
 import argparse
-import atexit
 import gc
 import importlib
 import json
@@ -41,11 +40,17 @@ COMMANDS: dict[str, str] = {
     "hooks": "hooks",
     "verify": "verify",
     "demo": "demo",
+    "help": "guide",
+    "completion": "guide",
+    "profile": "profile",
+    "repair": "repair",
 }
 """Command name -> the module in ``elydora_cli/commands`` that registers it."""
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 GLOBAL_VALUE_FLAGS = ("--root", "--state-root")
 """Global flags that take a value (``_modules_for`` skips their values when it looks for the command)."""
+WHOLE_TREE_COMMANDS = frozenset({"help", "completion"})
+"""Commands that show every other one: all the command modules are loaded for them."""
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -139,7 +144,7 @@ def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
     """Only the module of the command being run (every module for help and errors): start-up stays small."""
     args = list(sys.argv[1:] if argv is None else argv)
     word = _command_word(args)
-    if word in COMMANDS and not {"-h", "--help"} & set(args):
+    if word in COMMANDS and word not in WHOLE_TREE_COMMANDS and not {"-h", "--help"} & set(args):
         return (COMMANDS[word],)
     return COMMAND_MODULES
 
@@ -154,6 +159,8 @@ def _epilog() -> str:
         "  elydora install --all                      # every agent present on this machine\n"
         "  elydora status -v                          # each agent: healthy / unhealthy / not installed\n"
         "  elydora agent freeze --provider claude     # the guard blocks the agent's next tool call\n"
+        "  elydora help agent freeze                  # a command's own page (the same as --help)\n"
+        "  elydora completion bash                    # Tab completion for bash, zsh or fish\n"
         "\nexit codes: 0 ok, 1 unhealthy/refused/bad file, 2 usage, 3 concurrent change or lock held,\n"
         "4 recovery needed, 130 interrupted, 141 output pipe closed"
     )
@@ -163,6 +170,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = _TopParser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
     parser.add_argument("-V", "--version", action="version", version=f"elydora {__version__}")
     add_global_flags(parser, top=True)
+    parser.set_defaults(top_parser=parser)  # for `elydora help` and `elydora completion`
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubParser)
     for name in _modules_for(argv):
         module = importlib.import_module(f"elydora_cli.commands.{name}")
@@ -173,14 +181,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def _report(args: argparse.Namespace, exc: BaseException) -> None:
     sys.stderr.write(f"Error: {describe_error(exc)}\n")
     if getattr(args, "json", False) and args.command != "hook":  # a hook's stdout is the agent's protocol
-        provider = getattr(args, "provider", None)
+        provider = getattr(args, "provider", None) or getattr(args, "provider_word", None)
         sys.stdout.write(json.dumps({"ok": False, "failures": [failure(provider, exc)]}, indent=2) + "\n")
 
 
 def _quiet_stdout(args: argparse.Namespace) -> None:
     """``--quiet``: the command's informational output goes nowhere (its data output and errors stay)."""
     if args.quiet and not getattr(args, "data_output", False):
-        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed when the command ends
 
 
 def _closed_pipe() -> int:
@@ -199,41 +207,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 QUICK_EXIT_COMMANDS = frozenset({"status"})
-"""Read-only commands after which the console script ends the process without tearing the interpreter down."""
+"""Read-only commands that run without the cyclic garbage collector (see :func:`entry`)."""
 
 
 def entry() -> NoReturn:
     """The ``elydora`` console script: :func:`main`, then exit with its code.
 
-    After a command of :data:`QUICK_EXIT_COMMANDS` the process ends as soon as the standard streams are
-    flushed, without the interpreter's finalization (a full garbage collection, then every module and object
-    freed one by one: about a tenth of a ``status``), the memory going back to the system at once. That is
-    done only when nothing else is pending: no exit handler was registered and no other thread runs; such a
-    command writes no file and leaves none open. ``python -m elydora_cli`` always exits normally.
-
-    Such a command also runs without the cyclic garbage collector: it allocates a few megabytes and ends, and
-    each collection would only walk again the objects its imports made (about 3% of a ``status``)."""
-    quick = _command_word(sys.argv[1:]) in QUICK_EXIT_COMMANDS
-    if quick:
+    A command of :data:`QUICK_EXIT_COMMANDS` runs without the cyclic garbage collector: it allocates a few
+    megabytes and ends, and each collection would only walk again the objects its imports made."""
+    if _command_word(sys.argv[1:]) in QUICK_EXIT_COMMANDS:
         gc.disable()
-    code = main()
-    if quick and _nothing_pending():
-        try:
-            for stream in dict.fromkeys((sys.stdout, sys.__stdout__, sys.stderr, sys.__stderr__)):
-                if stream is not None:
-                    stream.flush()
-        except BrokenPipeError:
-            code = _closed_pipe()
-        os._exit(code)
-    raise SystemExit(code)
+    raise SystemExit(main())
 
 
-def _nothing_pending() -> bool:
-    threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
-        return False
-    registered = getattr(atexit, "_ncallbacks", None)  # CPython; elsewhere: always the normal exit
-    return registered is not None and registered() == 0
+def _check_root(args: argparse.Namespace) -> None:
+    """``--root`` names an existing directory: a typo is refused (exit 2), never created nor reported healthy."""
+    if args.root is None:
+        return
+    root = os.path.abspath(args.root)
+    if not os.path.isdir(root):
+        problem = "is not a directory" if os.path.lexists(root) else "no such directory"
+        raise UsageError(f"{root}: {problem} (--root names the home directory whose agent configs to use)")
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -244,15 +238,26 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return exitcodes.USAGE
+    stdout = sys.stdout
     _quiet_stdout(args)
     try:
+        return _run(args)
+    finally:
+        if sys.stdout is not stdout:  # a caller in the same process (a test, the demo) gets its stream back
+            sys.stdout.close()
+            sys.stdout = stdout
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        _check_root(args)
         code = int(args.func(args))
         sys.stdout.flush()
         return code
     except BrokenPipeError:
         raise
     except UsageError as exc:
-        sys.stderr.write(f"Error: {exc}\n")
+        _report(args, exc)
         return exitcodes.USAGE
     except KeyboardInterrupt:
         sys.stderr.write("Error: interrupted\n")

@@ -67,14 +67,21 @@ class ManagedLayer:
     """What the switch turns off besides user hooks (``status`` reports it)."""
 
 
+DROP_IN = "elydora.json"
+"""The name of our own file in a managed drop-in folder (Claude Code's ``managed-settings.d/``, Copilot CLI's
+``policy.d/``): beside the organization's files, never inside them."""
+
 LAYERS = {
     "claudecode": ManagedLayer(
         "claudecode",
-        "/etc/claude-code/managed-settings.json",
-        "/Library/Application Support/ClaudeCode/managed-settings.json",
-        "%ProgramFiles%\\ClaudeCode\\managed-settings.json",
-        promise="read above every user and project file; a user's disableAllHooks is taken as allowManagedHooksOnly, "
-        "so it cannot switch managed hooks off",
+        f"/etc/claude-code/managed-settings.d/{DROP_IN}",
+        f"/Library/Application Support/ClaudeCode/managed-settings.d/{DROP_IN}",
+        f"%ProgramFiles%\\ClaudeCode\\managed-settings.d\\{DROP_IN}",
+        promise="our drop-in is merged over the organization's managed-settings.json (hooks of both run), read "
+        "above every user and project file; a user's disableAllHooks is taken as allowManagedHooksOnly, so it "
+        "cannot switch managed hooks off; but Claude Code uses one managed source only (server-managed settings, "
+        "then an MDM profile or the HKLM policy, then these files) unless the winning one sets "
+        "managedSourcesBehavior: merge",
         lockdown_key="allowManagedHooksOnly",
         lockdown_off="every user, project and local hook, and the hooks of plugins the user installed (only managed "
         "hooks and plugins managed settings enable still run)",
@@ -82,8 +89,8 @@ LAYERS = {
     "codex": ManagedLayer(
         "codex",
         "/etc/codex/requirements.toml",
-        "/etc/codex/requirements.toml",
-        None,
+        "/etc/codex/requirements.toml",  # beside the com.openai.codex profile's requirements_toml_base64
+        "%ProgramData%\\OpenAI\\Codex\\requirements.toml",
         promise="managed hooks are trusted by policy: they run without a trust step and cannot be disabled in /hooks",
         lockdown_key="allow_managed_hooks_only",
         lockdown_off="every hook of config.toml and hooks.json in the user, project and plugin layers",
@@ -98,6 +105,16 @@ LAYERS = {
         "switches hooks off; but hooks run only while Augment's server turns the enable_hooks "
         "feature flag on, and where that server allows client flag overrides a user's featureFlagOverrides can "
         "turn it off (unless this file sets featureFlagOverrides itself)",
+    ),
+    "copilot": ManagedLayer(
+        "copilot",
+        f"/etc/github-copilot/policy.d/{DROP_IN}",
+        f"/etc/github-copilot/policy.d/{DROP_IN}",
+        f"%ProgramData%\\GitHub\\Copilot\\policy.d\\{DROP_IN}",
+        promise="a policy hook file: loaded before the user's, project's and plugins' hooks, which all run beside "
+        "it; disableAllHooks (in any settings layer) does not switch it off, and it runs in folders the user has "
+        "not trusted; Copilot CLI reads it only while it and its folder are root's and not group- or "
+        "other-writable; a hook that times out lets the tool run",
     ),
     "cursor": ManagedLayer(
         "cursor",

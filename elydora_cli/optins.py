@@ -2,7 +2,8 @@
 
 * ``--follow-symlinks`` (or the setting ``ELYDORA_FOLLOW_SYMLINKS=1`` in the environment, for dotfiles
   managed by stow, chezmoi or home-manager, or a symlinked ``/home``): edit the real file a link points to,
-  with that file's snapshot, mode and owner; the link stays a link.
+  with that file's snapshot, mode and owner; the link stays a link. The install remembers it in the agent's
+  manifest (later commands on that agent follow links too); ``--no-follow-symlinks`` refuses links again.
 * ``--allow-read-only``: replace a settings file whose permission bits do not let the caller write it.
 
 A refusal from the library carries the name of the library option (``ConfigError.opt_in``); :func:`hint_for`
@@ -15,6 +16,7 @@ import argparse
 from collections.abc import Mapping
 
 FOLLOW_SYMLINKS_FLAG = "--follow-symlinks"
+NO_FOLLOW_SYMLINKS_FLAG = "--no-follow-symlinks"
 FOLLOW_SYMLINKS_SETTING = "ELYDORA_FOLLOW_SYMLINKS"
 ALLOW_READ_ONLY_FLAG = "--allow-read-only"
 
@@ -25,16 +27,29 @@ _HINTS = {
 
 
 def add_opt_in_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    follow = parser.add_mutually_exclusive_group()
+    follow.add_argument(
         FOLLOW_SYMLINKS_FLAG,
         action="store_true",
-        help=f"edit the real file a symlinked dotfile points to (setting: {FOLLOW_SYMLINKS_SETTING}=1)",
+        help=f"edit the real file a symlinked dotfile points to (setting: {FOLLOW_SYMLINKS_SETTING}=1); "
+        "remembered by the install",
+    )
+    follow.add_argument(
+        NO_FOLLOW_SYMLINKS_FLAG, action="store_true", help="refuse links, even where an install remembered following"
     )
     parser.add_argument(ALLOW_READ_ONLY_FLAG, action="store_true", help="replace settings files that are read-only")
 
 
 def follow_symlinks(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
+    if getattr(args, "no_follow_symlinks", False):
+        return False
     return bool(getattr(args, "follow_symlinks", False)) or env.get(FOLLOW_SYMLINKS_SETTING, "") in ("1", "true", "yes")
+
+
+def follow_symlinks_decided(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
+    """Whether this command says itself whether to follow links (a flag, or the setting): then what an install
+    remembered does not apply."""
+    return bool(getattr(args, "no_follow_symlinks", False)) or follow_symlinks(args, env)
 
 
 def allow_read_only(args: argparse.Namespace) -> bool:

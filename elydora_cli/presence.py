@@ -2,8 +2,9 @@
 
 ``elydora install --all`` installs only into present agents (``--every`` installs into all). The config
 directory is the first directory of the catalog's default path below the settings root (``~/.claude``),
-or the directory the agent's environment variable names; the executables are the catalog's, looked up on
-``PATH``.
+or the directory the agent's environment variable names; on Windows, for the agents that keep their folder among
+the local application data (Crush, Hermes), that folder, where the agent's plug places its settings. The
+executables are the catalog's, looked up on ``PATH``.
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from elydora_config.errors import ConfigError
+
 from . import catalog
 from .executables import which
 from .plug.context import Context
+from .providers import load
 
 XDG_CONFIG_HOME = "XDG_CONFIG_HOME"
 
@@ -21,6 +25,9 @@ XDG_CONFIG_HOME = "XDG_CONFIG_HOME"
 def config_dir(provider: str, ctx: Context) -> Path:
     """The agent's own directory below the settings root (``$VAR`` when the agent's variable is set)."""
     facts = catalog.provider(provider).config
+    local = _local_app_data_folder(provider, ctx) if ctx.windows else None
+    if local is not None:
+        return local
     if facts.env and facts.env not in ("HOME", XDG_CONFIG_HOME):
         chosen = ctx.env_dir(facts.env)
         if chosen is not None:
@@ -29,6 +36,21 @@ def config_dir(provider: str, ctx: Context) -> Path:
     if parts[:2] == ("~", ".config") and len(parts) > 2:  # an XDG application: its own folder, not ~/.config
         return (ctx.env_dir(XDG_CONFIG_HOME) or ctx.home / ".config") / parts[2]
     return ctx.home / parts[1] if parts and parts[0] == "~" and len(parts) > 1 else ctx.home
+
+
+def _local_app_data_folder(provider: str, ctx: Context) -> Path | None:
+    """The agent's own folder below ``%LOCALAPPDATA%`` when its plug places its settings file there, else
+    ``None`` (the variable the agent honours, or ``XDG_CONFIG_HOME``, moved it elsewhere; or the agent keeps
+    its folder in the home, as most do)."""
+    base = ctx.local_app_data()
+    try:
+        targets = load(provider).sources(ctx).targets
+    except ConfigError:  # a variable of the agent's names no usable place: the catalog's rule decides presence
+        return None
+    for target in targets:
+        if target.path.is_relative_to(base):
+            return base / target.path.relative_to(base).parts[0]
+    return None
 
 
 def absence(provider: str, ctx: Context) -> str | None:

@@ -4,12 +4,11 @@ pending journal is reported."""
 from __future__ import annotations
 
 import os
+import shlex
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
-
-from .plug.cmdforms import shell_word
 
 if TYPE_CHECKING:
     from typing import Any
@@ -31,8 +30,8 @@ def elydora_command(ctx: Any, *args: str) -> str:
 
 
 def _quoted(words: list[str]) -> str:
-    """``words`` as one shell command line, each word as :func:`shlex.quote` gives it."""
-    return " ".join(map(shell_word, words))
+    """``words`` as one shell command line, each word quoted only where a shell needs it."""
+    return shlex.join(words)
 
 
 def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:
@@ -63,4 +62,5 @@ def pending_recovery(ctx: Any) -> dict[str, Any] | None:
         "txids": [p.txid for p in found],
         "paths": sorted({x for p in found for x in p.paths}),
         "command": recover_command(ctx),
+        **({"torn": True} if any(p.torn for p in found) else {}),
     }

@@ -72,6 +72,12 @@ def check_agent_id(agent_id: str) -> str:
     from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
 
     check_safe_name(agent_id, what="agent id")
+    try:  # bytes that are no UTF-8 arrive as lone surrogates (argv, file names): no agent's config could hold them
+        agent_id.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = agent_id.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        problem = "is not UTF-8 text (the agent's config files name it and hold UTF-8 only)"
+        raise UnsafePathError(None, f"agent id '{shown}' {problem}") from None
     if agent_id.startswith(" "):
         raise UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
     if agent_id.startswith(".") or agent_id.lower() == TRANSACTIONS_DIR:

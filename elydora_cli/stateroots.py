@@ -10,6 +10,7 @@ entry the user merely wrote by hand with such a path is not counted.
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,6 @@ from elydora_config.errors import ConfigError
 
 from .installer import operations
 from .installer.operations import sources_of
-from .plug.cmdforms import shell_word
 from .providers import load
 from .statefiles import STATE_DIR_NAME
 
@@ -73,7 +73,7 @@ def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:
 
 
 def flags_for(root: str) -> str:
-    return f"--state-root {shell_word(root)}"
+    return f"--state-root {shlex.quote(root)}"
 
 
 class ElsewhereError(ConfigError):

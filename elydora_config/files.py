@@ -262,14 +262,28 @@ def write_atomic(path: PathLike, data: bytes, *, mode: int | None = None, allow_
     with opened_directory(parent, allow_links=allow_links) as dfd:
         kept = existing_mode(dfd, name, full)
         final_mode = mode if mode is not None else (kept if kept is not None else 0o600)
-        tmp = create_temp(dfd, name, data, final_mode)
+        try:
+            tmp = create_temp(dfd, name, data, final_mode)
+        except OSError as exc:  # a read-only or full directory: name the file the caller asked for, not our temp
+            _raise_naming(exc, full)
+            raise
         try:
             _keep_owner_of(dfd, name, tmp)
             _sysio.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
+        except BaseException as exc:
             remove_quietly(dfd, tmp)
+            if isinstance(exc, OSError):
+                _raise_naming(exc, full)
             raise
         _sysio.fsync_dir(dfd)
+
+
+def _raise_naming(exc: OSError, full: str) -> None:
+    """Raise ``exc`` again naming ``full`` when it names a file relative to a directory descriptor (our temp
+    file); return when it already names an absolute path (or no error number)."""
+    if exc.errno is None or (isinstance(exc.filename, str) and os.path.isabs(exc.filename)):
+        return
+    raise OSError(exc.errno, exc.strerror, full) from exc
 
 
 def _keep_owner_of(dfd: int, name: str, tmp: str) -> None:

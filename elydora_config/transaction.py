@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import TracebackType
 
 from . import _platform
@@ -131,15 +131,26 @@ class Transaction:
         """The absolute paths with a staged write or removal, in staging order."""
         return list(self._changes)
 
-    def diff(self, *, hidden: Callable[[str], bool] | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    def diff(
+        self,
+        paths: Iterable[PathLike] | None = None,
+        *,
+        hidden: Callable[[str], bool] | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> str:
         """A unified diff (``diff -u``) of every staged change against the file on disk now: what :meth:`commit`
         would write, for a dry run. Call it before :meth:`commit` or :meth:`discard` (both drop the staged
-        changes). A created file is diffed against ``/dev/null``, a removed one to it; bytes that are not UTF-8
-        show as U+FFFD. A path for which ``hidden(path)`` is true (a key, a token) is named with one line,
-        ``(created; content not shown)`` or ``(changed; content not shown)``, never its bytes. ``max_bytes``
-        bounds each file read from disk (:class:`~elydora_config.errors.FileTooLargeError` beyond it)."""
+        changes). ``paths``, if given, limits it to those staged paths (in staging order; a path with nothing
+        staged adds nothing). A created file is diffed against ``/dev/null``, a removed one to it; bytes that
+        are not UTF-8 show as U+FFFD. A path for which ``hidden(path)`` is true (a key, a token) is named with
+        one line, ``(created; content not shown)`` or ``(changed; content not shown)``, never its bytes.
+        ``max_bytes`` bounds each file read from disk (:class:`~elydora_config.errors.FileTooLargeError` beyond
+        it)."""
+        chosen = None if paths is None else {self._key(p) for p in paths}
         parts = []
         for path, change in self._changes.items():
+            if chosen is not None and path not in chosen:
+                continue
             old = read_physical(path, max_bytes=max_bytes, allow_links=self.allow_links)
             new = change.data if change.kind == "write" else None
             if old == new:

@@ -37,6 +37,30 @@ from .agentpolicy import set_status
 from .agentprovision import run as provision
 from .options import checked_agent_id
 
+EXAMPLES = {
+    "create": "examples:\n"
+    "  elydora agent create gemini --agent-id gemini-ci     # a second local identity (key, status, ledger)\n"
+    "  elydora agent create claude --base-url https://elydora.example --org-id ORG --kid KID \\\n"
+    "      --token-file token.txt --private-key-file key.txt   # bound to a server (secrets from files)",
+    "provision": "examples:\n"
+    "  sudo elydora agent provision claude --scope system --user alice --base-url https://elydora.example \\\n"
+    "      --org-id ORG --kid KID --token-file token.txt --private-key-file key.txt   # see docs/fleet.md\n"
+    "  sudo elydora agent provision claude --scope system --user alice ... --dry-run   # check, write nothing",
+    "show": "examples:\n"
+    "  elydora agent show claude                            # identity, public key and status (never the token)\n"
+    "  elydora agent show --agent-id gemini-ci --json",
+    "freeze": "examples:\n"
+    "  elydora agent freeze claude --reason 'incident 42'   # the guard blocks the next tool call\n"
+    "  sudo elydora agent freeze claude --scope system --user alice   # one user of a system install",
+    "unfreeze": "examples:\n"
+    "  elydora agent unfreeze claude                        # the guard allows tool calls again\n"
+    "  sudo elydora agent unfreeze claude --scope system    # every user of a system install",
+    "revoke": "examples:\n"
+    "  elydora agent revoke codex --reason 'key leaked' --yes   # for good: see docs/status.md to start over\n"
+    "  elydora agent revoke codex                           # asks on a terminal",
+}
+"""The examples that end each verb's ``--help``."""
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -51,7 +75,7 @@ def register(subparsers: Any) -> None:
         "      --org-id ORG --kid KID --token-file F --private-key-file K   # see docs/fleet.md",
     )
     verbs = parser.add_subparsers(dest="agent_command", metavar="VERB", required=True)
-    create = verbs.add_parser("create", help="create an agent identity and its runtime")
+    create = verbs.add_parser("create", help="create an agent identity and its runtime", epilog=EXAMPLES["create"])
     add_selection_args(create, provider_required=True)
     create.add_argument("--base-url", help="Elydora server origin (default: a local agent with a local ledger)")
     create.add_argument("--org-id", help="organisation id on the server (with --base-url)")
@@ -59,7 +83,8 @@ def register(subparsers: Any) -> None:
     create.add_argument("--token-file", help="owner-only file holding the API token (with --base-url)")
     create.add_argument("--private-key-file", help="owner-only file holding the registered private key")
     provision = verbs.add_parser(
-        "provision", help="--scope system: bind one user's identity <agent id>@<user> to a server (root only)"
+        "provision", help="--scope system: bind one user's identity <agent id>@<user> to a server (root only)",
+        epilog=EXAMPLES["provision"],
     )
     add_selection_args(provision, provider_required=True)
     provision.add_argument("--scope", choices=(managed.SYSTEM,), required=True, help="system (the only scope)")
@@ -70,10 +95,14 @@ def register(subparsers: Any) -> None:
     provision.add_argument("--token-file", help="owner-only file holding the API token (else a hidden prompt)")
     provision.add_argument("--private-key-file", help="owner-only file holding the user's registered private key")
     provision.add_argument("--dry-run", action="store_true", help="check and say what would change; write nothing")
-    show = verbs.add_parser("show", help="show an agent's identity and status (never the token)")
+    show = verbs.add_parser(
+        "show", help="show an agent's identity and status (never the token)", epilog=EXAMPLES["show"]
+    )
     add_selection_args(show)
     for verb in ("freeze", "unfreeze", "revoke"):
-        sub = verbs.add_parser(verb, help=f"{verb} a local agent (the guard applies it on the next tool call)")
+        sub = verbs.add_parser(
+            verb, help=f"{verb} a local agent (the guard applies it on the next tool call)", epilog=EXAMPLES[verb]
+        )
         add_selection_args(sub)
         sub.add_argument("--reason", help="recorded in status.json")
         sub.add_argument(

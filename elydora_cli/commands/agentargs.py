@@ -1,6 +1,6 @@
-"""What the ``elydora agent`` verbs share: the agent they work on (``--provider``, ``--agent-id``, where its
-state lives), the server identity of ``create --base-url`` and ``provision`` (from flags, owner-only files or a
-hidden prompt) and its check against the server, and how a result is printed."""
+"""What the ``elydora agent`` verbs share: the agent they work on (``PROVIDER``/``--provider``, ``--agent-id``,
+where its state lives), the server identity of ``create --base-url`` and ``provision`` (from flags, owner-only
+files or a hidden prompt) and its check against the server, and how a result is printed."""
 
 from __future__ import annotations
 
@@ -21,11 +21,13 @@ SECRET_FLAGS = ("--token", "--private-key")
 
 
 def add_selection_args(parser: argparse.ArgumentParser, *, provider_required: bool = False) -> None:
-    """``--provider``/``--agent-id`` choose the agent; the global ``--state-root``/``--root`` where its state
-    lives."""
+    """``PROVIDER`` (or ``--provider``) and ``--agent-id`` choose the agent; the global ``--state-root``/``--root``
+    where its state lives. ``provider_required``: one of the two provider forms must be given."""
     parser.add_argument(
-        "--provider", required=provider_required, help="provider id or alias (the default agent id)"
+        "provider_word", nargs="?", metavar="PROVIDER", help="provider id or alias (the default agent id)"
     )
+    parser.add_argument("--provider", help="the same as PROVIDER")
+    parser.set_defaults(provider_required=provider_required)
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
     for flag in SECRET_FLAGS:  # accepted only to refuse them without echoing the value
         parser.add_argument(flag, dest=_secret_dest(flag), nargs="?", const="", help=argparse.SUPPRESS)
@@ -50,13 +52,20 @@ def state_root(args: argparse.Namespace) -> str:
 
 
 def selected_provider(args: argparse.Namespace) -> str | None:
-    """``--provider`` as its canonical id (an alias resolved); an unknown one is a usage error."""
-    if args.provider is None:
+    """``PROVIDER`` or ``--provider`` as its canonical id (an alias resolved); an unknown one, two different ones,
+    or none where the command needs one, are usage errors."""
+    names = [n for n in (getattr(args, "provider_word", None), args.provider) if n is not None]
+    if not names:
+        if getattr(args, "provider_required", False):
+            raise UsageError(f"name the provider: elydora {args.command} {args.agent_command} PROVIDER")
         return None
     try:
-        return catalog.canonical_id(args.provider)
+        chosen = {catalog.canonical_id(name) for name in names}
     except catalog.UnknownProviderError as exc:
         raise UsageError(exc.message) from None
+    if len(chosen) > 1:
+        raise UsageError(f"two providers given ({' and '.join(names)}): name one, as PROVIDER or --provider")
+    return chosen.pop()
 
 
 def selected_agent_dir(args: argparse.Namespace) -> str:

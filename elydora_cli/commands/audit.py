@@ -19,13 +19,27 @@ from typing import Any
 
 from elydora_config import files
 
-from .. import identity
+from .. import exitcodes, identity
 from ..exitcodes import UsageError
 from ..identity import LEDGER
 from ..pending import POLL_SECONDS, WAIT_SECONDS, catch_up
 from ..runtime import chaincheck, flush, flushlock, ledger, state, trace
 from ..runtime.receipt import jwks_keys
+from ..statefiles import ERROR_LOG, FLUSH_LOCK
 from .agentargs import add_selection_args, refuse_secrets_in_argv, selected_agent_dir
+
+EXAMPLES = {
+    "verify": "examples:\n"
+    "  elydora audit verify claude                     # every signature and the whole chain (exit 1: broken)\n"
+    "  elydora audit verify --agent-id gemini-ci --json",
+    "tail": "examples:\n"
+    "  elydora audit tail claude -n 5                  # the last five signed entries (spooled events first)\n"
+    "  elydora audit tail claude --json                # {\"ledger\": PATH, \"entries\": [...]}",
+    "flush": "examples:\n"
+    "  elydora audit flush codex                       # deliver the spooled events now (exit 3: a flusher is busy)\n"
+    "  elydora audit flush codex --accept-ledger       # resume after a rollback was reported",
+}
+"""The examples that end each verb's ``--help``."""
 
 
 def register(subparsers: Any) -> None:
@@ -33,19 +47,23 @@ def register(subparsers: Any) -> None:
         "audit",
         help="verify, tail or flush an agent's audit ledger",
         epilog="examples:\n"
-        "  elydora audit tail --provider claude -n 5      # the last signed entries (pending events first)\n"
-        "  elydora audit verify --provider claude         # every signature and the whole chain\n"
-        "  elydora audit flush --provider codex           # deliver the spooled events now\n"
-        "  elydora audit flush --provider codex --accept-ledger  # resume after a rollback was reported",
+        "  elydora audit tail claude -n 5                 # the last signed entries (pending events first)\n"
+        "  elydora audit verify claude                    # every signature and the whole chain\n"
+        "  elydora audit flush codex                      # deliver the spooled events now\n"
+        "  elydora audit flush codex --accept-ledger      # resume after a rollback was reported",
     )
     verbs = parser.add_subparsers(dest="audit_command", metavar="VERB", required=True)
-    verify = verbs.add_parser("verify", help="check every signature and the whole chain of the local ledger")
+    verify = verbs.add_parser(
+        "verify", help="check every signature and the whole chain of the local ledger", epilog=EXAMPLES["verify"]
+    )
     add_selection_args(verify)
-    tail = verbs.add_parser("tail", help="print the last ledger entries")
+    tail = verbs.add_parser("tail", help="print the last ledger entries", epilog=EXAMPLES["tail"])
     add_selection_args(tail)
     tail.add_argument("-n", "--lines", type=int, default=10, metavar="N", help="how many entries (default 10)")
     tail.set_defaults(data_output=True)
-    flush = verbs.add_parser("flush", help="deliver spooled events now (normally done in the background)")
+    flush = verbs.add_parser(
+        "flush", help="deliver spooled events now (normally done in the background)", epilog=EXAMPLES["flush"]
+    )
     add_selection_args(flush)
     flush.add_argument(
         "--accept-ledger",
@@ -175,17 +193,26 @@ def _server_keys(directory: str) -> Any:
 def _tail(args: argparse.Namespace, directory: str) -> int:
     if args.lines < 0:
         raise UsageError("-n must not be negative")
+    path = os.path.join(directory, LEDGER)
     last: deque[bytes] = deque(maxlen=args.lines)
-    last.extend(ledger.iter_lines(os.path.join(directory, LEDGER)))
+    last.extend(ledger.iter_lines(path))
+    if args.json:  # one document, also for an empty ledger
+        _emit(args, {"ledger": path, "entries": [_entry(line) for line in last]}, "")
+        return 0
     for line in last:
-        if args.json:
-            sys.stdout.write(line.decode("ascii", "replace").rstrip("\n") + "\n")
-            continue
         try:
             sys.stdout.write(_summary(json.loads(line)) + "\n")
         except (ValueError, KeyError, TypeError):
             sys.stdout.write("<unreadable entry>\n")
     return 0
+
+
+def _entry(line: bytes) -> Any:
+    """One ledger line as its JSON value (a line that is no JSON: ``{"unreadable": <its text>}``)."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return {"unreadable": line.decode("utf-8", "replace").rstrip("\n")}
 
 
 def _summary(entry: dict[str, Any]) -> str:
@@ -206,13 +233,22 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
         outcome = _flush_waiting(directory, accept=args.accept_ledger)
     except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
         raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
-    messages = {
-        flushlock.DRAINED: "every spooled event is delivered",
-        flushlock.BUSY: "a background flusher is still running; it delivers the spooled events",
-        flushlock.STOPPED: "delivery stopped for now (see error.log and elydora status); the events stay queued",
-    }
-    _emit(args, {"outcome": outcome}, messages[outcome])
-    return 1 if outcome == flushlock.STOPPED else 0
+    if outcome == flushlock.DRAINED:
+        _emit(args, {"outcome": outcome}, "every spooled event is delivered")
+        return exitcodes.OK
+    if outcome == flushlock.BUSY:  # exit 3, as for any lock another process holds
+        where, problem, code = FLUSH_LOCK, (
+            f"a background flusher is still delivering the spooled events (it held this lock for "
+            f"{WAIT_SECONDS:g} s); run the command again to wait for it"
+        ), exitcodes.CONFLICT
+    else:
+        where, problem, code = ERROR_LOG, (
+            "delivery stopped for now (this log and elydora status say why); the events stay queued"
+        ), exitcodes.UNHEALTHY
+    if args.json:
+        _emit(args, {"outcome": outcome}, "")
+    sys.stderr.write(f"Error: {os.path.join(directory, where)}: {problem}\n")
+    return code
 
 
 def _flush_waiting(directory: str, *, accept: bool = False) -> str:

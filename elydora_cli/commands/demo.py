@@ -58,21 +58,37 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         for detail in row.details:
             print(f"  {row.provider}: {detail}")
-    skipped = [row.provider for row in rows if "n/a" in row.results.values()]
+    skipped = [row for row in rows if row.not_here]
+    if skipped:
+        print(f"hooks executed here for {len(rows) - len(skipped)} agents; n/a for {len(skipped)}:")
+        for reason in dict.fromkeys(row.not_here for row in skipped):
+            print(f"  {', '.join(row.provider for row in skipped if row.not_here == reason)}: {reason}")
     if held and skipped:
-        print(f"every step that could run held; n/a: {', '.join(skipped)} (the program the agent runs its hooks "
-              "with is not on this machine)")
+        print("every step that could run held")
     else:
         print("every step held" if held else "some steps did not hold (see above)")
+    print(_kept(box))
     return exitcodes.OK if held else exitcodes.UNHEALTHY
+
+
+def _kept(box: Any) -> str:
+    """The last line: where the sandbox stays (nothing removes it), and what to do with it."""
+    return (
+        f"the sandbox is kept in {box.root} (its home: {box.home}): look around, then delete that folder, "
+        f"or run `elydora demo {box.root}` to build it again there"
+    )
 
 
 def _json(box: Any, rows: list[Any], held: bool) -> dict[str, Any]:
     failures = [
         {"provider": row.provider, "file": None, "message": detail} for row in rows for detail in row.details
     ]
-    agents = [{"provider": row.provider, **row.results} for row in rows]
-    return {"ok": held, "sandbox": str(box.root), "agents": agents, "failures": failures}
+    agents = [{"provider": row.provider, **row.results, **({"n/a": row.not_here} if row.not_here else {})}
+              for row in rows]
+    return {
+        "ok": held, "sandbox": str(box.root), "home": str(box.home), "kept": True, "agents": agents,
+        "failures": failures,
+    }
 
 
 def _is_provider(word: str) -> bool:

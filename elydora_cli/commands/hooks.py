@@ -31,8 +31,16 @@ def register(sub: Any) -> None:
         "hooks", help="describe the hook interface (capabilities, sample payloads)", epilog=EXAMPLES
     )
     verbs = parser.add_subparsers(dest="hooks_command", metavar="VERB", required=True)
-    verbs.add_parser("capabilities", help="print the discovery document (JSON)")
-    sample = verbs.add_parser("sample", help="print an agent's native hook stdin for one event (JSON)")
+    verbs.add_parser(
+        "capabilities", help="print the discovery document (JSON)",
+        epilog="examples:\n  elydora hooks capabilities | python3 -m json.tool\n"
+        "  elydora hooks capabilities > capabilities.json   # the neutral-v1 contract, flags and adapters",
+    )
+    sample = verbs.add_parser(
+        "sample", help="print an agent's native hook stdin for one event (JSON)",
+        epilog="examples:\n  elydora hooks sample claude                     # Claude Code's PreToolUse stdin\n"
+        "  elydora hooks sample gemini AfterTool > after.json",
+    )
     sample.add_argument("provider", metavar="PROVIDER", help="provider id or alias")
     sample.add_argument("event", nargs="?", metavar="EVENT", help="the agent's event (default: its pre-tool event)")
     parser.set_defaults(func=run, data_output=True)

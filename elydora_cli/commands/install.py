@@ -41,7 +41,10 @@ def register(sub: Any) -> None:
         every_help="every supported agent, present or not (sandboxes)",
     )
     install.add_argument("--dry-run", action="store_true", help="print a unified diff of every change; write nothing")
-    install.add_argument("--python", metavar="PATH", help="the interpreter the hooks run (default: this one)")
+    install.add_argument(
+        "--python", metavar="PATH",
+        help="the interpreter the hooks run (default: what the install used, else this one); remembered by the install",
+    )
     install.add_argument(
         "--trust", action="store_true",
         help="Codex: record Codex's own trust of our hooks in config.toml (asked on a terminal when not given)",
@@ -77,9 +80,8 @@ def _run(args: argparse.Namespace, verb: str) -> int:
     ctx = context_from(args)
     providers = selected_providers(args)
     skipped: list[dict[str, str]] = []
-    warnings: list[str] = []
     if verb == "install":
-        ctx, warnings = _interpreter(args, ctx)
+        ctx = _interpreter(args, ctx)
     if verb == "install" and args.all:
         providers, skipped = _present(providers, ctx)
     if ctx.system and (args.all or getattr(args, "every", False)):
@@ -97,7 +99,10 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         try:
             if verb == "uninstall" and not ctx.system:
                 refuse_if_elsewhere(pid, ctx)
-            scoped = remembered(ctx, args, pid) if verb == "install" else ctx
+            warnings: list[str] = []
+            scoped = remembered(ctx, args, pid, warnings)
+            if verb == "install" and not scoped.hook_command:
+                warnings += interpreter.warnings(scoped.python)
             if verb == "install" and not ctx.system:  # managed hooks are trusted by policy
                 scoped = _with_trust(args, scoped, pid)
             outcome = action(pid, scoped, dry_run=args.dry_run)
@@ -111,25 +116,22 @@ def _run(args: argparse.Namespace, verb: str) -> int:
         outcome.notes = [*(f"warning: {w}" for w in warnings), *outcome.notes]
         results.append(outcome)
         if not args.json:
-            _print(outcome, verb, args.dry_run)
+            _print(outcome, verb, args.dry_run, args.verbose)
     if args.json:
-        rows = [
-            {"provider": o.provider, "agent_id": o.agent_id, "changed": o.changed, "notes": o.notes,
-             **({"diff": o.diff} if args.dry_run else {})}
-            for o in results
-        ]
+        rows = [{"provider": o.provider, "agent_id": o.agent_id, "changed": o.changed, "notes": o.notes,
+                 **(_preview_json(o, args.verbose > 0) if o.preview else {})} for o in results]
         data = {"action": verb, "dry_run": args.dry_run, "results": rows, "skipped": skipped, "failures": failures}
         print(json.dumps(data, indent=2))
     return code
 
 
-def _interpreter(args: argparse.Namespace, ctx: Any) -> tuple[Any, list[str]]:
-    """``--python`` checked, and why the interpreter may not outlive the install (shown as notes)."""
+def _interpreter(args: argparse.Namespace, ctx: Any) -> Any:
+    """``--python`` checked (an install that does not give it keeps the one the agent's install remembered)."""
     if args.python is not None:
         ctx = ctx.with_options(python=interpreter.choose(args.python))
         if ctx.system and not ctx.hook_command:
             interpreter.require_flusher(ctx.python)
-    return ctx, [] if ctx.hook_command else interpreter.warnings(ctx.python)
+    return ctx
 
 
 def _with_trust(args: argparse.Namespace, ctx: Any, pid: str) -> Any:
@@ -179,12 +181,22 @@ def _accepting_hook_commands(providers: list[str]) -> tuple[list[str], list[dict
     return kept, skipped
 
 
-def _print(outcome: Any, verb: str, dry_run: bool) -> None:
+def _preview_json(outcome: Any, full: bool) -> dict[str, Any]:
+    """A dry run's ``--json`` fields: ``diff`` as the text output shows it, ``own_files`` listed one by one."""
+    own = [{"path": f.path, "change": f.change, "bytes": f.size} for f in outcome.preview.own]
+    return {"diff": outcome.preview.text(outcome.provider, full=full), "own_files": own}
+
+
+def _print(outcome: Any, verb: str, dry_run: bool, verbose: int) -> None:
     if dry_run:
-        sys.stdout.write(outcome.diff or f"{outcome.provider}: nothing to change\n")
+        text = outcome.preview.text(outcome.provider, full=verbose > 0) if outcome.preview else ""
+        sys.stdout.write(text or f"{outcome.provider}: nothing to change\n")
         return
     done = "installed" if verb == "install" else "uninstalled"
     who = "all agents" if outcome.agent_id == "*" else f"agent {outcome.agent_id}"
+    if verb == "uninstall" and not outcome.changed:
+        print(f"{outcome.provider}: not installed (nothing to remove)")
+        return
     what = f"changed: {_files(outcome.changed)}" if outcome.changed else "already up to date"
     print(f"{outcome.provider}: {done} for {who} ({what})")
     for note in outcome.notes:

@@ -2,8 +2,8 @@
 
 ``--root`` and ``--state-root`` are global flags (:mod:`elydora_cli.main`); the ones here belong to the
 commands that work on agents' hooks. Options an install was given (``--hook-timeout-seconds``,
-``--hook-command``) are remembered in its manifest: a later command that does not repeat them uses the
-remembered values (:func:`remembered`).
+``--hook-command``, ``--python``, ``--follow-symlinks``) are remembered in its manifest: a later command that does
+not repeat them uses the remembered values (:func:`remembered`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import os
 import sys
 from pathlib import Path
 
-from elydora_config.errors import ConfigError
+from elydora_config.errors import ConfigError, UnsafePathError
 
 from .. import catalog, identity
 from ..exitcodes import UsageError
-from ..installer.manifest import MANIFEST_NAME, read_manifest
+from ..installer.manifest import MANIFEST_NAME, Manifest, read_manifest
 from ..managed import SCOPES, STATE_ROOT, SYSTEM, USER, placed, require_root
 from ..neutral.hookcommand import HookCommandError, parse_hook_command
-from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks
+from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks, follow_symlinks_decided
 from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
 from ..providers import implemented_ids, load
 
@@ -46,12 +46,13 @@ def add_provider_args(
     parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
 ) -> None:
     """Provider ids, ``--all`` (what "all" means for the command) and, where "all" is narrower than every
-    supported agent, ``--every``."""
+    supported agent, ``--every`` (the two together are a usage error)."""
     parser.add_argument("providers", nargs="*", metavar="PROVIDER", help=provider_help())
+    group = parser.add_mutually_exclusive_group() if all_help is not None else parser
     if all_help is not None:
-        parser.add_argument("--all", action="store_true", help=all_help)
+        group.add_argument("--all", action="store_true", help=all_help)
     if every_help is not None:
-        parser.add_argument("--every", action="store_true", help=every_help)
+        group.add_argument("--every", action="store_true", help=every_help)
 
 
 def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
@@ -182,22 +183,48 @@ def _system_scope(args: argparse.Namespace) -> bool:
     return True
 
 
-def remembered(ctx: Context, args: argparse.Namespace, provider: str) -> Context:
-    """``ctx`` with the options the install of ``provider`` recorded in its manifest, where this command's
-    flags do not say otherwise (an explicit flag always wins; ``--no-hook-command`` forgets a supervisor)."""
-    path = ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME
-    try:
-        manifest = read_manifest(str(path), reads=ctx.reads)  # in a status pass, decoded once for all
-    except (ConfigError, OSError):
-        return ctx  # status reports an unreadable manifest on its own
-    if manifest is None or manifest.provider != provider:
+def remembered(ctx: Context, args: argparse.Namespace, provider: str, notes: list[str] | None = None) -> Context:
+    """``ctx`` with the options the install of ``provider`` recorded in its manifest (``--hook-timeout-seconds``,
+    ``--hook-command``, ``--python``, ``--follow-symlinks``), where this command's flags do not say otherwise: an
+    explicit flag always wins, ``--no-hook-command`` forgets a supervisor and ``--no-follow-symlinks`` the links.
+    A remembered interpreter that is gone is not used (``notes`` says so)."""
+    manifest = _manifest_of(ctx, provider)
+    if manifest is None:
         return ctx
     changes: dict[str, object] = {}
     if getattr(args, "hook_timeout_seconds", None) is None:
         changes["timeout_seconds"] = manifest.timeout_seconds
     if getattr(args, "hook_command", None) is None and not getattr(args, "no_hook_command", False):
         changes["hook_command"] = manifest.hook_command
+    if getattr(args, "python", None) is None and manifest.python != ctx.python:
+        if os.path.isfile(manifest.python) and os.access(manifest.python, os.X_OK):
+            changes["python"] = manifest.python
+        elif notes is not None:
+            notes.append(f"the interpreter the earlier install chose, {manifest.python}, is gone: the hooks now run "
+                         f"{ctx.python} (pass --python to choose another)")
+    if manifest.follow_symlinks and not ctx.follow_symlinks and not follow_symlinks_decided(args, ctx.env):
+        changes.update(follow_symlinks=True, home=Path(os.path.realpath(ctx.home)),
+                       state_root=Path(os.path.realpath(ctx.state_root)))
     return ctx.with_options(**changes)
+
+
+def _manifest_of(ctx: Context, provider: str) -> Manifest | None:
+    """The manifest of ``provider``'s agent, read without following links; when a link is in the way, read
+    through it only to learn whether the install remembered ``--follow-symlinks`` (else ``None``: the command
+    then reports the link)."""
+    path = str(ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME)
+    try:
+        manifest = read_manifest(path, reads=ctx.reads)  # in a status pass, decoded once for all
+    except UnsafePathError:
+        try:
+            manifest = read_manifest(path, reads=ctx.reads, allow_links=True)
+        except (ConfigError, OSError):
+            return None
+        if manifest is None or not manifest.follow_symlinks:
+            return None
+    except (ConfigError, OSError):
+        return None  # status reports an unreadable manifest on its own
+    return manifest if manifest is not None and manifest.provider == provider else None
 
 
 def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -> list[str]:

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError
 
-from .. import exitcodes, health, stateroots
+from .. import exitcodes, health, repairlog, stateroots
 from ..installer import operations
 from ..introspect import probe_for
 from ..plug.layers import OFF
+from ..providers import load
 from ..readpass import ReadPass, Reads
 from ..recovery_hint import pending_recovery
 from ..runtime.health import server_health, summary
@@ -61,13 +63,14 @@ def register(sub: Any) -> None:
         "  sudo elydora status --scope system --json      # the fleet compliance probe (docs/fleet.md)",
     )
     options.add_hook_flags(parser, all_help=None)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, data_output=True)  # -q: the one-line verdict (see run)
 
 
 def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     probe = probe_for(pid, ctx)
     ctx = ctx.with_options(probe=probe)
     try:
+        recovery = recovery if _holds(recovery, pid, ctx) else None
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
         return error_row(pid, exc)
@@ -158,8 +161,21 @@ def _word(st: Any, found: Any, recovery: dict[str, Any] | None) -> str:
     return "healthy"
 
 
-def exit_code(rows: list[dict[str, Any]]) -> int:
-    if any(r["state"] == "recovery pending" for r in rows):
+def _holds(recovery: dict[str, Any] | None, pid: str, ctx: Any) -> bool:
+    """Whether the pending transactions touch a file of this agent: its settings files, or its state or
+    runtime folder (a journal that could not be read, or a torn one, may touch any)."""
+    if not recovery:
+        return False
+    if recovery.get("error") or recovery.get("torn"):
+        return True
+    agent_id = ctx.agent_id_for(pid)
+    folders = tuple(os.path.join(str(d), "") for d in (ctx.agent_dir(agent_id), ctx.runtime_dir(agent_id)))
+    files = {str(target.path) for target in operations.sources_of(load(pid), ctx).targets}
+    return any(path in files or path.startswith(folders) for path in recovery["paths"])
+
+
+def exit_code(rows: list[dict[str, Any]], recovery: dict[str, Any] | None = None) -> int:
+    if recovery or any(r["state"] == "recovery pending" for r in rows):
         return exitcodes.RECOVERY
     if any(r["state"] not in HEALTHY_STATES for r in rows):
         return exitcodes.UNHEALTHY
@@ -209,8 +225,11 @@ def run(args: argparse.Namespace) -> int:
             _one(pid, options.remembered(ctx, args, pid), recovery)
             for pid in options.selected_providers(args, default_all=True)
         ]
-    code = exit_code(rows)
+    code = exit_code(rows, recovery)
     failures = [f for row in rows for f in row.pop("failures")]
+    repair = repairlog.report(ctx)
+    if repair and repair["problems"] and code == exitcodes.OK:
+        code = exitcodes.UNHEALTHY  # a timer that is not ours byte for byte may run anything under our name
     if args.json:
         doc = {
             "schema": SCHEMA,
@@ -219,8 +238,25 @@ def run(args: argparse.Namespace) -> int:
             "recovery": recovery,
             "providers": rows,
             "failures": failures,
+            "repair": repair,
         }
         print(json.dumps(doc, indent=2))
+    elif args.quiet:
+        print(verdict(rows, recovery))
     else:
         _print_text(rows, recovery)
+        for line in repairlog.describe(repair) if repair else []:
+            print(line)
     return code
+
+
+def verdict(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> str:
+    """``status -q``: one line, what is wrong and what is healthy (``not installed`` agents left out)."""
+    parts = [f"recovery pending (run: {recovery['command']})"] if recovery else []
+    wrong = [f"{r['provider']} ({r['state']})" for r in rows if r["state"] not in HEALTHY_STATES]
+    healthy = [r["provider"] for r in rows if r["state"] == "healthy"]
+    if wrong:
+        parts.append("not healthy: " + ", ".join(wrong))
+    if healthy:
+        parts.append("healthy: " + ", ".join(healthy))
+    return "; ".join(parts) or "no agent is installed here"

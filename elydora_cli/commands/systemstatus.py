@@ -34,6 +34,7 @@ from ..installer.systemscope import runs_flusher
 from ..managed import LAYERS, layer
 from ..plug.contract import Finding
 from ..plug.layers import OFF, managed_file
+from ..providers import claudecode
 from ..recovery_hint import pending_recovery
 from ..runtime.health import agent_health
 from ..runtime.witness import check_users
@@ -107,12 +108,21 @@ def row(pid: str, ctx: Any) -> dict[str, Any]:
         "rolled_back_users": rolled_back,
         "interpreter": interpreter,
         "lock_down": _lock_down(st.findings, facts),
+        "managed_source": _managed_source(pid, ctx, st.agent_id) if st.installed else None,
         "guarantees": facts.promise,
         "problems": [f.render() for f in errors] if st.installed else [],
         "notes": [f.render() for f in st.findings if f.severity == "note"],
         "failures": [{"provider": pid, "file": None if f.path is None else str(f.path), "message": f.message}
                      for f in errors if st.installed],
     }
+
+
+def _managed_source(pid: str, ctx: Any, agent_id: str) -> dict[str, Any] | None:
+    """Which managed source the agent uses where it reads one source only (Claude Code); ``None`` elsewhere."""
+    if pid != claudecode.FACTS.id:
+        return None
+    docs, scoped = operations.read_documents(pid, ctx)
+    return claudecode.managed_source(docs, scoped, agent_id)
 
 
 def _bound(ctx: Any, agent_id: str) -> dict[str, Any]:
@@ -171,11 +181,22 @@ def _named(args: argparse.Namespace) -> list[str]:
     return selected_providers(args)
 
 
+def _flag(row: dict[str, Any], word: str) -> str:
+    """``enforced`` says so when a managed source that would replace ours cannot be seen from here."""
+    source = row.get("managed_source")
+    if word != "enforced" or not source or not source.get("unseen"):
+        return word
+    if source.get("uncertain"):
+        return (f"enforced by {source['used']['name']}, not certain for {', '.join(source['uncertain'])} "
+                "(cached server-managed settings)")
+    return f"enforced by {source['used']['name']} unless server-managed settings replace it"
+
+
 def _print(rows: list[dict[str, Any]], missing: list[dict[str, str]], recovery: Any) -> None:
     if recovery:
         print(f"an interrupted transaction is pending; run: {recovery['command']}")
     for r in rows:
-        flags = ", ".join(w for w in ("covered", "enforced", "delivering") if r.get(w))
+        flags = ", ".join(_flag(r, w) for w in ("covered", "enforced", "delivering") if r.get(w))
         print(f"{r['provider']:<12} {r['state']}" + (f" ({flags})" if flags else ""))
         for line in r["problems"] + r.get("notes", []):
             print(f"  - {line}")

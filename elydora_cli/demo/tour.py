@@ -20,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,7 @@ from elydora_config.records import field, record
 
 from ..installer import verify
 from ..main import main
+from ..plug import runners
 from ..plug.context import Context
 from ..presence import config_dir
 from .sandbox import Sandbox, differences, snapshot
@@ -48,6 +50,8 @@ class Row:
     results: dict[str, str] = field(default_factory=dict)
     """Step -> ``ok``, ``FAIL``, or ``n/a`` (the agent's runner, e.g. ``node``, is not on this machine)."""
     details: list[str] = field(default_factory=list)
+    not_here: str = ""
+    """Why a step is ``n/a`` (the first reason met): what the agent runs its hooks with cannot run here."""
 
     def held(self, step: str, ok: bool, detail: str = "") -> None:
         if self.results.get(step) in ("FAIL", "n/a"):
@@ -104,12 +108,38 @@ def _first_line(data: bytes) -> str:
     return text.splitlines()[0][:160] if text else ""
 
 
+POWERSHELL_PROOF = ("exit 7", 7)
+"""The script :func:`powershell_missing` hands PowerShell, and the exit code a working one gives for it."""
+
+
+def powershell_missing(env: dict[str, str]) -> str | None:
+    """Why the PowerShell the agents run on Windows cannot run a hook here (``None``: it can): it is missing, or
+    it does not run a script (Wine's ``powershell.exe`` is a stub that exits 0 whatever the script says)."""
+    script, expected = POWERSHELL_PROOF
+    argv = runners.powershell_argv(script, env)
+    try:
+        done = subprocess.run(argv, input=b"", capture_output=True, env=env, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"PowerShell is not executed here: {argv[0]} cannot run ({exc})"
+    if done.returncode != expected:
+        return (f"PowerShell is not executed here: {argv[0]} -Command '{script}' exits {done.returncode}, not "
+                f"{expected} (a stub, as Wine's)")
+    return None
+
+
 def _run(probes: list[verify.Probe]) -> list[tuple[verify.Probe, str | None, str]]:
-    """Each probe run against the real state: (probe, problem or ``None``, what the agent saw)."""
+    """Each probe run against the real state: (probe, problem or ``None``, what the agent saw); a probe the
+    agent runs through PowerShell is ``n/a`` when PowerShell cannot run it here."""
+    env = dict(os.environ)
+    no_powershell = None
+    if any(runners.is_powershell(p.entry.argv) for p in probes):
+        no_powershell = powershell_missing(env)
 
     def one(probe: verify.Probe) -> tuple[verify.Probe, str | None, str]:
+        if no_powershell is not None and runners.is_powershell(probe.entry.argv):
+            return probe, f"n/a: {no_powershell}", ""
         try:
-            code, stdout, stderr = verify.execute(probe, dict(os.environ))
+            code, stdout, stderr = verify.execute(probe, env)
         except OSError as exc:
             return probe, f"n/a: cannot run {probe.entry.argv[0]} ({exc.strerror or exc})", ""
         seen = _first_line(stdout) or _first_line(stderr)
@@ -124,7 +154,7 @@ def _apply(rows: dict[str, Row], step: str, outcomes: list[tuple[verify.Probe, s
         row = rows[probe.provider]
         if problem is not None and problem.startswith("n/a"):
             row.results[step] = "n/a"
-            row.details.append(f"{step}: {problem[5:]}")
+            row.not_here = row.not_here or problem[5:]
         else:
             row.held(step, problem is None, "" if problem is None else f"{probe.entry.event}: {problem}")
 

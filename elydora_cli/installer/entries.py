@@ -3,8 +3,8 @@
 ``elydora verify`` (and the tests) run what is installed exactly as the agent would: the provider's
 ``installed_entries`` reads its entries back (most agents bind :func:`~..plug.defaults.entries_in` over their
 hook maps; Kimi's ``[[hooks]]`` tables and Cline's hook files read their own), and its ``agent_argv`` says how
-the agent runs each one (the exec form or ``/bin/sh -c`` by default; Copilot's ``bash`` field, Qwen's
-``shell``, Cline's ``node`` file).
+the agent runs each one on the system it runs on (the exec form, else the agent's shell, :mod:`..plug.runners`;
+Copilot's ``bash`` or ``powershell`` field, Qwen's ``shell``, Codex's ``commandWindows``, Cline's ``node`` file).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def installed(provider: Provider, docs: Documents, ctx: Context, agent_id: str |
     shared = provider.FACTS.events.records_intent  # guard and audit on one event (Crush): the entry's own role
     return [
         Entry(f.source, f.event, f.ref.role if shared else roles[f.event], f.ref, f.handler,
-              provider.agent_argv(f.handler), f.timeout)
+              provider.agent_argv(f.handler, ctx), f.timeout)
         for f in provider.installed_entries(docs, ctx)
         if f.event in roles and (agent_id is None or f.ref.agent_id == agent_id)
     ]

@@ -55,6 +55,10 @@ class Manifest:
     only when it changed."""
     bytecode: dict[str, str] = field(default_factory=dict)
     """``{file name: digest}`` of the runtime bytecode the install compiled (:mod:`..runtime.bytecode`)."""
+    follow_symlinks: bool = False
+    """The install was given ``--follow-symlinks``: later commands follow links for this agent too."""
+    created_dirs: list[str] = field(default_factory=list)
+    """The folders outside the state root the installs created (:mod:`.folders`); uninstall removes the empty ones."""
 
     def encode(self) -> bytes:
         data = {
@@ -67,6 +71,8 @@ class Manifest:
             **({"trusted": True} if self.trusted else {}),
             **({"interpreter": self.interpreter} if self.interpreter else {}),
             **({"bytecode": self.bytecode} if self.bytecode else {}),
+            **({"follow_symlinks": True} if self.follow_symlinks else {}),
+            **({"created_dirs": sorted(self.created_dirs)} if self.created_dirs else {}),
             "runtime": self.runtime,
             "files": {path: rec.to_json() for path, rec in sorted(self.files.items())},
         }
@@ -93,6 +99,8 @@ class Manifest:
                 raw.get("trusted") is True,
                 _optional_map(raw.get("interpreter")),
                 {str(k): str(v) for k, v in (_optional_map(raw.get("bytecode")) or {}).items()},
+                raw.get("follow_symlinks") is True,
+                [str(d) for d in raw.get("created_dirs", [])],
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise MalformedConfigError(path, f"install manifest is unreadable: {exc}") from None
@@ -127,12 +135,13 @@ def _optional_map(value: object) -> dict[str, Any] | None:
     return value
 
 
-def read_manifest(path: str, *, reads: Reads = DIRECT) -> Manifest | None:
+def read_manifest(path: str, *, reads: Reads = DIRECT, allow_links: bool = False) -> Manifest | None:
     """The manifest at ``path`` read physically (bounded, never blocking on a FIFO); ``None`` when absent. In a
-    read-only pass it is read and decoded once (status reads every agent's manifest for each provider)."""
-    return reads.kept(("manifest", path), lambda: _decoded(path, reads))
+    read-only pass it is read and decoded once (status reads every agent's manifest for each provider).
+    ``allow_links``: links in the path are followed (a state root under a symlinked home)."""
+    return reads.kept(("manifest", path, allow_links), lambda: _decoded(path, reads, allow_links))
 
 
-def _decoded(path: str, reads: Reads) -> Manifest | None:
-    data = reads.read_physical(Path(path), max_bytes=4 << 20)
+def _decoded(path: str, reads: Reads, allow_links: bool) -> Manifest | None:
+    data = reads.read_physical(Path(path), max_bytes=4 << 20, allow_links=allow_links)
     return None if data is None else Manifest.decode(data, Path(path))

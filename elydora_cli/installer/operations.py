@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elydora_config.errors import RecoveryNeededError
+from elydora_config.errors import ConfigError, RecoveryNeededError
 from elydora_config.files import read_physical
 from elydora_config.log import get_logger
 from elydora_config.records import field, record
@@ -24,7 +24,7 @@ from ..exitcodes import UsageError
 from ..plug.agentprobe import AGENT
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources
-from ..plug.documents import Documents, parse
+from ..plug.documents import Documents
 from ..plug.layers import OFF, env_findings
 from ..plug.provider import Provider
 from ..providers import load
@@ -33,8 +33,11 @@ from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
 from . import entries
 from .agentcheck import loaded_findings
-from .dryrun import unified_diff
+from .dryrun import DRY_RUN_MAX_BYTES, Preview, pending_journal, preview
+from .folders import created_by, remove_empty
+from .hardlinks import refuse_hard_linked
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
+from .rewrites import committed, parsed, read_through, retried
 from .runtimecheck import check_runtime, command_mismatch, fingerprint, interpreter_state, live_guard
 from .staging import (
     PYCACHE,
@@ -62,8 +65,6 @@ if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that wr
 
     from elydora_config import Transaction
 
-    from . import entries
-
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
 
@@ -72,7 +73,8 @@ class Outcome:
     provider: str
     agent_id: str
     changed: list[str] = field(default_factory=list)
-    diff: str = ""
+    preview: Preview | None = None
+    """A dry run's diff of the agent files and list of Elydora's own files."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -105,14 +107,15 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
             read_as = target.new_text if src.blank_is_empty and _blank_json(text, target.fmt) else text
-            docs[target.path] = parse(read_as, target.fmt, target.path)
+            docs[target.path] = parsed(tx, target.path, target.max_bytes, read_as, target.fmt)
     depends: dict[Path, Any] = {}
     for path in src.depends:
         text = _read_text(tx, path, 2 << 20, ctx)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
-            depends[path] = parse("{}" if src.blank_is_empty and _blank_json(text, fmt) else text, fmt, path)
+            read_as = "{}" if src.blank_is_empty and _blank_json(text, fmt) else text
+            depends[path] = parsed(tx, path, 2 << 20, read_as, fmt)
     return Documents(targets, docs, originals, depends)
 
 
@@ -136,11 +139,25 @@ def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[s
     found: dict[str, Manifest] = {}
     for name in _agent_dirs(root):
         path = root / name / MANIFEST_NAME
+        if not _may_belong(path, provider_id, ctx.follow_symlinks):
+            continue  # another agent's manifest: not snapshotted, so its own install does not conflict with ours
         data = tx.read(path, max_bytes=4 << 20) if os.path.lexists(path) else None
         manifest = None if data is None else Manifest.decode(data, path)
         if manifest is not None and manifest.provider == provider_id:
             found[manifest.agent_id] = manifest
     return found
+
+
+def _may_belong(path: Path, provider_id: str, follow_symlinks: bool) -> bool:
+    """Whether the manifest at ``path`` may be one of ``provider_id``'s, judged from a plain read: an install or
+    uninstall snapshots only its own agent's manifests (any of them, under any agent id), never another agent's,
+    which that agent's own run may rewrite meanwhile. A manifest that cannot be read or decoded here is read in
+    the transaction, which reports it."""
+    try:
+        data = read_physical(path, max_bytes=4 << 20, allow_links=follow_symlinks)
+        return data is None or Manifest.decode(data, path).provider == provider_id
+    except (ConfigError, OSError):
+        return True
 
 
 def _agent_dirs(root: Path) -> list[str]:
@@ -149,6 +166,11 @@ def _agent_dirs(root: Path) -> list[str]:
             return sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def installed_manifests(ctx: Context) -> list[Manifest]:
+    """Every install manifest under the state directory (sorted by agent id): what is installed."""
+    return _read_manifests(ctx.elydora_dir, ctx.reads)
 
 
 def _read_manifests(root: Path, reads: Reads) -> list[Manifest]:
@@ -196,6 +218,7 @@ def _stage_documents(tx: Transaction, docs: Documents, mode: int = 0o700) -> lis
         final = docs.final_text(path)
         if final == docs.originals.get(path):
             continue
+        refuse_hard_linked(path, follow_symlinks=tx.follow_symlinks)
         changed.append(str(path))
         if final is None:
             tx.remove(path)
@@ -211,16 +234,22 @@ def _changed_paths(tx: Transaction) -> list[str]:
     return sorted(changed, key=lambda p: ("/.elydora/" in p, p))
 
 
-def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> Outcome:
+def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context, docs: Documents) -> Outcome:
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
-        outcome.diff = unified_diff(tx)
+        read = [snap.path for p in (*docs.targets, *docs.depends) if (snap := tx.snapshot(p)) is not None]
+        journal = pending_journal(str(ctx.elydora_dir), [*tx.staged_paths, *read])
+        if journal is not None:  # the real run would stop there (exit 4): so does its preview
+            tx.discard()
+            raise with_command(RecoveryNeededError(journal, "is an interrupted transaction"), ctx)
+        before = {p: read_physical(p, max_bytes=DRY_RUN_MAX_BYTES) for p in tx.staged_paths}
+        outcome.preview = preview(tx, before, (str(ctx.elydora_dir), str(ctx.runtime_root)))
         tx.discard()
         log.info("dry run: nothing written", provider=outcome.provider)
     else:
         try:
-            txid = tx.commit()
+            txid = committed(tx, tx.commit)
         except RecoveryNeededError as exc:
             raise with_command(exc, ctx) from None
         log.info("committed", provider=outcome.provider, agent=outcome.agent_id, txid=txid, changed=outcome.changed)
@@ -228,6 +257,12 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context) -> O
 
 
 def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
+    """Install our entries, runtime, identity and manifest for ``provider_id`` in one transaction (run again,
+    bounded, while a file it read is being rewritten: :mod:`.rewrites`)."""
+    return retried(lambda: _install(provider_id, ctx, dry_run))
+
+
+def _install(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
     provider = load(provider_id)
     refuse_unmanaged(provider_id, ctx)  # before anything is read
     refused = provider.HOOK_COMMAND_REFUSED
@@ -237,7 +272,7 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     agent_dir = ctx.agent_dir(agent_id)
     outcome = Outcome(provider_id, agent_id)
     tx = _transaction(ctx)
-    op = _prepare(tx, provider, ctx, provider_id)
+    op = read_through(tx, lambda: _prepare(tx, provider, ctx, provider_id))
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
     previous = manifests.get(agent_id)
     inherited = bool(previous and previous.trusted and not ctx.trust)  # trusted by us before: trust again
@@ -266,18 +301,21 @@ def install(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome
     manifest = Manifest(
         provider_id, agent_id, ctx.python, ctx.timeout_seconds, runtime=runtime, hook_command=ctx.hook_command,
         trusted=trusted, interpreter=None if ctx.hook_command else fingerprint(ctx.python), bytecode=code,
+        follow_symlinks=ctx.follow_symlinks,
     )
     for path in docs.targets:
         if path in docs.logs and path not in docs.deleted:
             prior = previous.files.get(str(path)) if previous else None
             manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
+    own = (str(ctx.elydora_dir), str(ctx.runtime_root))
+    manifest.created_dirs = created_by(tx.staged_paths, own, previous.created_dirs if previous else [])
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)
     outcome.changed = _changed_paths(tx)  # a repaired runtime or identity file is a change too
     outcome.notes = [f"repaired {note}" for _, note in repaired]
     outcome.notes += _trust_notes(ctx) if ctx.trust and ctx.probe else system_notes(provider_id, ctx) or list(
         provider.NOTES
     )
-    _finish(tx, outcome, dry_run, ctx)
+    _finish(tx, outcome, dry_run, ctx, docs)
     if not dry_run and _trusted(ctx):
         outcome.notes += _confirm_trust(provider_id, ctx)
     if not dry_run:
@@ -328,10 +366,15 @@ def _stage_extra_runtime(
 
 
 def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outcome:
+    """Remove our entries and runtime files of ``provider_id`` in one transaction (run again like :func:`install`)."""
+    return retried(lambda: _uninstall(provider_id, ctx, dry_run))
+
+
+def _uninstall(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
     provider = load(provider_id)
     refuse_unmanaged(provider_id, ctx)
     tx = _transaction(ctx)
-    op = _prepare(tx, provider, ctx, provider_id)
+    op = read_through(tx, lambda: _prepare(tx, provider, ctx, provider_id))
     docs, manifests, ctx = op.docs, op.manifests, op.ctx
     agent_ids = {identity.check_agent_id(ctx.agent_id)} if ctx.agent_id else None
     provider.uninstall(docs, ctx, agent_ids)
@@ -360,13 +403,10 @@ def uninstall(provider_id: str, ctx: Context, *, dry_run: bool = False) -> Outco
                 " restart those sessions. The next install or uninstall removes the stubs after 24 h."
             )
         stage_pycache_removal(tx, runtime_dir)
-    _finish(tx, outcome, dry_run, ctx)
-    if not dry_run:
-        for agent_id in targets:
-            try:  # an empty bytecode folder is all that may remain (no contextlib: status imports this module)
-                os.rmdir(ctx.runtime_dir(agent_id) / PYCACHE)
-            except OSError:
-                continue
+    _finish(tx, outcome, dry_run, ctx, docs)
+    if not dry_run:  # an empty bytecode folder, and empty folders the installs created, are all that may remain
+        remove_empty([ctx.runtime_dir(agent_id) / PYCACHE for agent_id in targets])
+        remove_empty(d for agent_id in targets if agent_id in manifests for d in manifests[agent_id].created_dirs)
     return outcome
 
 
@@ -420,6 +460,12 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     op = _prepare(None, provider, ctx, provider_id)
     return entries.installed(provider, op.docs, op.ctx, agent_id)
+
+
+def read_documents(provider_id: str, ctx: Context) -> tuple[Documents, Context]:
+    """The agent's files as status reads them, with the context scoped to the provider."""
+    op = _prepare(None, load(provider_id), ctx, provider_id)
+    return op.docs, op.ctx
 
 
 def entry_findings(provider_id: str, ctx: Context) -> list[Finding]:

@@ -30,15 +30,9 @@ _SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 
 def shell_plain(word: str) -> bool:
     """Whether a POSIX shell runs ``word`` as it stands: it is not empty and every character is one of
-    :data:`_SHELL_SAFE` or not ASCII (a non-ASCII letter is quoted by :func:`shell_word`, as shlex does, but
+    :data:`_SHELL_SAFE` or not ASCII (a non-ASCII letter is quoted by :func:`shlex.quote`, but
     no shell splits, expands or unquotes it)."""
     return bool(word) and all(c in _SHELL_SAFE or c > "\x7f" for c in word)
-
-
-def shell_word(arg: str) -> str:
-    """``arg`` as :func:`shlex.quote` gives it (bare when every character is safe, else single-quoted), for
-    commands shown to a person, without importing :mod:`shlex` (``status`` shows some)."""
-    return arg if arg and _SHELL_SAFE.issuperset(arg) else posix_quote(arg)
 
 
 def posix_command(argv: Sequence[str]) -> str:

@@ -109,6 +109,12 @@ class Context:
             return Path(value)
         return self.repo_root / value
 
+    def local_app_data(self) -> Path:
+        """Windows' ``%LOCALAPPDATA%`` (stripped), else its default ``<home>\\AppData\\Local``: where the agents that
+        keep their settings among the local application data (Crush, Hermes) look on Windows."""
+        value = (self.env_value("LOCALAPPDATA") or "").strip()
+        return self.place(value) if value else self.home / "AppData" / "Local"
+
     def env_dir(self, name: str) -> Path | None:
         """``$name`` as a directory when set and non-empty, else ``None`` (the agent's default)."""
         value = self.env_value(name)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from elydora_config.records import record
 
-from . import hookmap
+from . import hookmap, runners
 from .context import Context
 from .documents import Documents
 from .hookfile import handlers
@@ -52,11 +52,12 @@ def no_extra_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, int]
     return {}
 
 
-def default_argv(handler: Any) -> list[str]:
-    """The exec form when the handler has ``args`` (Claude Code), else the POSIX shell."""
+def default_argv(handler: Any, ctx: Context) -> list[str]:
+    """The exec form when the handler has ``args`` (Claude Code, no shell on any system), else the agent's
+    shell running ``command`` (:func:`.runners.shell_argv`)."""
     if isinstance(handler.get("args"), list):
         return [handler["command"], *handler["args"]]
-    return ["/bin/sh", "-c", handler["command"]]
+    return runners.shell_argv(handler["command"], ctx)
 
 
 def seconds(value: Any, unit: str) -> float | None:
@@ -94,7 +95,10 @@ def entries_in(maps: HookMaps) -> EntryReader:
 ExtraRuntime = Callable[[Context, str], dict[str, tuple[bytes, int]]]
 
 
-def hook_map_agent(hooks: HookMap) -> tuple[ExtraRuntime, EntryReader, Callable[[Any], list[str]]]:
+AgentArgv = Callable[["Any", Context], list[str]]
+
+
+def hook_map_agent(hooks: HookMap) -> tuple[ExtraRuntime, EntryReader, AgentArgv]:
     """``extra_runtime``, ``installed_entries`` and ``agent_argv`` of an agent that keeps ``hooks`` in its first
     target file and runs the generated runtime directly (the most common shape)."""
     return no_extra_runtime, entries_in(first_target(hooks)), default_argv

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config import jsonc
+from elydora_config._plaindata import same_types
 from elydora_config.errors import MalformedConfigError
 from elydora_config.nesting import check_nesting
 from elydora_config.records import field, record
@@ -219,15 +220,5 @@ def _same_data(original: str, doc: Document, docs: Documents, path: Path) -> boo
         before = docs.original_value(path)
     except MalformedConfigError:
         return False
-    return bool(before == doc.value) and _same_types(before, doc.value)
+    return bool(before == doc.value) and same_types(before, doc.value)
 
-
-def _same_types(a: Any, b: Any) -> bool:
-    """``==`` says ``1 == 1.0 == True``; configs care about the difference."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same_types(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return all(_same_types(x, y) for x, y in zip(a, b, strict=True))
-    return True

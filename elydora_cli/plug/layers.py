@@ -113,6 +113,11 @@ def layers(docs: Documents, paths: Iterable[Path]) -> list[Layer]:
     return [layer(docs, path) for path in paths]
 
 
+def on_macos() -> bool:
+    """Whether this is macOS (its own managed paths; tests stand in for it by replacing this function)."""
+    return sys.platform == "darwin"
+
+
 _WINDOWS_FOLDERS = {"ProgramFiles": "C:\\Program Files", "ProgramData": "C:\\ProgramData"}
 
 
@@ -125,7 +130,7 @@ def system_file(ctx: Context, *, posix: str, macos: str, windows: str) -> Path:
         _, variable, rest = windows.split("%", 2)
         folder = ctx.env_value(variable) or _WINDOWS_FOLDERS[variable]
         return ctx.place(folder.rstrip("\\") + rest)
-    return ctx.place(macos if sys.platform == "darwin" else posix)
+    return ctx.place(macos if on_macos() else posix)
 
 
 def managed_file(ctx: Context, provider_id: str) -> Path:

@@ -9,6 +9,7 @@ string, so a look-alike (an extra argument, other quoting, another directory) st
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,6 @@ from .cmdforms import (
     parse_powershell_call,
     posix_command,
     powershell_call,
-    shell_word,
 )
 from .context import Context
 from .ownership import Ref, script_path, split_script
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 
 def _joined(pair: list[str]) -> str:
-    """The words quoted only where a shell needs it (as :func:`shlex.join` gives them)."""
-    return " ".join(map(shell_word, pair))
+    """The words quoted only where a shell needs it."""
+    return shlex.join(pair)
 
 
 def _msvc(pair: list[str]) -> str:

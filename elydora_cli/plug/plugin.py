@@ -163,8 +163,10 @@ def host_program() -> Path:
     return Path(packagedata.template_path(HOST_TEMPLATE))
 
 
-def agent_argv(handler: Any) -> list[str]:
-    """A plugin hook run the way the agent runs it: the module loaded by the plugin-host stub under node."""
+def agent_argv(handler: Any, ctx: Context) -> list[str]:
+    """A plugin hook run the way the agent runs it: the module loaded by the plugin-host stub under node (the
+    agent's own Node, ``node.exe`` on Windows: the plugin spawns our runtime through ``process.execPath``'s
+    child-process API, no shell, on every system)."""
     return ["node", str(host_program()), handler["hook"], handler["module"]]
 
 
@@ -195,7 +197,7 @@ class PluginAgent:
         """``sources``, ``install``, ``uninstall``, ``check`` and ``installed_entries`` of the agent module."""
         return self.sources, self.install, self.uninstall, self.check, self.installed_entries
 
-    def constants(self) -> tuple[Mapping[str, str], str, Callable[[Any], list[str]], defaults.ExtraRuntime]:
+    def constants(self) -> tuple[Mapping[str, str], str, defaults.AgentArgv, defaults.ExtraRuntime]:
         """``ROLES``, ``HOOK_COMMAND_REFUSED``, ``agent_argv`` and ``extra_runtime`` of the agent module."""
         refused = f"{self.facts.display_name} {HOOK_COMMAND_REFUSED}"
         return self.roles, refused, agent_argv, defaults.no_extra_runtime

@@ -60,5 +60,6 @@ class Provider(Protocol):
     def installed_entries(self, docs: Documents, ctx: Context, /) -> list[Found]:
         """Every entry of ours in the agent's files, read back (``verify`` runs them)."""
 
-    def agent_argv(self, handler: Any, /) -> list[str]:
-        """What the agent executes for one of its handlers."""
+    def agent_argv(self, handler: Any, ctx: Context, /) -> list[str]:
+        """What the agent's runner executes for one of its handlers on the context's system (``ctx.windows``:
+        the Windows runner, :mod:`.runners`)."""

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import record
 
+from . import runners
 from .cmdforms import posix_command, powershell_call
 from .context import Context
 from .contract import Finding, Format, Sources, Target
-from .defaults import ExtraRuntime, Found, no_extra_runtime, seconds
+from .defaults import AgentArgv, ExtraRuntime, Found, no_extra_runtime, seconds
 from .documents import Documents
 from .hookmap import timeout_finding, timeout_in
 from .ownership import Ref, owner, runtime_argv, runtime_context
@@ -183,9 +184,9 @@ def installed_entries(tf: TriggerFile, docs: Documents, ctx: Context) -> list[Fo
     return found
 
 
-def agent_argv(action: Any) -> list[str]:
-    """Kiro runs a command action through the shell."""
-    return ["/bin/sh", "-c", action["command"]]
+def agent_argv(action: Any, ctx: Context) -> list[str]:
+    """Kiro runs a command action through the shell (on Windows, PowerShell for the call-operator form)."""
+    return runners.shell_argv(action["command"], ctx)
 
 
 Install = Callable[[Documents, Context, str], None]
@@ -195,7 +196,7 @@ Entries = Callable[[Documents, Context], list[Found]]
 
 
 Bound = tuple[
-    Callable[[Context], Sources], Install, Uninstall, Checker, Entries, ExtraRuntime, Callable[["Any"], list[str]]
+    Callable[[Context], Sources], Install, Uninstall, Checker, Entries, ExtraRuntime, AgentArgv
 ]
 """The provider contract's functions, in the order an agent module unpacks them: ``sources``, ``install``,
 ``uninstall``, ``check``, ``installed_entries``, ``extra_runtime``, ``agent_argv`` (a plain tuple: a

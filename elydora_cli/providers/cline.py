@@ -226,7 +226,7 @@ def installed_entries(docs: Documents, ctx: Context) -> list[defaults.Found]:
     return found
 
 
-def agent_argv(hook_file: str) -> list[str]:
+def agent_argv(hook_file: str, ctx: Context) -> list[str]:
     """Cline runs the hook file as a program; ``node <file>`` is what its ``#!/usr/bin/env node`` line runs."""
     return ["node", hook_file]
 

@@ -10,7 +10,7 @@ from elydora_config.errors import UnsafePathError
 from elydora_config.records import replace
 
 from .. import catalog, managed
-from ..plug import defaults, hookmap, lockdown, systempin
+from ..plug import defaults, hookmap, lockdown, runners, systempin
 from ..plug.agentprobe import AgentProbe, ListedHook, ProbeError
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import (
@@ -26,7 +26,7 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.layers import Setting, explicit, last_explicit, layers, managed_file, switched_off
+from ..plug.layers import Setting, explicit, last_explicit, layers, managed_file, switched_off, system_file
 from ..plug.ownership import Ref, refs_in, runtime_argv
 from ..plug.schema import ANY, ANY_HANDLER, STR, MapSchema
 from ..recovery_hint import elydora_command
@@ -75,6 +75,11 @@ HOOKS_FEATURE = ("features", "hooks")
 LEGACY_FEATURE = ("features", "codex_hooks")
 """The older name of the same feature flag (Codex 0.171.0 still reads it)."""
 SYSTEM_CONFIG, MANAGED_CONFIG = "/etc/codex/config.toml", "/etc/codex/managed_config.toml"
+WINDOWS_SYSTEM_CONFIG = "%ProgramData%\\OpenAI\\Codex\\config.toml"
+LEGACY_WINDOWS_MANAGED_CONFIG = "managed_config.toml"
+"""Codex's legacy managed config is ``/etc/codex/managed_config.toml`` on Unix; on Windows its default would be
+the file of that name in ``CODEX_HOME`` (a file the user owns), but Codex 0.171.0 ignores it there with a start-up
+warning ("no longer supported on Windows"): it is no layer of ours and cannot switch hooks off."""
 PIN = systempin.Pin(HOOKS_FEATURE, True, "Codex")
 """Under ``--scope system``: ``[features] hooks = true`` in requirements.toml keeps hooks on whatever a user's or
 project's config.toml says. Without it a user's ``[features] hooks = false`` switches the managed hooks off too
@@ -84,11 +89,12 @@ ENV_SWITCHES = defaults.NO_ENV_SWITCHES
 
 def layer_files(ctx: Context, user_config: Path) -> list[Path]:
     """Codex's config layers in precedence order (later wins): system, user, the project's ``.codex/config.toml``
-    (Codex reads it for a project it trusts), managed config. Windows: the user and project files only (the
-    system paths there are not known)."""
+    (Codex reads it for a project it trusts), managed config. Windows: ``%ProgramData%\\OpenAI\\Codex\\config.toml``
+    is the system layer, and there is no managed config (see :data:`LEGACY_WINDOWS_MANAGED_CONFIG`)."""
     project = ctx.repo_root / ".codex" / "config.toml"
     if ctx.windows:
-        return [user_config, project]
+        system = system_file(ctx, posix=SYSTEM_CONFIG, macos=SYSTEM_CONFIG, windows=WINDOWS_SYSTEM_CONFIG)
+        return [system, user_config, project]
     return [ctx.place(SYSTEM_CONFIG), user_config, project, ctx.place(MANAGED_CONFIG)]
 
 
@@ -107,7 +113,7 @@ def sources(ctx: Context) -> Sources:
     hooks = Target(home / "hooks.json", Format.JSON, new_text=new_text)
     config = home / "config.toml"
     depends = [p for p in layer_files(ctx, config) if p != config]
-    depends += [] if ctx.windows else [managed_file(ctx, FACTS.id)]
+    depends.append(managed_file(ctx, FACTS.id))
     return Sources([hooks, Target(config, Format.TOML, new_text="")], depends, dict.fromkeys(depends, Format.TOML))
 
 
@@ -153,16 +159,16 @@ def switched(docs: Documents, ctx: Context) -> list[Setting]:
     chain = layers(docs, layer_files(ctx, _config(docs)))
     feature = last_explicit(chain, HOOKS_FEATURE) or last_explicit(chain, LEGACY_FEATURE)
     found = [feature] if feature is not None and feature.value is False else []
-    if not ctx.windows:
-        required = layers(docs, [managed_file(ctx, FACTS.id)])
-        found += [s for s in explicit(required, HOOKS_FEATURE) if s.value is False]
-        found += [s for s in explicit(required, LOCKDOWN_KEY) if s.value]
+    required = layers(docs, [managed_file(ctx, FACTS.id)])
+    found += [s for s in explicit(required, HOOKS_FEATURE) if s.value is False]
+    found += [s for s in explicit(required, LOCKDOWN_KEY) if s.value]
     return found
 
 
-def _off_fix(setting: Setting, ctx: Context) -> str:
-    if setting.key == LOCKDOWN_KEY or setting.path in (ctx.place(SYSTEM_CONFIG), ctx.place(MANAGED_CONFIG)) or (
-        not ctx.windows and setting.path == managed_file(ctx, FACTS.id)
+def _off_fix(setting: Setting, ctx: Context, config: Path) -> str:
+    chain = layer_files(ctx, config)
+    if setting.key == LOCKDOWN_KEY or setting.path in (chain[0], managed_file(ctx, FACTS.id)) or (
+        not ctx.windows and setting.path == chain[-1]
     ):
         return "only the administrator can change it; they can install Elydora there (--scope system)"
     if setting.path == ctx.repo_root / ".codex" / "config.toml":
@@ -175,7 +181,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     if not ctx.system:
         off = switched(docs, ctx)
         if off:
-            return [switched_off(s, FACTS.display_name, _off_fix(s, ctx)) for s in off]
+            return [switched_off(s, FACTS.display_name, _off_fix(s, ctx, _config(docs))) for s in off]
     found = check_hooks(docs, path, HOOKS, ctx, agent_id)
     if ctx.system:  # managed hooks need no trust
         return found or _hooks_feature(docs, path) or systempin.check(docs, path, PIN) + lockdown.check(
@@ -306,7 +312,15 @@ def _untrusted(docs: Documents, path: Path, ctx: Context, agent_id: str) -> list
 
 ROLES = HOOKS.events
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
-extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
+extra_runtime, installed_entries, _ = defaults.hook_map_agent(HOOKS)
+
+
+def agent_argv(handler: Any, ctx: Context) -> list[str]:
+    """How Codex runs a handler: ``command`` through its POSIX shell; on Windows ``commandWindows`` (our encoded
+    PowerShell line) through its session shell, which starts ``powershell.exe`` with the line's own words."""
+    if ctx.windows:
+        return runners.shell_argv(handler["commandWindows"], ctx)
+    return defaults.default_argv(handler, ctx)
 
 NOTES = ("Codex runs new or changed hooks only once trusted: `elydora install codex --trust` records Codex's own "
          "trust of both (or open /hooks in Codex and trust them).",)

@@ -4,6 +4,11 @@ Copilot runs every handler with ``bash`` (or ``powershell`` on Windows), so both
 switched off by ``disableAllHooks``: across six settings layers the last explicit boolean wins (``false``
 clears an earlier ``true``), and ``true`` in our own file switches off that file whatever the layers say.
 Older installers wrote to the repository's ``.github/hooks/hooks.json``: install moves those entries out.
+
+Under ``--scope system`` the same file goes into Copilot's policy folder (``/etc/github-copilot/policy.d/``,
+Windows ``%ProgramData%\\GitHub\\Copilot\\policy.d``) as ``elydora.json``: policy hooks load before every other
+source, run whatever ``disableAllHooks`` says and in folders the user has not trusted, and Copilot reads the file
+only while it and its folders are root's and not group- or other-writable (status checks that).
 """
 
 from __future__ import annotations
@@ -13,21 +18,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError
+from elydora_config.records import replace
 
-from .. import catalog
-from ..plug import defaults, hookfile
+from .. import catalog, managed
+from ..plug import defaults, hookfile, runners
 from ..plug.cmdforms import posix_command, powershell_call
 from ..plug.common import catalog_events
 from ..plug.context import Context
-from ..plug.contract import Format, Sources
+from ..plug.contract import Finding, Format, Sources
 from ..plug.documents import Documents, parse
 from ..plug.hookfile import HookFile
 from ..plug.hookmap import HookMap
 from ..plug.jsregex import Pattern, require_compilable
-from ..plug.layers import Layer, last_explicit
+from ..plug.layers import Layer, last_explicit, managed_file
 from ..plug.ownership import Ref, runtime_argv
 from ..plug.pairforms import SAME, OldShape, exactly, recogniser
 from ..plug.schema import BOOL, NONEMPTY_STR, NONEMPTY_STR_LIST, POS_NUMBER, STR, Check, HandlerSchema, MapSchema
+from ..plug.systempin import access_findings
 
 if TYPE_CHECKING:
     from typing import Any
@@ -173,7 +180,20 @@ FILE = HookFile(
 )
 
 
+def _own_switch(docs: Documents, ctx: Context, path: Path, value: dict[str, Any]) -> str | None:
+    """A policy file is read whatever the settings layers say; only its own ``disableAllHooks`` could matter."""
+    if value.get("disableAllHooks") is True:
+        return f"GitHub Copilot CLI ignores this file: disableAllHooks is true in {path}"
+    return None
+
+
+POLICY_FILE = replace(FILE, disabled=_own_switch)
+
+
 def sources(ctx: Context) -> Sources:
+    if ctx.system:  # the policy folder: loaded first, for every user, whatever disableAllHooks and folder trust say
+        target = replace(POLICY_FILE.target(managed_file(ctx, FACTS.id)), mode=managed.POLICY_MODE)
+        return Sources([target])
     return Sources(
         [
             FILE.target(_home(ctx) / "hooks" / "elydora-audit.json"),
@@ -183,11 +203,30 @@ def sources(ctx: Context) -> Sources:
     )
 
 
-install, uninstall, check = hookfile.plug(FILE)
+_install, _uninstall, _check = hookfile.plug(FILE)
+_install_policy, _uninstall_policy, _check_policy = hookfile.plug(POLICY_FILE)
 
 
-def agent_argv(handler: dict[str, Any]) -> list[str]:
-    """How Copilot runs a handler on Linux and macOS."""
+def install(docs: Documents, ctx: Context, agent_id: str) -> None:
+    (_install_policy if ctx.system else _install)(docs, ctx, agent_id)
+
+
+def uninstall(docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
+    (_uninstall_policy if ctx.system else _uninstall)(docs, ctx, agent_ids)
+
+
+def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
+    if not ctx.system:
+        return _check(docs, ctx, agent_id)
+    found = _check_policy(docs, ctx, agent_id)
+    return found or access_findings(ctx, next(iter(docs.targets)), FACTS.display_name)
+
+
+def agent_argv(handler: dict[str, Any], ctx: Context) -> list[str]:
+    """How Copilot runs a handler: its ``bash`` field through bash on Linux and macOS, its ``powershell`` field
+    through PowerShell on Windows."""
+    if ctx.windows:
+        return runners.powershell_argv(handler["powershell"], ctx.env)
     return ["bash", "-c", handler["bash"]]
 
 

@@ -1,5 +1,6 @@
-"""Charm Crush: ``crush.json`` in ``CRUSH_GLOBAL_CONFIG`` (default ``$XDG_CONFIG_HOME/crush`` or ``~/.config/crush``),
-strict JSON holding all of Crush's settings; hooks are a flat map ``{"hooks": {"PreToolUse": [handler]}}``.
+"""Charm Crush: ``crush.json`` in ``CRUSH_GLOBAL_CONFIG`` (default ``$XDG_CONFIG_HOME/crush``, else ``~/.config/crush``;
+on Windows ``%LOCALAPPDATA%\\crush``), strict JSON holding all of Crush's settings; hooks are a flat map
+``{"hooks": {"PreToolUse": [handler]}}``.
 
 Crush has one hook event, ``PreToolUse``, and no post-tool event. The guard goes there, and so does the audit,
 which therefore records each tool call as it was about to run (its intent), never its result: Crush's own
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
-from ..plug import defaults, hookmap
+from ..plug import defaults, hookmap, runners
 from ..plug.cmdforms import posix_command
 from ..plug.common import RefusedError, check_hooks, remove_hooks, single_target
 from ..plug.context import Context
@@ -70,7 +71,9 @@ def config_dir(ctx: Context) -> Path:
     if configured:
         return ctx.place(configured)
     xdg = ctx.env_value("XDG_CONFIG_HOME")
-    return (ctx.place(xdg) if xdg else ctx.home / ".config") / "crush"
+    if xdg:
+        return ctx.place(xdg) / "crush"
+    return (ctx.local_app_data() if ctx.windows else ctx.home / ".config") / "crush"
 
 
 def sources(ctx: Context) -> Sources:
@@ -132,7 +135,16 @@ ROLES = HOOKS.events
 """The one event of our entries (the audit shares it: each entry carries its own role)."""
 HOOK_COMMAND_REFUSED = defaults.HOOK_COMMAND_ACCEPTED
 ENV_SWITCHES = defaults.NO_ENV_SWITCHES
-extra_runtime, installed_entries, agent_argv = defaults.hook_map_agent(HOOKS)
+extra_runtime, installed_entries, _ = defaults.hook_map_agent(HOOKS)
+
+
+def agent_argv(handler: Any, ctx: Context) -> list[str]:
+    """Crush runs a command through its embedded POSIX shell (mvdan.cc/sh), on Windows too: there our
+    single-quoted word list becomes the argv that shell spawns (no ``/bin/sh`` to stand in for it)."""
+    if ctx.windows:
+        return runners.word_list(handler["command"])
+    return defaults.default_argv(handler, ctx)
+
 
 NOTES = (
     "Crush has no post-tool hook: the audit records each tool call before it runs, not its result.",

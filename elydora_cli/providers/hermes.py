@@ -26,8 +26,7 @@ from elydora_config.errors import MalformedConfigError
 
 from .. import catalog
 from ..exitcodes import UsageError
-from ..plug import defaults, hookfile, hookmap
-from ..plug.cmdforms import parse_posix
+from ..plug import defaults, hookfile, hookmap, runners
 from ..plug.common import catalog_events, check_hooks, shell_command
 from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
@@ -91,8 +90,7 @@ def home(ctx: Context) -> Path:
     if named:
         return ctx.place(named)
     if ctx.windows:
-        local = (ctx.env_value("LOCALAPPDATA") or "").strip()
-        return (ctx.place(local) if local else ctx.home / "AppData" / "Local") / "hermes"
+        return ctx.local_app_data() / "hermes"
     return ctx.home / ".hermes"
 
 
@@ -237,10 +235,10 @@ extra_runtime = defaults.no_extra_runtime
 installed_entries = defaults.entries_in(lambda docs: [(_paths(docs)[0], HOOKS)])
 
 
-def agent_argv(handler: Any) -> list[str]:
+def agent_argv(handler: Any, ctx: Context) -> list[str]:
     """As Hermes runs a hook: the command split into words as :func:`shlex.split` does (our entries are single-quoted
     words, which :func:`~elydora_cli.plug.cmdforms.parse_posix` splits without loading shlex), no shell."""
-    return parse_posix(handler["command"]) or [handler["command"]]
+    return runners.word_list(handler["command"])
 
 
 NOTES = (

@@ -383,7 +383,7 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
     return check_hooks(docs, where.settings, HOOKS, ctx, agent_id)
 
 
-def agent_argv(handler: Mapping[str, Any]) -> list[str]:
+def agent_argv(handler: Mapping[str, Any], ctx: Context) -> list[str]:
     """How Qwen Code runs a command handler: through the shell the handler names."""
     if handler.get("shell") == "powershell":
         return ["powershell", "-NoProfile", "-Command", handler["command"]]

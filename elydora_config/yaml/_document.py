@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from elydora_config._plaindata import copy_data
+from elydora_config._plaindata import copy_data, same_types
 from elydora_config.errors import MalformedConfigError, PathLike
 
 from . import _render as render
@@ -401,7 +401,7 @@ class YamlDocument:
             node, value = _compose(new_text, self._path)
         except MalformedConfigError as exc:
             raise self._refused(path, f"the edited text would not be valid YAML ({exc.reason})") from None
-        if ({} if value is None else value) != expected or not _same_types(value or {}, expected):
+        if ({} if value is None else value) != expected or not same_types(value or {}, expected):
             raise self._refused(path, "the edited text would not read back as the intended data")
         self._text, self._node, self._value = new_text, node, {} if value is None else value
 
@@ -420,12 +420,3 @@ def _put(data: Any, parent: Sequence[Key], key: str, value: Any) -> Any:
     _at(data, parent)[key] = copy_data(value)
     return data
 
-
-def _same_types(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same_types(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return all(_same_types(x, y) for x, y in zip(a, b, strict=True))
-    return True

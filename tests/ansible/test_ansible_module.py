@@ -112,13 +112,19 @@ def tree(root: Path) -> dict[str, str]:
     }
 
 
+def admin_file(root: Path, agent: str) -> Path:
+    """The administrator's own managed file: Claude Code's managed-settings.json (ours is a drop-in beside it),
+    Codex's requirements.toml (which ours edits)."""
+    layer = root / managed.LAYERS[agent].path.lstrip("/")
+    return layer.parent.parent / "managed-settings.json" if agent == "claudecode" else layer
+
+
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Path:
     root = tmp_path / "root"
     for agent, text in (("claudecode", CLAUDE_ADMIN), ("codex", CODEX_ADMIN)):
-        layer = root / managed.LAYERS[agent].path.lstrip("/")
-        layer.parent.mkdir(parents=True)
-        layer.write_text(text)
+        admin_file(root, agent).parent.mkdir(parents=True)
+        admin_file(root, agent).write_text(text)
     return root
 
 
@@ -161,7 +167,7 @@ def test_present_converges_check_diff_writes_nothing_and_absent_restores_every_b
 
 
 def test_a_cli_error_fails_the_task_with_its_error_line(tmp_path: Path, sandbox: Path) -> None:
-    layer = sandbox / managed.LAYERS["claudecode"].path.lstrip("/")
+    layer = admin_file(sandbox, "claudecode")
     layer.write_text('{\n  // a comment the strict JSON of this file does not allow\n  "model": "x"\n}\n')
     playbook = write_playbook(tmp_path / "present.yml", sandbox, "present")
     before = layer.read_bytes()
@@ -250,3 +256,25 @@ def test_server_binding_refusal_fails_the_task_with_the_cli_error(tmp_path: Path
     assert proc.returncode != 0
     assert "Error: " in proc.stdout and "token file is accessible by other users" in proc.stdout, proc.stdout
     assert "tok-x-0123456789" not in proc.stdout + proc.stderr
+
+
+def test_repair_timer_in_user_scope_converges(tmp_path: Path) -> None:
+    """``repair_timer: true`` writes the user's timer once (check mode first writes nothing), a second run
+    changes nothing, ``false`` removes it; the timer's repair restores a removed entry (test_cmd_repair.py)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    units = home / ".config" / "systemd" / "user"
+
+    def playbook(on: bool) -> Path:
+        return write_playbook(tmp_path / f"timer-{on}.yml", home, "present", agents=["claude"], scope="user",
+                              repair_timer=on)
+
+    changed, _, _ = run_playbook(tmp_path, playbook(True), "--check")
+    assert changed == 1 and not units.exists()
+    changed, output, facts = run_playbook(tmp_path, playbook(True))
+    assert changed == 1 and (units / "elydora-repair.timer").exists(), output
+    assert facts["repair"]["timer"]["kind"] == "systemd", facts  # type: ignore[index]
+    changed, output, _ = run_playbook(tmp_path, playbook(True))
+    assert changed == 0, output
+    changed, _, _ = run_playbook(tmp_path, playbook(False))
+    assert changed == 1 and not (units / "elydora-repair.timer").exists()

@@ -3,6 +3,7 @@ suggestions, aliases, version, quiet, help with examples and provider ids, a clo
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import site
@@ -137,16 +138,33 @@ def test_help_lists_provider_ids_and_every_command_has_examples(capsys: pytest.C
     for provider in catalog.providers():
         assert f"  {provider.id} " in out
     assert "claude-code" in out and "examples:" in out
-    for command in COMMANDS:
-        code, out, _ = run(capsys, command, "--help")
-        assert code == 0 and "examples:" in out and f"elydora {command}" in out.split("examples:")[1], command
+    pages = _help_pages(build_parser([]), [])
+    assert len(pages) >= 21 and {" ".join(p) for p in pages} >= {*COMMANDS, "audit tail", "agent freeze"}
+    for page in pages:
+        code, out, _ = run(capsys, *page, "--help")
+        examples = out.split("\nexamples:\n")
+        assert code == 0 and len(examples) == 2, page
+        assert f"elydora {' '.join(page)}" in examples[1] and "\n\n" not in examples[1].strip(), page
     code, out, _ = run(capsys, "install", "--help")
     assert all(p.id in out for p in catalog.providers())
 
 
+def _help_pages(parser: argparse.ArgumentParser, path: list[str]) -> list[list[str]]:
+    """Every command and verb (``["agent", "freeze"]``...) that has a help page of its own."""
+    pages = [path] if path else []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                pages += _help_pages(sub, [*path, name])
+    return pages
+
+
 def test_quiet_prints_errors_only(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "-q", "install", "claudecode", "--root", str(home)) == (0, "", "")
-    assert run(capsys, "status", "--root", str(home), "--quiet") == (0, "", "")
+    assert run(capsys, "status", "--root", str(home), "--quiet") == (0, "healthy: claudecode\n", "")
+    assert run(capsys, "status", "gemini", "--root", str(home), "--quiet") == (0, "no agent is installed here\n", "")
+    (home / ".claude" / "settings.json").write_text("{}")
+    assert run(capsys, "status", "--root", str(home), "--quiet") == (1, "not healthy: claudecode (unhealthy)\n", "")
     code, out, err = run(capsys, "--quiet", "install", "nosuch", "--root", str(home))
     assert (code, out) == (2, "") and err.startswith("Error: unknown provider 'nosuch'")
 
@@ -180,6 +198,7 @@ def test_an_empty_or_unset_home_without_root_is_refused(
         assert (code, out) == (2, ""), argv
         assert err == "Error: HOME is empty or unset: give --root DIR (the home whose agent configs to use)\n"
     assert os.listdir(tmp_path) == []
+    (tmp_path / "h").mkdir()
     code, _, _ = run(capsys, "install", "claudecode", "--root", str(tmp_path / "h"))
     assert code == 0
 
@@ -223,15 +242,13 @@ def _entry(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ISOLATED, *argv], capture_output=True, text=True, timeout=60)
 
 
-def test_the_console_script_leaves_quickly_after_a_status_only(home: Path) -> None:
+def test_the_console_script_exits_normally_after_a_status(home: Path) -> None:
+    """The process is torn down as any other: exit handlers run and objects are finalized."""
     installed = _entry("install", "claudecode", "--root", str(home))  # the same interpreter renders the hooks
-    assert installed.returncode == 0 and "finalized" in installed.stderr  # any other command exits normally
-    status = ["status", "--json", "--root", str(home)]
-    quick = _entry(*status)
-    assert quick.returncode == 0 and json.loads(quick.stdout)["ok"] is True
-    assert "finalized" not in quick.stderr  # no teardown: the process ended once its output was flushed
-    handled = _entry("--with-exit-handler", *status)  # something pending: the normal exit runs it
-    assert handled.returncode == 0 and "exit handler" in handled.stderr and "finalized" in handled.stderr
+    assert installed.returncode == 0 and "finalized" in installed.stderr
+    handled = _entry("--with-exit-handler", "status", "--json", "--root", str(home))
+    assert handled.returncode == 0 and json.loads(handled.stdout)["ok"] is True
+    assert "exit handler" in handled.stderr and "finalized" in handled.stderr
 
 
 def test_the_console_script_ends_quietly_on_a_closed_pipe_after_a_status(home: Path) -> None:
@@ -245,4 +262,40 @@ def test_the_console_script_ends_quietly_on_a_closed_pipe_after_a_status(home: P
     process.stdout.close()  # before the status has written anything: its first write meets a closed pipe
     err = process.stderr.read()
     assert process.wait(timeout=60) == exitcodes.PIPE_CLOSED
-    assert err == b""
+    assert err == b"finalized\n"  # the harness's marker alone: no error, no traceback
+
+
+def test_all_and_every_together_are_a_usage_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("install", "verify"):
+        code, out, err = run(capsys, command, "--all", "--every", "--root", str(home))
+        assert (code, out) == (2, "") and "Error: argument --every: not allowed with argument --all" in err
+    assert os.listdir(home) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status", "--json"],
+        ["install", "claudecode"],
+        ["uninstall", "--all"],
+        ["verify", "--all"],
+        ["agent", "create", "claude"],
+        ["audit", "tail", "claude"],
+        ["recover"],
+    ],
+)
+def test_a_missing_root_is_refused_never_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv, "--root", "typo")
+    missing = tmp_path / "typo"
+    assert code == 2 and err.endswith(
+        f"Error: {missing}: no such directory (--root names the home directory whose agent configs to use)\n"
+    )
+    assert os.listdir(tmp_path) == []
+    if "--json" in argv:
+        assert json.loads(out)["ok"] is False
+    (tmp_path / "file").write_text("")
+    code, _, err = run(capsys, *argv, "--root", "file")
+    assert code == 2 and f"Error: {tmp_path / 'file'}: is not a directory" in err

@@ -29,6 +29,7 @@ def home(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("ELYDORA_VERIFY_PROBE", raising=False)
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "home").mkdir()
     assert run(capsys, "install", "claudecode", "--root", str(tmp_path / "home"))[0] == 0
     return tmp_path / "home"
 

@@ -13,7 +13,7 @@ from elydora_cli import identity, statefiles
 from elydora_cli.neutral import agentstate
 from elydora_config.errors import ConfigError
 
-REFUSED = ["transactions", "Transactions", ".elydora", ".x", " x", "../x", "a/b", ""]
+REFUSED = ["transactions", "Transactions", ".elydora", ".x", " x", "../x", "a/b", "", "ab\udcff"]
 
 
 @pytest.mark.parametrize("agent_id", REFUSED)
@@ -31,7 +31,7 @@ def test_a_safe_agent_id_names_its_directory(tmp_path: Path) -> None:
     assert agentstate.agent_directory(str(tmp_path), "work-codex") == expected
 
 
-def _elydora(*argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+def _elydora(*argv: str | bytes, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "elydora_cli", *argv], input=stdin, capture_output=True, timeout=60, check=False
     )
@@ -48,3 +48,13 @@ def test_hook_refuses_the_journal_folder_as_an_agent_like_agent_show(tmp_path: P
     assert show.returncode == 2 and reason in show.stderr  # an invalid --agent-id is a usage error
     assert reason in hook.stderr, hook.stderr  # Codex's guard fails open: exit 0, the reason on stderr
     assert sorted(p.name for p in journal.iterdir()) == ["config.json"]  # nothing spooled into the journal
+
+
+@pytest.mark.parametrize(
+    "command", [["install", "claude"], ["status", "claude"], ["agent", "freeze", "claude"], ["audit", "tail", "claude"]]
+)
+def test_an_agent_id_that_is_no_utf8_is_one_error_line(tmp_path: Path, command: list[str]) -> None:
+    done = _elydora("--root", str(tmp_path), *command, "--agent-id", b"ab\xff")
+    reason = b"Error: --agent-id: agent id 'ab\\xff' is not UTF-8 text (the agent's config files name it"
+    assert done.returncode == 2 and done.stderr.startswith(reason) and done.stderr.count(b"\n") == 1, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -150,3 +151,20 @@ def test_append_private_refuses_shared_file_and_links(tmp_path):
     (tmp_path / "l").symlink_to(log)
     with pytest.raises(UnsafePathError, match="symbolic link"):
         append_private(tmp_path / "l", "x\n")
+
+
+def test_write_atomic_in_a_directory_it_cannot_write_names_the_file_not_its_temp(tmp_path, monkeypatch):
+    """A read-only state directory (EROFS, EACCES): the error names the file asked for, never our temp file."""
+    target = tmp_path / "status.json"
+    original_open = _sysio.open_file
+
+    def read_only_directory(name, flags, *args, **kwargs):
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), name)
+        return original_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(_sysio, "open_file", read_only_directory)
+    with pytest.raises(OSError) as caught:
+        write_atomic(target, b"{}")
+    assert caught.value.filename == str(target) and caught.value.errno == errno.EROFS
+    assert os.listdir(tmp_path) == []

@@ -185,6 +185,8 @@ def test_diff_shows_what_commit_would_write_and_hides_what_it_is_told(tmp_path):
         f"--- {key}2\n+++ {key}2\n(created; content not shown)\n"
     )
     assert "secret" not in out and "same" not in out
+    assert tx.diff([home / "gone", home / "new", home / "unstaged"]) == (
+        f"--- /dev/null\n+++ {new}\n@@ -0,0 +1 @@\n+hello\n--- {gone}\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n")
     tx.discard()
     assert tx.diff() == ""
     assert (home / "settings.json").read_bytes() == b'{\n  "a": 1\n}\n' and not (home / "new").exists()

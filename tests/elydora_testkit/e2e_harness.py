@@ -198,7 +198,8 @@ class Sandbox:
             time.sleep(0.2)
         tail = self.elydora("audit", "tail", "--provider", self.agent, "--root", str(self.home), "--json",
                             "-n", "100000")
-        return [json.loads(ln) for ln in tail.stdout.splitlines() if ln.strip()]
+        entries: list[dict[str, Any]] = json.loads(tail.stdout)["entries"]
+        return entries
 
     def clear_bytecode(self) -> None:
         """Forget which runtime modules ran (see :func:`mark_unread`)."""

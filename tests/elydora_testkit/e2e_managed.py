@@ -3,8 +3,9 @@
 ``elydora install <agent> --scope system --root <sysroot>`` writes ``<sysroot>/etc/...`` and the root-owned
 launchers under ``<sysroot>/usr/local/lib/elydora``; the namespace driver binds the directory of every managed
 layer (``<sysroot>/etc/claude-code`` over ``/etc/claude-code``...) through a throw-away overlay of ``/etc``: the
-machine's ``/etc`` is never touched. The user-scope install every session makes is removed first, so whatever
-runs comes from the managed layer alone.
+machine's ``/etc`` is never touched (the whole ``/etc/<agent>`` folder is bound, so an organization's file
+beside our drop-in is the sandbox's too). The user-scope install every session makes is removed first, so
+whatever runs comes from the managed layer alone.
 """
 
 from __future__ import annotations
@@ -95,8 +96,8 @@ def write_settings(path: Path, value: dict[str, Any] | None) -> None:
 
 def system_session(agent_id: str, agent_cache: dict[str, Any], root: Path) -> Iterator[System]:
     sysroot = root / "sysroot"
-    layers = [managed.LAYERS[a].path for a in managed.LAYERS]
-    binds = [[str(sysroot / os.path.dirname(p).lstrip("/")), os.path.dirname(p)] for p in layers]
+    folders = sorted({"/".join(managed.LAYERS[a].path.split("/")[:3]) for a in managed.LAYERS})  # /etc/<agent>
+    binds = [[str(sysroot / folder.lstrip("/")), folder] for folder in folders]
     for source, _ in binds:
         Path(source).mkdir(parents=True, exist_ok=True)
     (sysroot / pwd.getpwuid(os.getuid()).pw_dir.lstrip("/")).mkdir(parents=True, exist_ok=True)

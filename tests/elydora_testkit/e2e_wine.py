@@ -149,7 +149,9 @@ class WineSession:
                 break
             time.sleep(0.5)
         _rc, out = self.elydora("audit", "tail", "--provider", provider, "--json", "-n", "100000")
-        return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        (document,) = [line for line in out.splitlines() if line.startswith("{")]  # stderr is merged in
+        entries: list[dict[str, Any]] = json.loads(document)["entries"]  # one document: {"ledger", "entries"}
+        return entries
 
     def records(self) -> tuple[int, int]:
         """(ledger entries, spooled bytes), read from the files: cheaper than a flush under Wine, and enough to

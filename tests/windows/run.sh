@@ -18,6 +18,10 @@ export ELYDORA_CHECKOUT="Z:${repo//\//\\};Z:${repo//\//\\}\\tests"
 node_exe="$(ls "$cache"/node-*/node.exe 2>/dev/null | tail -n 1)"
 if [ -n "$node_exe" ]; then
     export ELYDORA_TEST_NODE="Z:${node_exe//\//\\}"
+    # ... and on the Windows PATH (Wine appends WINEPATH to it), as an installed Node is: the agents whose hooks
+    # are Node programs (Cline's hook files, the OpenCode, Kilo and Pi modules) run them with it in the demo.
+    node_dir="$(dirname "$node_exe")"
+    export WINEPATH="Z:${node_dir//\//\\}"
 fi
 # From the checkout, or from the folder ELYDORA_WINDOWS_CWD names (a project folder, as a user runs `elydora`).
 cd "${ELYDORA_WINDOWS_CWD:-$repo}"

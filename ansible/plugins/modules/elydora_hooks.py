@@ -6,7 +6,9 @@ preservation, crash recovery). Check mode is the CLI's ``--dry-run``, diff mode 
 ``changed`` is true exactly when the CLI reports changed files, and the compliance probe
 (``elydora status --scope system --json``) is returned as ``ansible_facts.elydora``. With ``server`` and
 ``users``, each user's identity ``<agent>@<user>`` of every agent installed is bound to the server by
-``elydora agent provision`` (secrets only from files on the host; never on a command line). See docs/fleet.md.
+``elydora agent provision`` (secrets only from files on the host; never on a command line). With
+``repair_timer`` (user scope), the user's hourly repair timer is switched on or off (``elydora repair --timer``).
+See docs/fleet.md.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ options:
     type: bool
     default: false
   scope:
-    description: C(system) writes the agents' managed layers (root only); C(user) the running user's files.
+    description:
+      - C(system) writes the agents' managed layers (root only), such as Claude Code's C(managed-settings.d/)
+        drop-in, Copilot CLI's C(policy.d/) file and Codex's C(requirements.toml); C(user) the running user's files.
     type: str
     choices: [user, system]
     default: system
@@ -90,6 +94,12 @@ options:
     description: The OS users whose identities are bound to O(server); required with O(server).
     type: list
     elements: str
+  repair_timer:
+    description:
+      - C(true) switches on the connecting user's hourly repair timer (C(elydora repair --timer on)) after the
+        install, which restores entries an agent or the user removed; C(false) switches it off; unset leaves it.
+      - Only with O(scope=user) (a user-level timer: systemd user timer, launchd agent or scheduled task).
+    type: bool
 """
 
 EXAMPLES = r"""
@@ -119,6 +129,10 @@ bindings:
   description: One C(elydora agent provision) report per agent and user (C(changed) lists files; never a secret).
   type: list
   returned: when O(server) is given
+repair_timer:
+  description: The CLI's report of C(elydora repair --timer) (C(changed), C(notes)).
+  type: dict
+  returned: when O(repair_timer) is given
 ansible_facts:
   description: C(elydora), the JSON of C(elydora status --scope <scope> --json).
   type: dict
@@ -147,6 +161,7 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
         },
     },
     "users": {"type": "list", "elements": "str"},
+    "repair_timer": {"type": "bool"},
 }
 """The options (documented in DOCUMENTATION above; a test pins the two equal)."""
 
@@ -265,8 +280,21 @@ def _bound(bindings: list[dict[str, Any]]) -> bool:
     return any(binding.get("changed") for binding in bindings)
 
 
+def _repair_timer(module: AnsibleModule, executable: str) -> dict[str, Any]:
+    """``elydora repair --timer on|off`` (its dry run in check mode); the CLI's report (``changed``, ``notes``)."""
+    params = module.params
+    argv = [executable, "repair", "--timer", "on" if params["repair_timer"] else "off"]
+    argv += (["--root", params["root"]] if params["root"] else []) + (["--dry-run"] if module.check_mode else [])
+    rc, report, err = _invoke(module, argv)
+    if rc != 0:
+        module.fail_json(msg=_error_line(err, f"elydora repair exited {rc}"), rc=rc)
+    return report
+
+
 def _check_binding_options(module: AnsibleModule) -> None:
     params = module.params
+    if params["repair_timer"] is not None and params["scope"] != "user":
+        module.fail_json(msg="repair_timer is a user-level timer: it applies to scope=user only")
     if params["server"] is None and params["users"] is None:
         return
     if params["server"] is None or not params["users"]:
@@ -287,13 +315,16 @@ def main() -> None:
     preview = _apply(module, argv, dry_run=True) if module.check_mode or module._diff else {}
     report = preview if module.check_mode else _apply(module, argv, dry_run=False)
     bindings = _bind(module, argv[0], report) if module.params["server"] else []
+    timer = _repair_timer(module, argv[0]) if module.params["repair_timer"] is not None else {}
     outcome: dict[str, Any] = {
-        "changed": _changed(report) or _bound(bindings),
+        "changed": _changed(report) or _bound(bindings) or bool(timer.get("changed")),
         "results": report.get("results", []),
         "skipped": report.get("skipped", []),
     }
     if module.params["server"]:
         outcome["bindings"] = bindings
+    if timer:
+        outcome["repair_timer"] = timer
     if module._diff:
         prepared = "".join(result.get("diff", "") for result in preview.get("results", []))
         prepared += "".join(f"elydora agent provision {b['agent_id']}: {path} (secret: no diff shown)\n"

@@ -33,7 +33,7 @@ import sys
 import time
 
 from .flatreader import _WS, parse_flat_object  # @inline
-from .hookinput import FOREIGN, HOST, host_of, note_host, probe_directory, read_stdin  # @inline
+from .hookinput import FOREIGN, HOST, append_bounded, host_of, note_host, probe_directory, read_stdin  # @inline
 from .oslayer import (  # @inline
     CLOEXEC,
     NOFOLLOW,
@@ -130,22 +130,7 @@ def log_error(message: str) -> None:
     path = f"{LOG_DIR}{SEP}error.log"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = f"{stamp} [elydora-hook] guard: {message}\n".encode("utf-8", "replace")
-    try:
-        try:
-            if system.stat(path, follow_symlinks=False).st_size > ERROR_LOG_LIMIT:
-                system.replace(path, path + ".1")
-        except FileNotFoundError:
-            pass
-        flags = system.O_WRONLY | system.O_APPEND | system.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC
-        fd = open_file(path, flags, 0o600)
-        try:
-            info = system.fstat(fd)
-            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & OTHERS == 0:
-                system.write(fd, line)
-        finally:
-            system.close(fd)
-    except OSError:
-        pass
+    append_bounded(path, line, ERROR_LOG_LIMIT)
 
 
 # -- decision ---------------------------------------------------------------------------------------------

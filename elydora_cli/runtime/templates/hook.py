@@ -29,7 +29,16 @@ import sys
 import time
 
 from .gapevent import gap_line  # @inline
-from .hookinput import FOREIGN, HOST, STDIN_DEADLINE, host_of, note_host, probe_directory, read_stdin  # @inline
+from .hookinput import (  # @inline
+    FOREIGN,
+    HOST,
+    STDIN_DEADLINE,
+    append_bounded,
+    host_of,
+    note_host,
+    probe_directory,
+    read_stdin,
+)
 from .oslayer import (  # @inline
     CLOEXEC,
     HANDS_OVER_LOCKS,
@@ -100,21 +109,7 @@ def log_error(message: str) -> None:
     path = f"{WRITE_DIR}{SEP}error.log"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = f"{stamp} [elydora-hook] audit: {message}\n".encode("utf-8", "replace")
-    try:
-        try:
-            if system.stat(path, follow_symlinks=False).st_size > ERROR_LOG_LIMIT:
-                system.replace(path, path + ".1")
-        except FileNotFoundError:
-            pass
-        fd = open_file(path, _APPEND_FLAGS, 0o600)
-        try:
-            info = system.fstat(fd)
-            if info.st_mode & 0o170000 == 0o100000 and info.st_mode & OTHERS == 0:
-                system.write(fd, line)
-        finally:
-            system.close(fd)
-    except OSError:
-        pass
+    append_bounded(path, line, ERROR_LOG_LIMIT)
 
 
 def spoolable(data: bytes, closed: bool, size: int) -> tuple[bytes | None, str, str]:

@@ -98,20 +98,12 @@ def host_of(data: bytes, limit: int, host_keys: tuple[bytes, ...], foreign_env: 
     return UNRECOGNISED
 
 
-def note_host(directory: str, component: str, kind: str, size: int, foreign_env: tuple[bytes, ...]) -> str:
-    """One line in ``host-check.log`` for a ``FOREIGN`` or ``UNRECOGNISED`` event (best effort, rotated at
-    ``HOST_LOG_LIMIT``); returns what the line says was done."""
-    if kind == FOREIGN:
-        named = ",".join(name.decode() for name in foreign_env if getenv(name) is not None)
-        what = f"skipped: another agent runs these entries ({named} set)"
-    else:
-        what = "decided and recorded as this agent's: the payload lacks the member names it always sends"
-    path = f"{directory}{SEP}{HOST_LOG}"
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = f"{stamp} {component} {kind} {size} {what}\n".encode("utf-8", "replace")
+def append_bounded(path: str, line: bytes, limit: int) -> None:
+    """Append ``line`` to the owner-only log ``path``, moved aside to ``path.1`` once over ``limit`` bytes; a
+    file that is not a regular one or is open to others is left alone (best effort: nothing is raised)."""
     try:
         try:
-            if system.stat(path, follow_symlinks=False).st_size > HOST_LOG_LIMIT:
+            if system.stat(path, follow_symlinks=False).st_size > limit:
                 system.replace(path, path + ".1")
         except FileNotFoundError:
             pass
@@ -124,6 +116,20 @@ def note_host(directory: str, component: str, kind: str, size: int, foreign_env:
             system.close(fd)
     except OSError:
         pass
+
+
+def note_host(directory: str, component: str, kind: str, size: int, foreign_env: tuple[bytes, ...]) -> str:
+    """One line in ``host-check.log`` for a ``FOREIGN`` or ``UNRECOGNISED`` event (best effort, rotated at
+    ``HOST_LOG_LIMIT``); returns what the line says was done."""
+    if kind == FOREIGN:
+        named = ",".join(name.decode() for name in foreign_env if getenv(name) is not None)
+        what = f"skipped: another agent runs these entries ({named} set)"
+    else:
+        what = "decided and recorded as this agent's: the payload lacks the member names it always sends"
+    path = f"{directory}{SEP}{HOST_LOG}"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = f"{stamp} {component} {kind} {size} {what}\n".encode("utf-8", "replace")
+    append_bounded(path, line, HOST_LOG_LIMIT)
     return what
 
 

@@ -251,3 +251,25 @@ def test_leftover_state_without_config_is_refused(tmp_path: Path, capsys: pytest
     code, _out, err = _cli(capsys, "agent", "create", "--provider", "cursor", "--root", str(tmp_path))
     assert code == 1 and "ledger.jsonl" in err
     assert sorted(p.name for p in directory.iterdir()) == ["ledger.jsonl"]
+
+
+def test_freeze_in_a_read_only_state_directory_names_status_json(tmp_path, capsys, monkeypatch):
+    """``agent freeze`` where status.json cannot be written names that file, not the temporary file beside it."""
+    import errno
+
+    from elydora_config import _sysio
+
+    assert main(["agent", "create", "--provider", "claude", "--root", str(tmp_path)]) == 0
+    capsys.readouterr()
+    original_open = _sysio.open_file
+
+    def read_only(name, flags, *args, **kwargs):
+        if flags & os.O_CREAT and "status.json" in name:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), name)
+        return original_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(_sysio, "open_file", read_only)
+    code = main(["agent", "freeze", "--provider", "claude", "--root", str(tmp_path)])
+    err = capsys.readouterr().err
+    status = tmp_path / ".elydora" / "claudecode" / "status.json"
+    assert code == 1 and err == f"Error: {status}: Read-only file system\n"

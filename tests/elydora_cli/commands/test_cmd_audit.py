@@ -92,7 +92,7 @@ def test_tail(agent: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and len(lines) == 2
     assert lines[0].startswith("#4 ") and "tool=T3" in lines[0] and "tool=T4" in lines[1]
     code, out, _err = _cli(capsys, "audit", "tail", *_args(agent), "--json")
-    entries = [json.loads(line) for line in out.splitlines()]
+    entries = json.loads(out)["entries"]
     assert [e["record"]["payload"]["n"] for e in entries] == [0, 1, 2, 3, 4]
     assert _cli(capsys, "audit", "tail", *_args(agent), "-n", "0")[1] == ""
     assert _cli(capsys, "audit", "tail", *_args(agent), "-n", "-1")[0] == 2
@@ -107,7 +107,7 @@ def test_hook_then_verify_through_the_cli(agent: Path, capsys: pytest.CaptureFix
         == 0
     )
     deadline = time.monotonic() + 30  # the hook started a background flusher; ours may find it busy
-    while _cli(capsys, "audit", "flush", *_args(agent))[1].startswith("a background") and time.monotonic() < deadline:
+    while _cli(capsys, "audit", "flush", *_args(agent))[0] == 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     code, out, _err = _cli(capsys, "audit", "verify", *_args(agent))
     assert code == 0 and out.startswith("ledger OK: 6 entries")
@@ -116,3 +116,39 @@ def test_hook_then_verify_through_the_cli(agent: Path, capsys: pytest.CaptureFix
 def test_verify_without_an_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = _cli(capsys, "audit", "verify", "--agent-id", "ghost", "--root", str(tmp_path))
     assert code == 1 and err.startswith("Error: ")
+
+
+def test_tail_takes_the_agent_as_other_commands_do_and_an_empty_ledger_is_an_empty_json_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _cli(capsys, "agent", "create", "claude", "--root", str(tmp_path))[0] == 0
+    code, out, err = _cli(capsys, "audit", "tail", "claude", "--root", str(tmp_path), "--json")
+    ledger = tmp_path / ".elydora" / "claudecode" / "ledger.jsonl"
+    assert (code, err) == (0, "") and json.loads(out) == {"entries": [], "ledger": str(ledger)}
+    assert _cli(capsys, "audit", "tail", "claude", "--root", str(tmp_path)) == (0, "", "")
+    code, _out, err = _cli(capsys, "audit", "tail", "claude", "--provider", "codex", "--root", str(tmp_path))
+    assert code == 2 and err.startswith("Error: two providers given (claude and codex)")
+
+
+def test_flush_while_a_background_flusher_holds_the_lock_is_exit_3(
+    agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+    import os
+
+    from elydora_cli.commands import audit
+
+    with (agent / "spool.jsonl").open("ab") as spool:
+        spool.write(b'\n9 {"tool_name": "T9", "session_id": "s", "n": 9}\n')
+    monkeypatch.setattr(audit, "WAIT_SECONDS", 0.2)
+    fd = os.open(agent / "flush.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        code, out, err = _cli(capsys, "audit", "flush", *_args(agent))
+        assert (code, out) == (3, "")
+        assert err.startswith(f"Error: {agent / 'flush.lock'}: a background flusher is still delivering")
+        code, out, _err = _cli(capsys, "audit", "flush", *_args(agent), "--json")
+        assert code == 3 and json.loads(out) == {"outcome": "busy"}
+    finally:
+        os.close(fd)
+    assert _cli(capsys, "audit", "flush", *_args(agent)) == (0, "every spooled event is delivered\n", "")

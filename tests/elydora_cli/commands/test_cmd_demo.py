@@ -28,7 +28,7 @@ def test_every_agent_allows_records_blocks_and_uninstalls_identically(
     assert "agent" in out and "| allow | record | block | uninstall identical" in out
     assert table(out) == {pid: ("ok", "ok", "ok", "ok") for pid in implemented_ids()}
     assert len(implemented_ids()) == 22
-    assert out.rstrip().endswith("every step held")
+    assert out.rstrip().splitlines()[-2] == "every step held"
     home = tmp_path / "demo" / "home"
     assert sandbox.snapshot(home) == {
         rel: (data, sandbox.MODES.get(rel, sandbox.DEFAULT_MODE)) for rel, data in sandbox.seeds().items()
@@ -97,7 +97,33 @@ def test_an_agent_whose_runner_is_missing_is_not_applicable(
         "opencode": ("n/a", "n/a", "n/a", "ok"),
         "kilo": ("n/a", "n/a", "n/a", "ok"),
     }
-    assert "cline: allow: cannot run node" in out and "opencode: allow: cannot run node" in out
-    assert out.rstrip().endswith(
-        "n/a: cline, opencode, kilo (the program the agent runs its hooks with is not on this machine)"
+    assert "hooks executed here for 1 agents; n/a for 3:" in out
+    assert re.search(r"^  cline, opencode, kilo: cannot run node \(", out, re.MULTILINE)
+    assert out.rstrip().splitlines()[-2] == "every step that could run held"
+
+
+def test_the_demo_ends_saying_where_its_sandbox_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    code = main(["demo", "claude"])
+    out, _ = capsys.readouterr()
+    (root,) = tmp_path.iterdir()
+    assert code == 0 and root.name.startswith("elydora-demo-") and (root / "home" / ".claude").is_dir()
+    assert out.rstrip().splitlines()[-1] == (
+        f"the sandbox is kept in {root} (its home: {root / 'home'}): look around, then delete that folder, "
+        f"or run `elydora demo {root}` to build it again there"
     )
+    code = main(["demo", str(root), "claude", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and (report["sandbox"], report["home"], report["kept"]) == (str(root), str(root / "home"), True)
+
+
+def test_powershell_that_cannot_run_a_script_is_named_as_the_reason() -> None:
+    """No ``powershell.exe`` here: the demo's PowerShell rows would be ``n/a`` with this reason."""
+    reason = tour.powershell_missing({"SystemRoot": "C:\\Windows"})
+    assert reason is not None
+    assert reason.startswith("PowerShell is not executed here: C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\")

@@ -126,7 +126,6 @@ START_UP = (
     "tomllib",  # our TOML is in the plain subset (elydora_config.toml._plain): no tomllib or string
     "datetime",  # TOML values need it only for a date or time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
-    "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
     "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
@@ -210,6 +209,7 @@ LAZY = {
     "shutil": "a path search, on a rare path",
     # one platform's or one Python's
     "pwd": "the users of system scope, POSIX only (absent on Windows)",
+    "plistlib": "macOS managed preferences and the launchd agent (it loads datetime and expat)",
     "elydora_config._platform.locking": "the state and spool locks (fcntl), not on read-only commands",
     "elydora_cli.spoollock": "the spool's append lock (fcntl), only when a status change is recorded",
     "ctypes": "the POSIX layer's calls that the os module lacks",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,78 @@ def test_verify_all_checks_the_installed_agents_and_every_checks_all(
     failures = json.loads(out)["failures"]
     assert code == 1 and {f["provider"] for f in failures} == set(implemented_ids()) - {"claudecode", "gemini"}
     assert all(f["message"].startswith("not installed (run: elydora install ") for f in failures)
+
+
+def _hook_interpreters(root: Path) -> set[str]:
+    manifest = json.loads((root / "home" / ".elydora" / "claudecode" / "install-manifest.json").read_text())
+    first = (root / "home" / ".elydora" / "claudecode" / "guard.py").read_text().splitlines()[0]
+    return {manifest["python"], first.removeprefix("#!").split()[0]}
+
+
+def test_a_chosen_python_is_remembered_by_a_later_install_all(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chosen = root / "interpreter" / "python3"
+    chosen.parent.mkdir()
+    chosen.symlink_to(sys.executable)
+    assert cli(capsys, root, "install", "claudecode", "--python", str(chosen))[0] == 0
+    assert _hook_interpreters(root) == {str(chosen)}
+    code, out, _ = cli(capsys, root, "install", "--all")
+    assert code == 0 and "claudecode: installed" in out and _hook_interpreters(root) == {str(chosen)}
+    assert cli(capsys, root, "status", "claudecode")[0] == 0
+    chosen.unlink()  # gone: the next install says so and runs this interpreter instead
+    code, out, _ = cli(capsys, root, "install", "claudecode")
+    assert code == 0 and f"the interpreter the earlier install chose, {chosen}, is gone" in out
+    assert _hook_interpreters(root) == {os.path.abspath(sys.executable)}
+
+
+def test_follow_symlinks_is_remembered_by_status_install_and_uninstall(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dotfile = root / "dotfiles" / "claude-settings.json"
+    dotfile.parent.mkdir()
+    dotfile.write_text('{"model": "sonnet"}\n')
+    link = root / "home" / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfile)
+    assert cli(capsys, root, "install", "claudecode", "--follow-symlinks")[0] == 0
+    assert cli(capsys, root, "status", "claudecode") == (0, "claudecode   healthy\n", "")
+    code, out, _ = cli(capsys, root, "install", "--all")
+    assert code == 0 and "claudecode: installed" in out
+    assert cli(capsys, root, "verify", "claudecode")[0] == 0
+    code, out, _ = cli(capsys, root, "status", "claudecode", "--no-follow-symlinks")
+    assert code == 1 and f"{link}: is a symbolic link" in out
+    code, out, _ = cli(capsys, root, "uninstall", "--all")
+    assert code == 0 and "claudecode: uninstalled" in out
+    assert link.is_symlink() and dotfile.read_text() == '{"model": "sonnet"}\n'
+
+
+@pytest.mark.parametrize("agent", ["opencode", "pi", "cline", "claudecode"])
+def test_uninstall_removes_the_folders_the_install_created_once_empty(
+    root: Path, capsys: pytest.CaptureFixture[str], agent: str
+) -> None:
+    home = root / "home"
+    assert cli(capsys, root, "install", agent)[0] == 0
+    created = json.loads((home / ".elydora" / agent / "install-manifest.json").read_text())["created_dirs"]
+    assert created and all(Path(d).is_dir() and Path(d).is_relative_to(home) for d in created)
+    assert cli(capsys, root, "uninstall", agent)[0] == 0
+    assert sorted(p.name for p in home.iterdir()) == [".elydora"]
+
+
+def test_uninstall_keeps_a_created_folder_that_holds_other_files(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugins = root / "home" / ".config" / "opencode" / "plugins"
+    assert cli(capsys, root, "install", "opencode")[0] == 0
+    (plugins / "theirs.js").write_text("export default {}\n")
+    assert cli(capsys, root, "uninstall", "opencode")[0] == 0
+    assert [p.name for p in plugins.iterdir()] == ["theirs.js"]
+
+
+def test_uninstall_of_an_agent_never_installed_says_not_installed(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(capsys, root, "install", "gemini")[0] == 0
+    code, out, _ = cli(capsys, root, "uninstall", "--all")
+    lines = out.splitlines()
+    assert code == 0 and "codex: not installed (nothing to remove)" in lines
+    assert any(line.startswith("gemini: uninstalled for all agents (changed: ") for line in lines)
+    assert sum(line.endswith("not installed (nothing to remove)") for line in lines) == len(implemented_ids()) - 1

@@ -190,6 +190,7 @@ def test_dry_run_prints_diff_and_writes_nothing(tmp_path, capsys):
 
 def test_bad_flags_are_usage_errors(tmp_path, capsys):
     home = str(tmp_path / "home")
+    os.mkdir(home)
     for argv in (
         ["install", "--root", home],
         ["install", "claudecode", "--all", "--root", home],

@@ -13,6 +13,8 @@ import pytest
 from elydora_testkit.provider_cases import make_context
 
 from elydora_cli.installer import operations
+from elydora_cli.plug import layers
+from elydora_cli.providers import codex
 from elydora_config.errors import ConcurrentModificationError, UnsafePathError
 
 
@@ -72,3 +74,20 @@ def test_codex_home_must_exist(tmp_path):
     ctx = make_context(tmp_path, {"CODEX_HOME": "/nowhere"})
     with pytest.raises(UnsafePathError, match="CODEX_HOME"):
         operations.install("codex", ctx)
+
+
+def test_windows_ignores_managed_config_in_codex_home_but_reads_the_program_data_config(tmp_path):
+    """Codex 0.171.0 on Windows ignores ``managed_config.toml`` in CODEX_HOME (it warns that the file is no longer
+    supported there), so a ``[features] hooks = false`` in it switches nothing off; the system layer there is
+    ``%ProgramData%\\OpenAI\\Codex\\config.toml``, whose ``false`` does, and only the administrator can change."""
+    ctx = make_context(tmp_path, windows=True)
+    operations.install("codex", ctx)
+    _trust(ctx.home, ctx.home / ".codex" / "hooks.json")
+    assert not [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
+    (ctx.home / ".codex" / codex.LEGACY_WINDOWS_MANAGED_CONFIG).write_text("[features]\nhooks = false\n")
+    assert not [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
+    system = layers.system_file(ctx, posix="/", macos="/", windows=codex.WINDOWS_SYSTEM_CONFIG)
+    system.parent.mkdir(parents=True, exist_ok=True)
+    system.write_text("[features]\nhooks = false\n")
+    off = [f for f in operations.status("codex", ctx).findings if f.severity == "off"]
+    assert len(off) == 1 and off[0].path == system and "only the administrator" in off[0].message

@@ -15,7 +15,7 @@ from elydora_cli.plug.common import RefusedError
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.jsregex import NodeUnavailableError
 from elydora_cli.providers import copilot
-from elydora_config.errors import ConcurrentModificationError, MalformedConfigError, UnsafePathError
+from elydora_config.errors import MalformedConfigError, UnsafePathError
 
 PY = "/opt/py/bin/python3"
 
@@ -263,7 +263,8 @@ def test_a_layer_changed_before_commit_aborts_the_install(tmp_path, monkeypatch,
         _write(_layer_path(ctx, layer), {"disableAllHooks": False})
     before = files_under(ctx.home, ctx.repo_root)
     change_before_commit(monkeypatch, _layer_path(ctx, layer), b'{"disableAllHooks": true}\n')
-    with pytest.raises(ConcurrentModificationError):
+    # the run starts over from its reads (installer/rewrites.py): the layer now switches hooks off
+    with pytest.raises(RefusedError, match="hooks are disabled"):
         operations.install("copilot", ctx)
     after = files_under(ctx.home, ctx.repo_root)
     assert after.pop(str(_layer_path(ctx, layer))) == b'{"disableAllHooks": true}\n'
@@ -456,7 +457,7 @@ def test_uninstall_of_another_agent_id_keeps_ours(tmp_path):
 def test_the_guard_fails_open_because_copilot_denies_on_any_nonzero_exit(tmp_path):
     ctx = _ctx(tmp_path)
     operations.install("copilot", ctx)
-    guard = copilot.agent_argv(json.loads(_file(ctx).read_text())["hooks"]["preToolUse"][0])
+    guard = copilot.agent_argv(json.loads(_file(ctx).read_text())["hooks"]["preToolUse"][0], ctx)
     assert run_as_agent(guard, b"not json").returncode == 0
     (ctx.agent_dir("copilot") / "config.json").write_text("{broken")
     broken = run_as_agent(guard, payload("copilot", "preToolUse"))

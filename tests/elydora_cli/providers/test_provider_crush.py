@@ -63,6 +63,24 @@ def test_the_file_moves_with_crush_global_config_and_xdg_config_home(tmp_path: P
     assert crush.sources(ctx).targets[0].path == ctx.home / "xdg" / "crush" / "crush.json"
 
 
+def test_on_windows_the_file_is_in_local_app_data(tmp_path: Path) -> None:
+    """Crush's Windows default is ``%LOCALAPPDATA%\\crush\\crush.json`` (``XDG_CONFIG_HOME`` still wins)."""
+    ctx = make_context(tmp_path, {"LOCALAPPDATA": "/Users/u/AppData/Local"}).with_options(windows=True)
+    assert crush.sources(ctx).targets[0].path == ctx.home / "Users/u/AppData/Local/crush/crush.json"
+    ctx = make_context(tmp_path).with_options(windows=True)
+    assert crush.sources(ctx).targets[0].path == ctx.home / "AppData" / "Local" / "crush" / "crush.json"
+    ctx = make_context(tmp_path, {"XDG_CONFIG_HOME": "/xdg"}).with_options(windows=True)
+    assert crush.sources(ctx).targets[0].path == ctx.home / "xdg" / "crush" / "crush.json"
+
+
+def test_on_windows_the_embedded_shell_spawns_the_word_list(tmp_path: Path) -> None:
+    """No ``/bin/sh`` there: what Crush's own POSIX shell spawns for our single-quoted words is their argv."""
+    ctx = make_context(tmp_path).with_options(windows=True)
+    handler = {"command": "'C:\\Py thon\\python.exe' '-I' '-S' 'C:\\h\\it'\"'\"'s\\hook.py'"}
+    assert crush.agent_argv(handler, ctx) == ["C:\\Py thon\\python.exe", "-I", "-S", "C:\\h\\it's\\hook.py"]
+    assert crush.agent_argv(handler, ctx.with_options(windows=False))[:2] == ["/bin/sh", "-c"]
+
+
 def test_status_notes_that_the_audit_records_intent(tmp_path: Path) -> None:
     ctx = make_context(tmp_path)
     operations.install("crush", ctx)

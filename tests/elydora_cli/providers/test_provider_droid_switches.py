@@ -16,9 +16,10 @@ from elydora_testkit.provider_cases import (
 
 from elydora_cli.installer import operations
 from elydora_cli.plug import jsregex
+from elydora_cli.plug.common import RefusedError
 from elydora_cli.plug.context import Context
 from elydora_cli.providers import droid
-from elydora_config.errors import ConcurrentModificationError, MalformedConfigError
+from elydora_config.errors import MalformedConfigError
 
 
 @pytest.fixture
@@ -164,7 +165,8 @@ def test_a_consulted_file_changing_before_commit_aborts(ctx, monkeypatch, source
     write(ctx, SETTINGS, {"hooks": {}})
     before = files_under(ctx.home.parent)
     change_before_commit(monkeypatch, path, b'{"hooksDisabled": true}\n')
-    with pytest.raises(ConcurrentModificationError):
+    # the run starts over from its reads (installer/rewrites.py): the layer now switches hooks off
+    with pytest.raises(RefusedError, match="does not run user hooks"):
         operations.install("droid", ctx)
     assert files_under(ctx.home.parent) == {**before, str(path): b'{"hooksDisabled": true}\n'}
 

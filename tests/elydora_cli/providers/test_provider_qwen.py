@@ -316,14 +316,19 @@ def test_a_consulted_file_changing_before_commit_aborts(ctx, monkeypatch, source
     before = files_under(ctx.home.parent)
     changed = b"QWEN_HOME=/elsewhere\n" if path.name == ".env" else b'{"disableAllHooks": true}\n'
     change_before_commit(monkeypatch, path, changed)
-    with pytest.raises(ConcurrentModificationError):
+    # the run starts over from its reads (installer/rewrites.py): a settings layer that now switches hooks off is
+    # refused; a change that goes on at each commit (the same bytes written again) ends as a conflict
+    expected = RefusedError if source in (SYSTEM, DEFAULTS, "workspace") else ConcurrentModificationError
+    with pytest.raises(expected):
         operations.install("qwen", ctx)
     assert files_under(ctx.home.parent) == {**before, str(path): changed}
 
 
-def test_agent_runs_handlers_in_their_shell():
-    assert qwen.agent_argv({"command": "c", "shell": "bash"}) == ["bash", "-c", "c"]
-    assert qwen.agent_argv({"command": "c", "shell": "powershell"}) == ["powershell", "-NoProfile", "-Command", "c"]
+def test_agent_runs_handlers_in_their_shell(tmp_path):
+    ctx = Context(home=tmp_path, state_root=tmp_path, repo_root=tmp_path)
+    assert qwen.agent_argv({"command": "c", "shell": "bash"}, ctx) == ["bash", "-c", "c"]
+    powershell = ["powershell", "-NoProfile", "-Command", "c"]
+    assert qwen.agent_argv({"command": "c", "shell": "powershell"}, ctx) == powershell
 
 
 def test_matcher_events():
