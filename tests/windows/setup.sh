@@ -15,7 +15,7 @@ cache="${ELYDORA_WINDOWS_CACHE:-$HOME/.cache/elydora-windows}"
 python_version=3.13
 embed_version=3.13.0
 node_version=22.22.0  # the newest (26) aborts under Wine 8 at start-up (V8: "SegmentedTable::InitializeTable")
-wheels=(tomlkit cryptography PyYAML structlog pytest hypothesis pyfakefs portalocker)
+wheels=(tomlkit cryptography PyYAML structlog pytest hypothesis pyfakefs portalocker pytest-rerunfailures)
 mkdir -p "$cache/dl"
 
 unreachable() {
