@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
 import stat
 import sys
 from typing import TYPE_CHECKING
@@ -146,6 +145,8 @@ def spawn_detached(argv: list[str], *, nice: bool = False) -> int:
 
 def kill_session(process: Any) -> None:
     """Kill the process group of a child started with :data:`NEW_SESSION` (the processes it started too)."""
+    import signal  # only to stop a child that timed out: its import builds three enums that status never uses
+
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
 

@@ -129,6 +129,7 @@ START_UP = (
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
     "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
+    "signal",  # a child's process group is killed only when a probe timed out
     "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without the spool's locking
 )
 
@@ -209,6 +210,7 @@ LAZY = {
     "shutil": "a path search, on a rare path",
     # one platform's or one Python's
     "pwd": "the users of system scope, POSIX only (absent on Windows)",
+    "signal": "killing a child's process group, only when an agent's probe timed out",
     "plistlib": "macOS managed preferences and the launchd agent (it loads datetime and expat)",
     "elydora_config._platform.locking": "the state and spool locks (fcntl), not on read-only commands",
     "elydora_cli.spoollock": "the spool's append lock (fcntl), only when a status change is recorded",
