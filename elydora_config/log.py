@@ -59,15 +59,19 @@ class Logger:
         self.name = name
 
     def debug(self, event: str, **fields: Any) -> None:
+        """Log ``event`` with ``fields`` at the debug level."""
         self._log(DEBUG, "debug", event, fields)
 
     def info(self, event: str, **fields: Any) -> None:
+        """Log ``event`` with ``fields`` at the info level."""
         self._log(INFO, "info", event, fields)
 
     def warning(self, event: str, **fields: Any) -> None:
+        """Log ``event`` with ``fields`` at the warning level."""
         self._log(WARNING, "warning", event, fields)
 
     def error(self, event: str, **fields: Any) -> None:
+        """Log ``event`` with ``fields`` at the error level."""
         self._log(ERROR, "error", event, fields)
 
     def _log(self, at: int, method: str, event: str, fields: dict[str, Any]) -> None:
