@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from elydora_config.records import field, record
 
 from .managed import user_home
-from .plug import layers
+from .plug import macprefs
 from .plug.context import Context
 from .plug.contract import Finding
 
@@ -63,7 +63,6 @@ NAMES = {
     FILES: "managed-settings.json and managed-settings.d/",
 }
 PREFERENCES_DOMAIN = "com.anthropic.claudecode"
-MANAGED_PREFERENCES = "/Library/Managed Preferences"
 REMOTE_CACHE = "remote-settings.json"
 """Claude Code's cache of server-managed settings in each user's config home (``~/.claude``)."""
 POLICY_KEY, POLICY_VALUE = "SOFTWARE\\Policies\\ClaudeCode", "Settings"
@@ -184,20 +183,6 @@ def _json_object(path: Path) -> Any:
     return value if isinstance(value, dict) else None
 
 
-def _plist(path: Path) -> Any:
-    """A managed preferences file (binary or XML property list), as settings."""
-    import plistlib  # on first use: it loads datetime and expat, which no other status needs (architecture.md)
-
-    try:
-        with open(path, "rb") as stream:
-            value = plistlib.load(stream)
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, plistlib.InvalidFileException):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _users(ctx: Context) -> list[tuple[str, Path]]:
     """Every account with a home below ``--root`` (the password database, never ``$HOME``)."""
     found: list[tuple[str, Path]] = []
@@ -227,12 +212,12 @@ def gather(ctx: Context, files: Source) -> tuple[Verdict, int]:
     users = _users(ctx)
     others = [Source(REMOTE, str(home / ".claude" / REMOTE_CACHE), _json_object(home / ".claude" / REMOTE_CACHE), name)
               for name, home in users]
-    if layers.on_macos() and not ctx.windows:
-        folder = ctx.place(MANAGED_PREFERENCES)
+    if macprefs.in_effect(ctx):
+        folder = ctx.place(macprefs.MANAGED_PREFERENCES)
         others.append(Source(PLIST, str(folder / f"{PREFERENCES_DOMAIN}.plist"),
-                             _plist(folder / f"{PREFERENCES_DOMAIN}.plist")))
+                             macprefs.read(folder / f"{PREFERENCES_DOMAIN}.plist")))
         others += [Source(PLIST, str(folder / name / f"{PREFERENCES_DOMAIN}.plist"),
-                          _plist(folder / name / f"{PREFERENCES_DOMAIN}.plist"), name) for name, _ in users]
+                          macprefs.read(folder / name / f"{PREFERENCES_DOMAIN}.plist"), name) for name, _ in users]
     if ctx.windows and not ctx.rooted:
         others.append(Source(HKLM, f"HKLM\\{POLICY_KEY}", _registry("HKLM")))
     return decide(files, others), len(users)

@@ -24,10 +24,11 @@ from pathlib import Path
 
 from elydora_config.records import record
 
+from . import claudesources
 from .exitcodes import UsageError
 from .plug.context import Context
 from .plug.documents import Documents
-from .providers import load
+from .providers import codex, load
 
 MOBILECONFIG, REG, FILE = "mobileconfig", "reg", "file"
 FORMATS = (MOBILECONFIG, REG, FILE)
@@ -50,10 +51,10 @@ class Delivery:
 
 
 DELIVERIES = {
-    "claudecode": Delivery("com.anthropic.claudecode", registry_key="SOFTWARE\\Policies\\ClaudeCode"),
-    "codex": Delivery("com.openai.codex", requirements_key="requirements_toml_base64"),
+    "claudecode": Delivery(claudesources.PREFERENCES_DOMAIN, registry_key=claudesources.POLICY_KEY),
+    "codex": Delivery(codex.PREFERENCES_DOMAIN, requirements_key=codex.REQUIREMENTS_PREFERENCE),
 }
-REGISTRY_VALUE = "Settings"
+REGISTRY_VALUE = claudesources.POLICY_VALUE
 
 
 def delivery(provider_id: str, fmt: str) -> Delivery:

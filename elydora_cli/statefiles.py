@@ -31,6 +31,7 @@ REFRESH_LOCK = "refresh.lock"
 
 STATUSES = ("active", "frozen", "revoked")
 QUERY_GRACE = 300.0  # seconds a refused status query (401/403) is tolerated before "status unknown" applies
+CACHE_TTL = 60.0  # a status cache checked longer ago than this is refreshed in the background by the guard
 FAR_STALE = 300.0  # a status cache older than this is refreshed synchronously before the guard decides
 CONFIG_KEYS = ("org_id", "agent_id", "kid", "base_url", "agent_name", "token")
 LOCAL_ORG = "local"
@@ -96,6 +97,7 @@ __all__ = [
     "AUDIT_MODULE",
     "AUDIT_REVIEWED",
     "AUDIT_SCRIPT",
+    "CACHE_TTL",
     "CHAIN_STATE",
     "CONFIG",
     "CONFIG_KEYS",

@@ -26,6 +26,7 @@ from elydora_config._platform import locking
 from elydora_config.records import record
 
 from ..statefiles import (
+    CACHE_TTL,
     CONFIG,
     CONFIG_LIMIT,
     PROBE_ENV,
@@ -42,9 +43,7 @@ from ..statefiles import (
 from ..statefiles import CONFIG_KEYS as _CONFIG_KEYS
 from .contract import ContractError
 
-# The guard's cache lifetime (``runtime/templates/guard.py`` restates it: generated scripts stand alone).
 FILE_LIMIT = CONFIG_LIMIT
-CACHE_TTL = 60.0
 CONFIG_KEYS = frozenset(_CONFIG_KEYS)
 _DIR_FLAGS = os.O_RDONLY | _platform.O_DIRECTORY | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_NONBLOCK | _platform.O_CLOEXEC  # a FIFO: refused

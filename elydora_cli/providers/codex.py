@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import binascii
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elydora_config.errors import UnsafePathError
+from elydora_config.errors import MalformedConfigError, UnsafePathError
 from elydora_config.records import replace
+from elydora_config.toml import TomlDocument
 
 from .. import catalog, managed
-from ..plug import defaults, hookmap, lockdown, runners, systempin
+from ..plug import defaults, hookmap, lockdown, macprefs, runners, systempin
 from ..plug.agentprobe import AgentProbe, ListedHook, ProbeError
 from ..plug.cmdforms import encoded_powershell
 from ..plug.common import (
@@ -26,7 +28,16 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
 from ..plug.hookmap import HookMap
-from ..plug.layers import Setting, explicit, last_explicit, layers, managed_file, switched_off, system_file
+from ..plug.layers import (
+    Layer,
+    Setting,
+    explicit,
+    last_explicit,
+    layers,
+    managed_file,
+    switched_off,
+    system_file,
+)
 from ..plug.ownership import Ref, refs_in, runtime_argv
 from ..plug.schema import ANY, ANY_HANDLER, STR, MapSchema
 from ..recovery_hint import elydora_command
@@ -80,6 +91,11 @@ LEGACY_WINDOWS_MANAGED_CONFIG = "managed_config.toml"
 """Codex's legacy managed config is ``/etc/codex/managed_config.toml`` on Unix; on Windows its default would be
 the file of that name in ``CODEX_HOME`` (a file the user owns), but Codex 0.171.0 ignores it there with a start-up
 warning ("no longer supported on Windows"): it is no layer of ours and cannot switch hooks off."""
+PREFERENCES_DOMAIN = "com.openai.codex"
+CONFIG_PREFERENCE, REQUIREMENTS_PREFERENCE = "config_toml_base64", "requirements_toml_base64"
+"""macOS: the preference keys Codex reads (``CFPreferencesCopyAppValue``) as base64 of TOML text, a managed config
+layer above every file and requirements beside requirements.toml. A device manager sets them; so can the user
+(``defaults write``), and Codex reads that too."""
 PIN = systempin.Pin(HOOKS_FEATURE, True, "Codex")
 """Under ``--scope system``: ``[features] hooks = true`` in requirements.toml keeps hooks on whatever a user's or
 project's config.toml says. Without it a user's ``[features] hooks = false`` switches the managed hooks off too
@@ -156,16 +172,40 @@ def switched(docs: Documents, ctx: Context) -> list[Setting]:
     """What switches our user-scope hooks off without Codex to ask: ``[features] hooks = false`` (the last
     layer that sets it, its older name ``codex_hooks`` where ``hooks`` is not set), or requirements.toml
     running managed hooks only or switching the feature off."""
-    chain = layers(docs, layer_files(ctx, _config(docs)))
+    chain = layers(docs, layer_files(ctx, _config(docs))) + _preference(ctx, CONFIG_PREFERENCE)
     feature = last_explicit(chain, HOOKS_FEATURE) or last_explicit(chain, LEGACY_FEATURE)
     found = [feature] if feature is not None and feature.value is False else []
-    required = layers(docs, [managed_file(ctx, FACTS.id)])
+    required = layers(docs, [managed_file(ctx, FACTS.id)]) + _preference(ctx, REQUIREMENTS_PREFERENCE)
     found += [s for s in explicit(required, HOOKS_FEATURE) if s.value is False]
     found += [s for s in explicit(required, LOCKDOWN_KEY) if s.value]
     return found
 
 
+def _preference(ctx: Context, key: str) -> list[Layer]:
+    """macOS: the layer Codex reads from the preference ``key`` (none elsewhere, or when no file sets it)."""
+    if not macprefs.in_effect(ctx):
+        return []
+    found = macprefs.app_value(ctx, PREFERENCES_DOMAIN, key)
+    if found is None:
+        return []
+    path, encoded = found
+    import base64  # here only: a status elsewhere loads neither base64 nor struct (test_cmd_import_sets.py)
+
+    try:
+        text = base64.b64decode(str(encoded).strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError) as exc:
+        raise MalformedConfigError(path, f"{key} is not base64 of UTF-8 text, so Codex fails to start: {exc}") from None
+    return [Layer(path, TomlDocument.parse(text, path=path).value)]
+
+
 def _off_fix(setting: Setting, ctx: Context, config: Path) -> str:
+    if setting.path.suffix == ".plist":
+        if not macprefs.users_own(ctx, setting.path):
+            return "only the administrator can change it (a device manager's profile); they can install Elydora there"
+        held = macprefs.read(setting.path) or {}
+        keys = " or ".join(k for k in (CONFIG_PREFERENCE, REQUIREMENTS_PREFERENCE) if k in held)
+        other = "" if setting.key == LOCKDOWN_KEY else ", or set it to true there"
+        return f"remove it (`defaults delete {PREFERENCES_DOMAIN} {keys}`, the preference holding it){other}"
     chain = layer_files(ctx, config)
     if setting.key == LOCKDOWN_KEY or setting.path in (chain[0], managed_file(ctx, FACTS.id)) or (
         not ctx.windows and setting.path == chain[-1]

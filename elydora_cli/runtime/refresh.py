@@ -2,7 +2,8 @@
 
 Started detached by the guard (``<python> -I -m elydora_cli.runtime.refresh <agent dir>``) when the cache
 is older than 60 s, absent or broken (and run synchronously, with a short timeout, when the cache is far
-beyond its lifetime); at most one runs per agent (``refresh.lock``). It calls
+beyond its lifetime); at most one runs per agent (``refresh.lock``), and one that finds the cache checked
+less than a cache lifetime ago (by a refresher that held the lock before it) leaves it at that. It calls
 ``GET {base_url}/v1/agents/{agent_id}`` and writes ``{"status", "cached_at", "checked_at"}``, where a
 non-active or missing ``kid`` and ``404 UNKNOWN_AGENT`` count as ``revoked``. When the server cannot be
 reached, the last known status is kept and only ``checked_at`` moves, so an offline guard starts at most one
@@ -23,6 +24,7 @@ from elydora_config._platform import locking
 from elydora_config.errors import ConfigError
 
 from ..identity import REFRESH_LOCK, STATUS_CACHE, STATUSES, read_config
+from ..statefiles import CACHE_TTL
 from . import client
 from .errorlog import log_error
 
@@ -92,13 +94,13 @@ def refresh(agent_dir: str, timeout: float = client.GET_TIMEOUT) -> str | None:
     now = time.time()
     try:
         status = fetch_status(agent_dir, timeout)
-    except QueryRefused as exc:
-        log_error(agent_dir, "refresh", f"the server refuses the agent status query: {exc}")
+    except QueryRefused as exc:  # the cache first: a guard that sees the log line sees the attempt
         _keep_previous(agent_dir, now, str(exc))
+        log_error(agent_dir, "refresh", f"the server refuses the agent status query: {exc}")
         return None
     except (client.TransportError, ConfigError, ValueError, OSError) as exc:
-        log_error(agent_dir, "refresh", f"cannot refresh the agent status: {exc}")
         _keep_previous(agent_dir, now, None)
+        log_error(agent_dir, "refresh", f"cannot refresh the agent status: {exc}")
         return None
     write_cache(agent_dir, status, now, now)
     return status
@@ -135,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
             locking.flock(fd, locking.LOCK_EX_NB)
         except BlockingIOError:
             return 0
+        if _checked_lately(directory):  # another refresher ran since this one was started: one attempt is enough
+            return 0
         try:
             return 0 if refresh(directory, timeout) is not None else 1
         except Exception as exc:  # a detached process: the error log is its only voice
@@ -142,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     finally:
         os.close(fd)
+
+
+def _checked_lately(agent_dir: str) -> bool:
+    """Whether the server was asked (or tried) less than :data:`CACHE_TTL` ago. The guard starts a refresher
+    only for a cache checked longer ago than that, so such a cache was checked by another refresher since."""
+    cache = read_cache(agent_dir)
+    checked_at = cache.get("checked_at") if cache is not None else None
+    return isinstance(checked_at, (int, float)) and 0 <= time.time() - checked_at < CACHE_TTL
 
 
 def _is_seconds(text: str) -> bool:

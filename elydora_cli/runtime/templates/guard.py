@@ -232,15 +232,18 @@ def start_refresh() -> None:
 
 
 def refresh_now() -> bool:
-    """Refresh the cache and wait for it, at most SYNC_REFRESH_TIMEOUT; whether it finished in time."""
+    """Refresh the cache and wait for it, at most SYNC_REFRESH_TIMEOUT; whether it finished in time. When
+    another refresh runs, its result is the one waited for: no second one starts after it."""
     deadline = time.monotonic() + SYNC_REFRESH_TIMEOUT
     try:
         fd = _refresh_lock()
-        while fd is None and time.monotonic() < deadline:  # another refresh runs: wait for its result
-            time.sleep(0.02)
-            fd = _refresh_lock()
-        if fd is None:
-            return False
+        if fd is None:  # another refresh runs: wait for its result
+            while fd is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+                fd = _refresh_lock()
+            if fd is not None:
+                system.close(fd)
+            return fd is not None
         system.close(fd)
         child = spawn_detached(refresh_command(str(SYNC_REFRESH_TIMEOUT * 0.75)))
         while time.monotonic() < deadline:

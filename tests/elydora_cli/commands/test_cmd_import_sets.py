@@ -211,6 +211,7 @@ LAZY = {
     # one platform's or one Python's
     "pwd": "the users of system scope, POSIX only (absent on Windows)",
     "signal": "killing a child's process group, only when an agent's probe timed out",
+    "base64": "Codex's macOS preferences only (base64 loads struct)",
     "plistlib": "macOS managed preferences and the launchd agent (it loads datetime and expat)",
     "elydora_config._platform.locking": "the state and spool locks (fcntl), not on read-only commands",
     "elydora_cli.spoollock": "the spool's append lock (fcntl), only when a status change is recorded",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 import subprocess
 import sys
 import time
@@ -16,11 +17,12 @@ from pathlib import Path
 import pytest
 from elydora_testkit.fake_elydora_server import FakeElydora
 from elydora_testkit.platforms import NO_MODES, SITE_FORCED, posix_only
-from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, make_agent, wait_until
+from elydora_testkit.runtime_helpers import PYTHON, AgentHandle, host_envelope, make_agent, wait_until
 from locations import PAYLOADS
 
 from elydora_cli import catalog, identity
-from elydora_cli.runtime import refresh
+from elydora_cli.runtime import refresh, runtime_argv
+from elydora_config._platform import locking
 
 PLAIN = {"deny_exit": 2, "deny_stdout": "", "allow": "", "fail_exit": 0, "fail_stdout": ""}
 EXPECTED: dict[str, dict[str, object]] = {
@@ -236,6 +238,43 @@ def test_offline_guard_tries_at_most_one_refresh_per_minute(tmp_path: Path, serv
         assert agent.run("guard.py", b"{}").returncode == 0
     time.sleep(1.0)
     assert log.read_text() == before  # no new refresh attempt: checked_at moved on
+
+
+def test_a_guard_that_waited_for_a_running_refresh_uses_its_result_and_starts_no_second(
+    tmp_path: Path, server: FakeElydora
+) -> None:
+    agent = make_agent(tmp_path, "qwen", server=server)
+    server.stop()
+    _write_cache(agent, "active", age=600)  # far stale: the guard refreshes before deciding
+    lock = os.open(agent.path(identity.REFRESH_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    locking.flock(lock, locking.LOCK_EX_NB)  # a refresh is running
+    argv = runtime_argv(PYTHON, agent.path("guard.py"))
+    guard = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert guard.stdin is not None
+    guard.stdin.write(host_envelope("qwen", b"{}"))
+    guard.stdin.close()  # the event read, the guard finds the far-stale cache and waits for the lock
+    time.sleep(1.0)
+    _write_cache(agent, "frozen", age=0)  # what that refresh found
+    os.close(lock)
+    assert guard.wait(timeout=30) is not None and guard.stdout is not None and guard.stderr is not None
+    result = subprocess.CompletedProcess(argv, guard.returncode, guard.stdout.read(), guard.stderr.read())
+    _assert_denied(result, "qwen", "frozen")
+    time.sleep(1.5)  # a second refresh would find the server gone and log it
+    log = agent.path(identity.ERROR_LOG)
+    assert not log.exists() or "refresh" not in log.read_text()
+
+
+def test_a_refresher_started_after_another_one_checked_the_server_asks_nothing(
+    tmp_path: Path, server: FakeElydora
+) -> None:
+    agent = make_agent(tmp_path, "qwen", server=server)
+    server.state.agents["qwen"].status = "frozen"
+    _write_cache(agent, "active", age=5)  # a refresher that held the lock before this one checked 5 s ago
+    assert refresh.main([str(agent.directory)]) == 0
+    assert server.state.requests == [] and b'"active"' in agent.path(identity.STATUS_CACHE).read_bytes()
+    _write_cache(agent, "active", age=identity.CACHE_TTL + 1)  # stale: this one asks
+    assert refresh.main([str(agent.directory)]) == 0
+    assert server.state.requests and b'"frozen"' in agent.path(identity.STATUS_CACHE).read_bytes()
 
 
 def test_hot_path_imports_no_json_re_or_site(tmp_path: Path) -> None:
