@@ -14,10 +14,10 @@ import json
 import os
 import time
 
-from elydora_config import _platform
+from elydora_config import _platform, files
 from elydora_config.records import record
 
-from . import health, readpass
+from . import health
 from . import statefiles as names
 from .statehistory import STATUS_EVENT, recorded
 
@@ -50,7 +50,7 @@ def _content_status(agent_dir: str) -> str | None:
     """The status a too-open but otherwise valid ``status.json`` holds (its mode alone is wrong)."""
 
     try:
-        data = readpass.read_physical(os.path.join(agent_dir, names.STATUS), max_bytes=health.INPUT_LIMIT)
+        data = files.read_physical(os.path.join(agent_dir, names.STATUS), max_bytes=health.INPUT_LIMIT)
         value = json.loads(data) if data is not None else None
     except Exception:
         return None

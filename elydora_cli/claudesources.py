@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record
 
+from .managed import user_home
 from .plug import macprefs
 from .plug.context import Context
 from .plug.contract import Finding
@@ -184,8 +185,6 @@ def _json_object(path: Path) -> Any:
 
 def _users(ctx: Context) -> list[tuple[str, Path]]:
     """Every account with a home below ``--root`` (the password database, never ``$HOME``)."""
-    from .managed import user_home
-
     found: list[tuple[str, Path]] = []
     if sys.platform != "win32":  # Windows has no password database (and system scope is refused there)
         root = ctx.home if ctx.rooted else None

@@ -9,6 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from elydora_config import errors
+from elydora_config.errors import ConfigError, RecoveryNeededError
+
+from .optins import hint_for
+from .recovery_hint import command_for_journal
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -26,8 +32,6 @@ class UsageError(Exception):
 
 
 def exit_code_for(exc: BaseException) -> int:
-    from elydora_config import errors
-
     if isinstance(exc, (errors.ConcurrentModificationError, errors.LockTimeoutError)):
         return CONFLICT
     if isinstance(exc, (errors.RecoveryNeededError, errors.RollbackIncompleteError)):
@@ -38,16 +42,8 @@ def exit_code_for(exc: BaseException) -> int:
 
 
 def describe_error(exc: BaseException) -> str:
-    from elydora_config.errors import ConfigError
-
     if isinstance(exc, ConfigError):
-        from elydora_config.errors import RecoveryNeededError
-
-        from .optins import hint_for
-
         if isinstance(exc, RecoveryNeededError) and "elydora recover" not in str(exc):
-            from .recovery_hint import command_for_journal
-
             return f"{exc.path}: is an interrupted transaction; run `{command_for_journal(str(exc.path))}` first"
         return str(exc) + hint_for(exc)
     if isinstance(exc, UsageError):

@@ -24,6 +24,7 @@ Every read is bounded and refuses FIFOs, devices and links without blocking. Not
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import time
@@ -33,8 +34,10 @@ from elydora_config import _platform
 from elydora_config.errors import ConfigError
 from elydora_config.records import field, record
 
-from . import readpass
 from . import statefiles as names
+from .readpass import DIRECT, Reads
+from .runtime import chaincheck, dropmark, state, trace
+from .runtime.templates.flatreader import parse_flat_object
 from .statehistory import lifted
 
 if TYPE_CHECKING:
@@ -110,16 +113,16 @@ class Health:
         return not self.audit.problems
 
 
-def check(agent_dir: str, *, now: float | None = None) -> Health:
+def check(agent_dir: str, *, now: float | None = None, reads: Reads = DIRECT) -> Health:
     """The runtime health of the agent whose state directory is ``agent_dir``."""
     problems: list[str] = []
-    config = _input(agent_dir, names.CONFIG, problems)
+    config = _input(agent_dir, names.CONFIG, problems, reads)
     state: str | None = None
     if config is not None:
         problems += _config_problems(agent_dir, config)
     server = config is not None and config.get("base_url") is not None
     status_name = names.STATUS_CACHE if server else names.STATUS
-    status = _input(agent_dir, status_name, problems)
+    status = _input(agent_dir, status_name, problems, reads)
     if status is not None:
         value = status.get("status")
         if value in names.STATUSES:
@@ -131,7 +134,7 @@ def check(agent_dir: str, *, now: float | None = None) -> Health:
     cache = _cache_facts(agent_dir, status, time.time() if now is None else now) if server else None
     if cache is not None and cache["skew_seconds"]:
         problems.append(_skew_problem(agent_dir, cache["skew_seconds"]))
-    result = Health(state, problems, audit_health(agent_dir, now=now), cache)
+    result = Health(state, problems, audit_health(agent_dir, now=now, reads=reads), cache)
     if not server and config is not None:
         result.tampered = lifted(agent_dir, state)
     return result
@@ -172,13 +175,11 @@ def _config_problems(agent_dir: str, config: dict[str, object]) -> list[str]:
     return []
 
 
-def read_input(agent_dir: str, name: str) -> dict[str, object] | None:
+def read_input(agent_dir: str, name: str, *, reads: Reads = DIRECT) -> dict[str, object] | None:
     """One enforcement input parsed as the guard parses it (``None``: absent); :class:`InputError` otherwise."""
-    from .runtime.templates.flatreader import parse_flat_object
-
     path = os.path.join(agent_dir, name)
     try:
-        result = readpass.read_physical_stat(path, max_bytes=INPUT_LIMIT)
+        result = reads.read_physical_stat(path, max_bytes=INPUT_LIMIT)
     except ConfigError as exc:
         raise InputError(str(exc)) from None
     except OSError as exc:
@@ -199,9 +200,9 @@ class InputError(Exception):
     """An enforcement input the guard cannot use (the message names the file)."""
 
 
-def _input(agent_dir: str, name: str, problems: list[str]) -> dict[str, object] | None:
+def _input(agent_dir: str, name: str, problems: list[str], reads: Reads) -> dict[str, object] | None:
     try:
-        value = read_input(agent_dir, name)
+        value = read_input(agent_dir, name, reads=reads)
     except InputError as exc:
         problems.append(str(exc))
         return None
@@ -213,12 +214,10 @@ def _input(agent_dir: str, name: str, problems: list[str]) -> dict[str, object] 
 # -- audit delivery ------------------------------------------------------------------------------------------
 
 
-def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
-    from .runtime import chaincheck, dropmark, trace
-
+def audit_health(agent_dir: str, *, now: float | None = None, reads: Reads = DIRECT) -> AuditHealth:
     health = AuditHealth()
     now = time.time() if now is None else now
-    offset, health.gaps = _saved_state(agent_dir)
+    offset, health.gaps = _saved_state(agent_dir, reads)
     health.gaps_unreviewed = max(0, health.gaps - trace.reviewed_gaps(agent_dir))
     health.host_check = trace.host_counts(agent_dir)
     disagreement = chaincheck.disagreement(agent_dir)
@@ -247,22 +246,17 @@ def audit_health(agent_dir: str, *, now: float | None = None) -> AuditHealth:
 def _logged_since(line: str, since_ms: int | None) -> bool:
     """Whether an ``error.log`` line (``last_error`` form: its UTC stamp first) was written at or after the
     receipt of the oldest undelivered event (a second of slack), so an old failure is not blamed again."""
-    import calendar
-
-    try:
-        stamp = calendar.timegm(time.strptime(line.partition(" ")[0], "%Y-%m-%dT%H:%M:%SZ"))
-    except ValueError:
+    stamp = line.partition(" ")[0]
+    if re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp) is None:
         return False
-    return since_ms is None or stamp >= since_ms // 1000 - 1
+    return since_ms is None or stamp >= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since_ms // 1000 - 1))
 
 
-def _saved_state(agent_dir: str) -> tuple[int, int]:
+def _saved_state(agent_dir: str, reads: Reads) -> tuple[int, int]:
     """(delivered spool offset, gap count) of ``chain-state.json``; (0, 0) when it cannot be read (the chain
     check reports why)."""
-    from .runtime import state
-
     try:
-        saved = state.load(agent_dir)
+        saved = state.load(agent_dir, reads=reads)
     except (ConfigError, OSError):
         return 0, 0
     return saved.spool_offset, saved.gaps

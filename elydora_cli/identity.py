@@ -14,12 +14,14 @@ import os
 import stat
 import time
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from elydora_config import files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
+from elydora_config.keys import decode_private_seed
 from elydora_config.records import record
 
-from . import readpass
+from .readpass import DIRECT, Reads
 
 # Re-exported: the runtime and the installer name the state files through this module.
 from .statefiles import *  # noqa: F403
@@ -68,8 +70,6 @@ def validate_base_url(url: str) -> str:
     """An absolute http(s) URL without credentials, query, fragment, whitespace or backslash."""
     if any(c.isspace() for c in url) or "\\" in url:
         raise IdentityError(None, "base URL must not contain whitespace or backslashes")
-    from urllib.parse import urlsplit  # only a server-bound identity has a URL: status of local ones skips it
-
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise IdentityError(None, "base URL must be an absolute http:// or https:// URL")
@@ -156,15 +156,15 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def read_config(directory: PathLike) -> AgentConfig:
-    """The agent's ``config.json``; inside a read-only pass (:func:`~elydora_cli.readpass.read_pass`)
-    read and parsed once: status checks it for the identity and again for the server binding."""
+def read_config(directory: PathLike, *, reads: Reads = DIRECT) -> AgentConfig:
+    """The agent's ``config.json``; read and parsed once in a read-only pass (:class:`~.readpass.ReadPass`):
+    status checks it for the identity and again for the server binding."""
     path = os.path.join(os.fspath(directory), CONFIG)
-    return readpass.kept_value(("agent config", path), lambda: _read_config(directory, path))
+    return reads.kept(("agent config", path), lambda: _read_config(directory, path, reads))
 
 
-def _read_config(directory: PathLike, path: str) -> AgentConfig:
-    data = readpass.read_physical(path, max_bytes=CONFIG_LIMIT)
+def _read_config(directory: PathLike, path: str, reads: Reads) -> AgentConfig:
+    data = reads.read_physical(path, max_bytes=CONFIG_LIMIT)
     if data is None:
         raise IdentityError(path, "is missing (create the agent with `elydora agent create`)")
     config = parse_config(data, path)
@@ -174,24 +174,20 @@ def _read_config(directory: PathLike, path: str) -> AgentConfig:
 
 
 def read_private_key(directory: PathLike) -> Ed25519PrivateKey:
-    from elydora_config import keys
-
     path, text = _private_key_text(directory)
     return keys.decode_private_key(text, path=path)
 
 
-def check_private_key(directory: PathLike) -> None:
+def check_private_key(directory: PathLike, *, reads: Reads = DIRECT) -> None:
     """Raise when the agent's private key is missing or not one canonical key (no cryptography needed: every
     32-byte seed is an Ed25519 key)."""
-    from elydora_config.keys import decode_private_seed
-
-    path, text = _private_key_text(directory)
+    path, text = _private_key_text(directory, reads)
     decode_private_seed(text, path=path)
 
 
-def _private_key_text(directory: PathLike) -> tuple[str, str]:
+def _private_key_text(directory: PathLike, reads: Reads = DIRECT) -> tuple[str, str]:
     path = os.path.join(os.fspath(directory), PRIVATE_KEY)
-    text = readpass.read_physical(path, max_bytes=SECRET_LIMIT, text=True)
+    text = reads.read_physical(path, max_bytes=SECRET_LIMIT, text=True)
     if text is None:
         raise IdentityError(path, "is missing")
     return path, text
@@ -201,8 +197,6 @@ def key_id(key: Ed25519PrivateKey) -> str:
     """The local key id: ``local-`` + 16 base64url characters of SHA-256 of the raw public key."""
     from cryptography.hazmat.primitives import serialization
 
-    from elydora_config import keys
-
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     import hashlib  # here, not at the top: ``status`` reads identities but computes no key id
 
@@ -211,7 +205,7 @@ def key_id(key: Ed25519PrivateKey) -> str:
 
 def read_secret_file(path: PathLike, what: str) -> str:
     """One UTF-8 line (at most 64 KiB) from an owner-only regular file; the text never enters messages."""
-    result = readpass.read_physical_stat(path, max_bytes=SECRET_LIMIT)
+    result = files.read_physical_stat(path, max_bytes=SECRET_LIMIT)
     if result is None:
         raise IdentityError(path, f"{what} file does not exist")
     if stat.S_IMODE(result.stat.st_mode) & 0o077:
@@ -241,7 +235,7 @@ def read_local_status(directory: PathLike) -> str:
 
 def read_status_file(path: str) -> str:
     """The status of a ``status.json``-shaped file (a local status, or a system-scope policy file)."""
-    data = readpass.read_physical(path, max_bytes=CONFIG_LIMIT)
+    data = files.read_physical(path, max_bytes=CONFIG_LIMIT)
     if data is None:
         raise IdentityError(path, "is missing")
     try:

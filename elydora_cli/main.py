@@ -1,7 +1,8 @@
 """The ``elydora`` command: argument parsing, the error boundary and exit codes.
 
-Each sub-command lives in ``elydora_cli/commands/<name>.py`` and exposes ``register(subparsers)``; the module
-must stay cheap to import (heavy imports go inside the command's ``run`` function).
+Each sub-command lives in ``elydora_cli/commands/<name>.py`` and exposes ``register(subparsers)``; only the
+module of the command being run is imported. Modules import at their tops; the few modules imported on first use
+are named, with the reason, in ``LAZY`` of ``tests/elydora_cli/commands/test_cmd_import_sets.py``.
 
 The global flags (:data:`GLOBAL_VALUE_FLAGS`, ``-v``, ``-q``, ``--json``, ``--log-json``) are accepted before
 and after the sub-command: the top-level parser holds their defaults and every sub-parser repeats them with
@@ -11,15 +12,19 @@ and after the sub-command: the top-level parser holds their defaults and every s
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
+import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from . import __version__, exitcodes
+from elydora_config import log
+
+from . import __version__, catalog, exitcodes
 from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion
-from .pathlibstart import import_pathlib
 
 if TYPE_CHECKING:
     from typing import Any, NoReturn
@@ -82,8 +87,6 @@ class _Parser(argparse.ArgumentParser):
 
     def _suggest(self, message: str) -> str:
         """A "did you mean" for a misspelt sub-command (argparse names the word and lists the choices)."""
-        import re
-
         match = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if not match:
             return ""
@@ -147,8 +150,6 @@ def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def _epilog() -> str:
-    from . import catalog
-
     rows = [f"  {p.id:<11} {p.display_name}" + (f" (also: {', '.join(p.aliases)})" if p.aliases else "")
             for p in catalog.providers()]
     return (
@@ -166,7 +167,6 @@ def _epilog() -> str:
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    import_pathlib()  # before the command modules import it (see elydora_cli/pathlibstart.py)
     parser = _TopParser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
     parser.add_argument("-V", "--version", action="version", version=f"elydora {__version__}")
     add_global_flags(parser, top=True)
@@ -181,8 +181,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def _report(args: argparse.Namespace, exc: BaseException) -> None:
     sys.stderr.write(f"Error: {describe_error(exc)}\n")
     if getattr(args, "json", False) and args.command != "hook":  # a hook's stdout is the agent's protocol
-        import json
-
         provider = getattr(args, "provider", None) or getattr(args, "provider_word", None)
         sys.stdout.write(json.dumps({"ok": False, "failures": [failure(provider, exc)]}, indent=2) + "\n")
 
@@ -209,45 +207,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 QUICK_EXIT_COMMANDS = frozenset({"status"})
-"""Read-only commands after which the console script ends the process without tearing the interpreter down."""
+"""Read-only commands that run without the cyclic garbage collector (see :func:`entry`)."""
 
 
 def entry() -> NoReturn:
     """The ``elydora`` console script: :func:`main`, then exit with its code.
 
-    After a command of :data:`QUICK_EXIT_COMMANDS` the process ends as soon as the standard streams are
-    flushed, without the interpreter's finalization (a full garbage collection, then every module and object
-    freed one by one: about a tenth of a ``status``), the memory going back to the system at once. That is
-    done only when nothing else is pending: no exit handler was registered and no other thread runs; such a
-    command writes no file and leaves none open. ``python -m elydora_cli`` always exits normally.
-
-    Such a command also runs without the cyclic garbage collector: it allocates a few megabytes and ends, and
-    each collection would only walk again the objects its imports made (about 3% of a ``status``)."""
-    quick = _command_word(sys.argv[1:]) in QUICK_EXIT_COMMANDS
-    if quick:
-        import gc
-
+    A command of :data:`QUICK_EXIT_COMMANDS` runs without the cyclic garbage collector: it allocates a few
+    megabytes and ends, and each collection would only walk again the objects its imports made."""
+    if _command_word(sys.argv[1:]) in QUICK_EXIT_COMMANDS:
         gc.disable()
-    code = main()
-    if quick and _nothing_pending():
-        try:
-            for stream in dict.fromkeys((sys.stdout, sys.__stdout__, sys.stderr, sys.__stderr__)):
-                if stream is not None:
-                    stream.flush()
-        except BrokenPipeError:
-            code = _closed_pipe()
-        os._exit(code)
-    raise SystemExit(code)
-
-
-def _nothing_pending() -> bool:
-    import atexit
-
-    threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
-        return False
-    registered = getattr(atexit, "_ncallbacks", None)  # CPython; elsewhere: always the normal exit
-    return registered is not None and registered() == 0
+    raise SystemExit(main())
 
 
 def _check_root(args: argparse.Namespace) -> None:
@@ -263,8 +233,6 @@ def _check_root(args: argparse.Namespace) -> None:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    from elydora_config import log
-
     args.verbose += getattr(args, "verbose_after", 0)
     log.set_options(verbose=args.verbose, json=args.log_json)
     if not getattr(args, "func", None):

@@ -12,7 +12,7 @@ import os
 import time
 
 from .identity import SPOOL, read_config
-from .runtime import flush, spool, state
+from .runtime import flush, flushlock, spool, state
 
 WAIT_SECONDS = 5.0
 POLL_SECONDS = 0.02
@@ -39,7 +39,7 @@ def catch_up(agent_dir: str, *, wait: float | None = None) -> int:
     local = read_config(agent_dir).is_local
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     while flush.has_undelivered(agent_dir) and time.monotonic() < deadline:
-        if local and flush.flush(agent_dir) == flush.STOPPED:
+        if local and flush.flush(agent_dir) == flushlock.STOPPED:
             break
         if flush.has_undelivered(agent_dir):
             time.sleep(POLL_SECONDS)  # a flusher holds the lock (or a server-bound agent's is running)

@@ -1,10 +1,14 @@
-"""The exact ``elydora recover`` command for a state root, named wherever a pending journal is reported."""
+"""The interrupted transactions of a state root, and the exact ``elydora recover`` command named wherever a
+pending journal is reported."""
 
 from __future__ import annotations
 
+import os
+import shlex
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
+from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
 
 if TYPE_CHECKING:
     from typing import Any
@@ -26,10 +30,8 @@ def elydora_command(ctx: Any, *args: str) -> str:
 
 
 def _quoted(words: list[str]) -> str:
-    """``words`` as one shell command line, each word as :func:`shlex.quote` gives it."""
-    from .plug.cmdforms import shell_word
-
-    return " ".join(map(shell_word, words))
+    """``words`` as one shell command line, each word quoted only where a shell needs it."""
+    return shlex.join(words)
 
 
 def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:
@@ -40,7 +42,25 @@ def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:
 def command_for_journal(journal: str) -> str:
     """``elydora recover`` for the state root that holds ``journal`` (``<root>/.elydora/transactions/<txid>``):
     what any command that met the journal without knowing its own flags can name."""
-    import os
-
     state_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(journal))))
     return _quoted(["elydora", "recover", "--state-root", state_root])
+
+
+def pending_recovery(ctx: Any) -> dict[str, Any] | None:
+    """The interrupted transactions of the state root, with the exact command that resolves them."""
+    try:
+        if not pending_journals(os.path.join(ctx.elydora_dir, TRANSACTIONS_DIR)):
+            return None  # the common case, decided without loading the transaction machinery
+        from elydora_config.recovery import pending
+
+        found = pending(ctx.elydora_dir)
+    except (OSError, ValueError) as exc:
+        return {"txids": [], "command": recover_command(ctx), "error": str(exc)}
+    if not found:
+        return None
+    return {
+        "txids": [p.txid for p in found],
+        "paths": sorted({x for p in found for x in p.paths}),
+        "command": recover_command(ctx),
+        **({"torn": True} if any(p.torn for p in found) else {}),
+    }

@@ -69,7 +69,7 @@ def check_agent_id(agent_id: str) -> str:
     Names the journal folder could take (``transactions`` in any case, any dot name) are reserved: an agent
     there would read the journal as its state.
     """
-    from elydora_config.errors import UnsafePathError
+    from elydora_config.errors import UnsafePathError  # the library: not for the runtime that reads names only
     from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
 
     check_safe_name(agent_id, what="agent id")
@@ -88,7 +88,7 @@ def check_agent_id(agent_id: str) -> str:
 
 def agent_dir_path(state_root: str, agent_id: str) -> str:
     """``<state root>/.elydora/<agent id>`` (absolute) for a safe agent id."""
-    import os
+    import os  # the flusher's boot (runtime/settle.py) reads the names here before os is loaded
 
     return os.path.join(os.path.abspath(state_root), STATE_DIR_NAME, check_agent_id(agent_id))
 

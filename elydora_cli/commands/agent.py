@@ -10,13 +10,33 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
+import time
 from typing import Any
 
-from ..exitcodes import UsageError
-from ..statehistory import lifted
+from elydora_config import files, keys, paths
 
-SECRET_FLAGS = ("--token", "--private-key")
+from .. import agentstate, catalog, identity, managed
+from ..exitcodes import UsageError
+from ..runtime.flush import flush
+from ..runtime.generate import generate
+from ..runtime.refresh import read_cache, refresh, status_from, write_cache
+from ..statehistory import lifted
+from .agentargs import (
+    add_selection_args,
+    check_binding,
+    print_result,
+    refuse_secrets_in_argv,
+    selected_agent_dir,
+    selected_provider,
+    server_settings,
+    state_root,
+)
+from .agentpolicy import set_status
+from .agentprovision import run as provision
+from .options import checked_agent_id
+
 EXAMPLES = {
     "create": "examples:\n"
     "  elydora agent create gemini --agent-id gemini-ci     # a second local identity (key, status, ledger)\n"
@@ -42,68 +62,6 @@ EXAMPLES = {
 """The examples that end each verb's ``--help``."""
 
 
-def add_selection_args(parser: argparse.ArgumentParser, *, provider_required: bool = False) -> None:
-    """``PROVIDER`` (or ``--provider``) and ``--agent-id`` choose the agent; the global ``--state-root``/``--root``
-    where its state lives. ``provider_required``: one of the two provider forms must be given."""
-    parser.add_argument(
-        "provider_word", nargs="?", metavar="PROVIDER", help="provider id or alias (the default agent id)"
-    )
-    parser.add_argument("--provider", help="the same as PROVIDER")
-    parser.set_defaults(provider_required=provider_required)
-    parser.add_argument("--agent-id", help="agent id (default: the provider id)")
-    for flag in SECRET_FLAGS:  # accepted only to refuse them without echoing the value
-        parser.add_argument(flag, dest=_secret_dest(flag), nargs="?", const="", help=argparse.SUPPRESS)
-
-
-def _secret_dest(flag: str) -> str:
-    return flag.strip("-").replace("-", "_") + "_in_argv"
-
-
-def refuse_secrets_in_argv(args: argparse.Namespace) -> None:
-    """The old ``--token VALUE`` form is refused; the message never contains the value."""
-    for flag in SECRET_FLAGS:
-        if getattr(args, _secret_dest(flag), None) is not None:
-            raise UsageError(f"{flag} is not accepted: secrets never go on the command line; use {flag}-file")
-
-
-def state_root(args: argparse.Namespace) -> str:
-    """``--state-root``, else ``--root``, else ``$HOME`` (refused when empty or unset)."""
-    if args.state_root or args.root:
-        return os.path.abspath(str(args.state_root or args.root))
-    from .options import home_from
-
-    return str(home_from(args))
-
-
-def selected_provider(args: argparse.Namespace) -> str | None:
-    """``PROVIDER`` or ``--provider`` as its canonical id (an alias resolved); an unknown one, two different ones,
-    or none where the command needs one, are usage errors."""
-    names = [n for n in (getattr(args, "provider_word", None), args.provider) if n is not None]
-    if not names:
-        if getattr(args, "provider_required", False):
-            raise UsageError(f"name the provider: elydora {args.command} {args.agent_command} PROVIDER")
-        return None
-    from .. import catalog
-
-    try:
-        chosen = {catalog.canonical_id(name) for name in names}
-    except catalog.UnknownProviderError as exc:
-        raise UsageError(exc.message) from None
-    if len(chosen) > 1:
-        raise UsageError(f"two providers given ({' and '.join(names)}): name one, as PROVIDER or --provider")
-    return chosen.pop()
-
-
-def selected_agent_dir(args: argparse.Namespace) -> str:
-    from .. import identity
-    from .options import checked_agent_id
-
-    agent_id = checked_agent_id(args.agent_id) or selected_provider(args)
-    if not agent_id:
-        raise UsageError("name the agent with --agent-id or --provider")
-    return identity.agent_dir(state_root(args), agent_id)
-
-
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "agent",
@@ -116,8 +74,6 @@ def register(subparsers: Any) -> None:
         "  sudo elydora agent provision --scope system --provider claude --user alice --base-url URL \\\n"
         "      --org-id ORG --kid KID --token-file F --private-key-file K   # see docs/fleet.md",
     )
-    from .. import managed
-
     verbs = parser.add_subparsers(dest="agent_command", metavar="VERB", required=True)
     create = verbs.add_parser("create", help="create an agent identity and its runtime", epilog=EXAMPLES["create"])
     add_selection_args(create, provider_required=True)
@@ -167,15 +123,8 @@ def run(args: argparse.Namespace) -> int:
     if verb == "show":
         return _show(args)
     if verb == "provision":
-        from .agentprovision import run as provision
-
         return provision(args)
-    from .. import managed
-
     if getattr(args, "scope", managed.USER) == managed.SYSTEM:
-        from .agentpolicy import set_status
-        from .options import checked_agent_id
-
         agent_id = checked_agent_id(args.agent_id) or selected_provider(args)
         if not agent_id:
             raise UsageError("name the agent with --agent-id or --provider")
@@ -186,63 +135,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from .. import catalog
-    from .options import checked_agent_id
-
     provider = catalog.provider(selected_provider(args) or "")
     agent_id = checked_agent_id(args.agent_id) or provider.id
-    server = _server_settings(args)
-    checked = _check_binding(args, agent_id, server) if server is not None else None
+    server = server_settings(args)
+    checked = check_binding(args, agent_id, server) if server is not None else None
     directory = _write_identity(state_root(args), provider.id, agent_id, server)
     warnings = _prime_status(directory, checked, server["kid"]) if server is not None else []
     mode = "local" if server is None else f"server {server['base_url']}"
     result = {"agent_id": agent_id, "provider": provider.id, "agent_dir": directory, "mode": mode}
-    _print(args, dict(result, warnings=warnings), f"created agent {agent_id!r} ({mode}) in {directory}")
+    print_result(args, dict(result, warnings=warnings), f"created agent {agent_id!r} ({mode}) in {directory}")
     for warning in warnings:
         sys.stderr.write(f"Warning: {warning}\n")
     return 0
 
 
-def _server_settings(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The server identity from flags, files and prompts; ``None`` for a local agent."""
-    from .. import identity
-
-    server_flags = ("org_id", "kid", "token_file", "private_key_file")
-    if args.base_url is None:
-        used = [f"--{name.replace('_', '-')}" for name in server_flags if getattr(args, name) is not None]
-        if used:
-            raise UsageError(f"{', '.join(used)} need --base-url")
-        return None
-    if not args.org_id or not args.kid:
-        raise UsageError("--base-url needs --org-id and --kid (as registered on the server)")
-    base_url = identity.validate_base_url(args.base_url)
-    token = _secret(args.token_file, "token", "Elydora API token: ")
-    key_text = _secret(args.private_key_file, "private key", "Registered private key (base64url seed): ")
-    return {"base_url": base_url, "org_id": args.org_id, "kid": args.kid, "token": token, "key": key_text}
-
-
-def _secret(path: str | None, what: str, prompt: str) -> str:
-    from .. import identity
-
-    if path is not None:
-        return identity.read_secret_file(path, what)
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
-        flag = "--token-file" if what == "token" else "--private-key-file"
-        raise UsageError(f"no {what}: pass {flag} (an owner-only file) or run on a terminal to be prompted")
-    import getpass
-
-    value = getpass.getpass(prompt).strip()
-    if not value or len(value.encode("utf-8")) > identity.SECRET_LIMIT:
-        raise UsageError(f"the {what} must be one non-empty line of at most 64 KiB")
-    return value
-
-
 def _write_identity(root: str, provider_id: str, agent_id: str, server: dict[str, Any] | None) -> str:
     """config.json, private.key, the local status and the runtime scripts, all or nothing."""
-    from elydora_config import Transaction, keys, paths
-
-    from .. import identity
-    from ..runtime.generate import generate
+    from elydora_config import Transaction  # the commit engine: not on a read-only `agent show`
 
     state = identity.state_dir(root)
     directory = identity.agent_dir(root, agent_id)
@@ -267,29 +176,10 @@ def _write_identity(root: str, provider_id: str, agent_id: str, server: dict[str
     return directory
 
 
-def _check_binding(args: argparse.Namespace, agent_id: str, server: dict[str, Any]) -> Any:
-    """Refuse a binding that cannot work (names the mismatch); the check's outcome otherwise."""
-    from elydora_config import keys
-
-    from .. import identity
-    from ..runtime import binding
-
-    key = keys.decode_private_key(server["key"], path="private key")
-    checked = binding.check(server["base_url"], server["token"], agent_id, server["org_id"], server["kid"], key)
-    if checked.problem is not None:
-        where = args.private_key_file if "private key" in checked.problem else server["base_url"]
-        raise identity.IdentityError(where or "private key", f"{checked.problem}; nothing was written")
-    return checked
-
-
 def _prime_status(directory: str, checked: Any, kid: str) -> list[str]:
     """Prime the cache from the checked answer (or ask once) so the guard decides from the first call."""
-    from ..runtime.refresh import refresh, status_from, write_cache
-
     warnings = list(checked.warnings)
     if checked.agent is not None:
-        import time
-
         now = time.time()
         write_cache(directory, status_from(checked.agent, kid), now, now)
         return warnings
@@ -299,10 +189,6 @@ def _prime_status(directory: str, checked: Any, kid: str) -> list[str]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from elydora_config import keys
-
-    from .. import identity
-
     directory = selected_agent_dir(args)
     config = identity.read_config(directory)
     info: dict[str, Any] = dict(
@@ -311,16 +197,12 @@ def _show(args: argparse.Namespace) -> int:
     info["public_key"] = keys.encode_public_key(identity.read_private_key(directory).public_key())
     info["status"] = _current_status(directory, config.is_local)
     lines = [f"{key}: {'null' if value is None else value}" for key, value in info.items()]
-    _print(args, info, "\n".join(lines))
+    print_result(args, info, "\n".join(lines))
     return 0
 
 
 def _current_status(directory: str, local: bool) -> str:
-    from ..runtime.refresh import read_cache
-
     if local:
-        from .. import agentstate
-
         now = agentstate.current(directory)
         if now.problem is not None:  # the guard cannot use it: say so, never a stale answer
             return f"unenforced ({now.problem}; repair it with elydora agent freeze or unfreeze)"
@@ -334,10 +216,6 @@ _TRANSITIONS = {"freeze": "frozen", "unfreeze": "active", "revoke": "revoked"}
 
 
 def _set_status(args: argparse.Namespace, verb: str) -> int:
-    from elydora_config import files
-
-    from .. import agentstate, identity
-
     directory = selected_agent_dir(args)
     config = identity.read_config(directory)
     if not config.is_local:
@@ -367,16 +245,12 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
     _audit_change(directory, status, args.reason)
     done = f"agent {config.agent_id!r} is now {status} (changed: {status_path})"
     text = "\n".join([done, *(f"note: {n}" for n in notes)])
-    _print(args, {"agent_dir": directory, "status": status, "changed": [status_path], "notes": notes}, text)
+    print_result(args, {"agent_dir": directory, "status": status, "changed": [status_path], "notes": notes}, text)
     return 0
 
 
 def _owner_only(directory: str) -> list[str]:
     """The guard refuses identity files others can read: make them owner-only again (a repair)."""
-    import stat
-
-    from .. import identity
-
     notes = []
     for name in (identity.CONFIG, identity.PRIVATE_KEY):
         path = os.path.join(directory, name)
@@ -401,20 +275,8 @@ def _confirm_revoke(args: argparse.Namespace, agent_id: str) -> None:
 
 def _audit_change(directory: str, status: str, reason: str | None) -> None:
     """The change goes into the signed ledger too (best effort: status.json is already written)."""
-    from .. import agentstate
-    from ..runtime.flush import flush
-
     try:
         agentstate.record_change(directory, status, reason)
         flush(directory)
     except Exception as exc:
         sys.stderr.write(f"Warning: {directory}: the change was not recorded in the audit ledger: {exc}\n")
-
-
-def _print(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
-    if args.json:
-        import json
-
-        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    else:
-        sys.stdout.write(text + "\n")

@@ -13,37 +13,32 @@ import os
 import sys
 from pathlib import Path
 
+from elydora_config import files
+from elydora_config.paths import ensure_directory
+
+from .. import identity, managed
+from ..exitcodes import UsageError
+from ..statefiles import GUARD_SCRIPT
+
 STATUS_FOR = {"freeze": "frozen", "unfreeze": "active", "revoke": "revoked"}
 
 
 def policy_path(args: argparse.Namespace, agent_id: str) -> Path:
-    from .. import managed
-
     directory = managed.placed(managed.RUNTIME_ROOT, Path(os.path.abspath(args.root)) if args.root else None)
     directory = directory / agent_id
     if args.user is None:
         return directory / managed.SYSTEM_STATUS
-    from .. import identity
-
     name = identity.check_agent_id(args.user)  # a safe file name (the user-name rule of state directories)
     return directory / managed.POLICY_USERS / f"{name}.json"
 
 
 def set_status(args: argparse.Namespace, verb: str, agent_id: str) -> int:
-    from elydora_config import files
-    from elydora_config.paths import ensure_directory
-
-    from .. import identity, managed
-    from ..statefiles import GUARD_SCRIPT
-
     managed.require_root(f"elydora agent {verb}")
     path = policy_path(args, agent_id)
     runtime_dir = path.parent if args.user is None else path.parent.parent
     if not (runtime_dir / GUARD_SCRIPT).exists():
         raise identity.IdentityError(runtime_dir, f"holds no system-scope install of agent {agent_id!r}")
     if verb == "revoke" and not args.yes:
-        from ..exitcodes import UsageError
-
         raise UsageError("revoke is permanent; pass --yes to confirm")
     if path.exists() and identity.read_status_file(str(path)) == "revoked":
         raise identity.IdentityError(path, "is revoked for good; a revoked agent or user stays revoked")

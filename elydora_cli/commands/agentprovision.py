@@ -7,10 +7,6 @@ rights (effective uid and groups switched, so no write follows a link the user p
 is made 0700 and ``config.json`` (naming the server, holding the token) and ``private.key`` are written
 owner-only; finally root's binding record (no secret) goes beside the launchers, for the compliance probe.
 Secrets come only from owner-only files or a hidden prompt.
-
-:func:`bound_users` is the probe's part: for each binding record, whether that user's records are delivered
-(:func:`elydora_cli.runtime.health.agent_health`: delivery, and the status query the guard adds to root's
-policy for a bound user; a user who has not used the agent yet has no status read, and that is no problem).
 """
 
 from __future__ import annotations
@@ -24,22 +20,24 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from elydora_config import files, keys
+from elydora_config.paths import ensure_directory
+
+from .. import catalog, identity, managed
 from ..exitcodes import UsageError
+from ..runtime.provision import bind
+from .agentargs import check_binding, print_result, selected_provider, server_settings
+from .options import checked_agent_id
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import catalog, managed
-    from .agent import _check_binding, _print, _server_settings, selected_provider
-
     managed.require_root("elydora agent provision")
     provider = catalog.provider(selected_provider(args) or "")
     runtime_dir, user, agent_dir = _target(args, provider.id)
-    server = _server_settings(args)
+    server = server_settings(args)
     if server is None:  # argparse requires --base-url; kept for the type checker
         raise UsageError("agent provision needs --base-url")
-    from elydora_config import keys
-
-    checked = _check_binding(args, os.path.basename(agent_dir), server)
+    checked = check_binding(args, os.path.basename(agent_dir), server)
     key = keys.decode_private_key(server["key"], path="private key")
     result = _bind_as(user, agent_dir, provider.id, server, key, args.dry_run)
     marker, record = _binding_record(runtime_dir, user.pw_name, os.path.basename(agent_dir), server, key)
@@ -49,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         result["changed"].append(str(marker))
     doc = {"agent_id": os.path.basename(agent_dir), "user": user.pw_name, "agent_dir": agent_dir,
            "base_url": server["base_url"], "dry_run": args.dry_run, "warnings": list(checked.warnings), **result}
-    _print(args, doc, _text(doc))
+    print_result(args, doc, _text(doc))
     for warning in checked.warnings:
         sys.stderr.write(f"Warning: {warning}\n")
     return 0
@@ -60,10 +58,7 @@ def _target(args: argparse.Namespace, provider_id: str) -> tuple[Path, Any, str]
     clearly when the agent has no system install, the user does not exist or has no home."""
     if sys.platform == "win32":  # refused earlier (managed.require_root); written out for the type checker
         raise UsageError("system scope is not supported on Windows yet")
-    import pwd
-
-    from .. import identity, managed
-    from .options import checked_agent_id
+    import pwd  # POSIX only
 
     base_id = checked_agent_id(args.agent_id) or provider_id
     root = Path(os.path.abspath(args.root)) if args.root else None
@@ -93,9 +88,6 @@ def _text(doc: dict[str, Any]) -> str:
 
 def _bind_as(user: Any, agent_dir: str, provider_id: str, server: dict[str, Any], key: Any,
              dry_run: bool) -> dict[str, Any]:
-    from .. import identity
-    from ..runtime.provision import bind
-
     config = identity.AgentConfig(server["org_id"], os.path.basename(agent_dir), server["kid"], server["base_url"],
                                   provider_id, server["token"])
     _preload()
@@ -141,10 +133,6 @@ def as_user(user: Any) -> Iterator[None]:
 
 def _binding_record(runtime_dir: Path, user: str, agent_id: str, server: dict[str, Any],
                     key: Any) -> tuple[Path, bytes]:
-    from elydora_config import keys
-
-    from .. import managed
-
     public = keys.encode_public_key(key.public_key())
     data = {"agent_id": agent_id, "user": user, "base_url": server["base_url"], "org_id": server["org_id"],
             "kid": server["kid"], "public_key": public}
@@ -152,57 +140,5 @@ def _binding_record(runtime_dir: Path, user: str, agent_id: str, server: dict[st
 
 
 def _write_record(path: Path, data: bytes) -> None:
-    from elydora_config import files
-    from elydora_config.paths import ensure_directory
-
-    from .. import managed
-
     ensure_directory(path.parent, mode=managed.DIR_MODE)
     files.write_atomic(path, data, mode=managed.POLICY_MODE)
-
-
-def bound_users(runtime_dir: Path, root: Path | None) -> dict[str, dict[str, Any]]:
-    """Per bound user: ``{"agent_dir", "base_url", "delivering", "problems", "delivery"}``."""
-    from .. import managed
-
-    folder = runtime_dir / managed.BINDINGS
-    if not folder.is_dir() or folder.is_symlink():
-        return {}
-    return {entry.stem: _bound_user(entry, root) for entry in sorted(folder.glob("*.json"))}
-
-
-def _bound_user(marker: Path, root: Path | None) -> dict[str, Any]:
-    if sys.platform == "win32":  # a binding record is written under system scope only (POSIX)
-        raise UsageError("system scope is not supported on Windows yet")
-    import pwd
-
-    from elydora_config.errors import ConfigError
-
-    from .. import identity, managed
-    from ..runtime.health import agent_health
-
-    try:
-        record = json.loads(marker.read_bytes())
-        home = managed.user_home(pwd.getpwnam(marker.stem).pw_dir, root)
-        agent_dir = home / identity.STATE_DIR_NAME / str(record["agent_id"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return {"agent_dir": None, "delivering": False, "delivery": None,
-                "problems": [f"{marker}: unreadable binding record or unknown user ({type(exc).__name__})"]}
-    row: dict[str, Any] = {"agent_dir": str(agent_dir), "base_url": record.get("base_url"), "delivery": None}
-    try:
-        config = identity.read_config(agent_dir)
-        bound = (config.agent_id, config.base_url, config.kid) == (record["agent_id"], record["base_url"],
-                                                                   record["kid"])
-    except (ConfigError, OSError):
-        bound = False
-    if not bound:
-        row["problems"] = [f"the state in {agent_dir} is not the identity root provisioned (deleted or replaced): "
-                           "records are not delivered; run elydora agent provision for this user again"]
-    else:
-        report = agent_health(str(agent_dir))
-        row["delivery"] = report["delivery"]
-        query = report["status_query"]
-        unread = query["status"] is None and query["cached_at"] is None  # not used yet: root's policy decides
-        row["problems"] = [p for p in report["problems"] if not (unread and p == query["problem"])]
-    row["delivering"] = not row["problems"]
-    return row

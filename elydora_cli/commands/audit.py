@@ -10,15 +10,23 @@ say on stderr how many are still pending when they cannot.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
 from collections import deque
 from typing import Any
 
-from .. import exitcodes
-from ..pending import WAIT_SECONDS
+from elydora_config import files
+
+from .. import exitcodes, identity
+from ..exitcodes import UsageError
+from ..identity import LEDGER
+from ..pending import POLL_SECONDS, WAIT_SECONDS, catch_up
+from ..runtime import chaincheck, flush, flushlock, ledger, state, trace
+from ..runtime.receipt import jwks_keys
 from ..statefiles import ERROR_LOG, FLUSH_LOCK
-from .agent import add_selection_args, refuse_secrets_in_argv, selected_agent_dir
+from .agentargs import add_selection_args, refuse_secrets_in_argv, selected_agent_dir
 
 EXAMPLES = {
     "verify": "examples:\n"
@@ -81,26 +89,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _catch_up(directory: str) -> int:
-    from .. import identity
-    from ..pending import catch_up
-
     identity.read_config(directory)  # a missing agent is one clear error, before anything else
     return catch_up(directory)
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
     if args.json:
-        import json
-
         sys.stdout.write(json.dumps(data, sort_keys=True) + "\n")
     else:
         sys.stdout.write(text + "\n")
 
 
 def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
-    from .. import identity
-    from ..runtime import chaincheck, ledger, state, trace
-
     config = identity.read_config(directory)
     key = identity.read_private_key(directory)
     path = os.path.join(directory, identity.LEDGER)
@@ -162,10 +162,6 @@ def _verify(args: argparse.Namespace, directory: str, pending: int) -> int:
 
 def _gap_details(path: str, numbers: list[int]) -> list[dict[str, Any]]:
     """Line, reason, byte count, tool and SHA-256 of each gap entry and gap record (what ``verify`` lists)."""
-    import json
-
-    from ..runtime import ledger
-
     wanted, found = set(numbers), []
     for number, line in enumerate(ledger.iter_lines(path) if wanted else (), start=1):
         if number not in wanted:
@@ -184,13 +180,6 @@ def _gap_details(path: str, numbers: list[int]) -> list[dict[str, Any]]:
 
 def _server_keys(directory: str) -> Any:
     """The server's receipt keys saved by the flusher (``server-jwks.json``), or ``None``."""
-    import json
-
-    from elydora_config import files
-
-    from .. import identity
-    from ..runtime.receipt import jwks_keys
-
     path = os.path.join(directory, identity.SERVER_JWKS)
     data = files.read_physical(path, max_bytes=identity.CONFIG_LIMIT)
     if data is None:
@@ -202,12 +191,6 @@ def _server_keys(directory: str) -> Any:
 
 
 def _tail(args: argparse.Namespace, directory: str) -> int:
-    import json
-
-    from ..exitcodes import UsageError
-    from ..identity import LEDGER
-    from ..runtime import ledger
-
     if args.lines < 0:
         raise UsageError("-n must not be negative")
     path = os.path.join(directory, LEDGER)
@@ -226,8 +209,6 @@ def _tail(args: argparse.Namespace, directory: str) -> int:
 
 def _entry(line: bytes) -> Any:
     """One ledger line as its JSON value (a line that is no JSON: ``{"unreadable": <its text>}``)."""
-    import json
-
     try:
         return json.loads(line)
     except ValueError:
@@ -235,8 +216,6 @@ def _entry(line: bytes) -> Any:
 
 
 def _summary(entry: dict[str, Any]) -> str:
-    import time
-
     record = entry["record"]
     when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(record["issued_at"] / 1000))
     reduced = " (reduced)" if "full_payload" in entry else ""
@@ -247,8 +226,6 @@ def _summary(entry: dict[str, Any]) -> str:
 
 
 def _flush(args: argparse.Namespace, directory: str) -> int:
-    from .. import identity
-    from ..runtime import flush
     from ..runtime.flusher import FlushError
 
     identity.read_config(directory)
@@ -256,10 +233,10 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
         outcome = _flush_waiting(directory, accept=args.accept_ledger)
     except (ValueError, RuntimeError, KeyError, TypeError) as exc:  # one line naming the file, never a type name
         raise FlushError(os.path.join(directory, identity.SPOOL), f"delivery failed: {exc}") from None
-    if outcome == flush.DRAINED:
+    if outcome == flushlock.DRAINED:
         _emit(args, {"outcome": outcome}, "every spooled event is delivered")
         return exitcodes.OK
-    if outcome == flush.BUSY:  # exit 3, as for any lock another process holds
+    if outcome == flushlock.BUSY:  # exit 3, as for any lock another process holds
         where, problem, code = FLUSH_LOCK, (
             f"a background flusher is still delivering the spooled events (it held this lock for "
             f"{WAIT_SECONDS:g} s); run the command again to wait for it"
@@ -277,14 +254,9 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
 def _flush_waiting(directory: str, *, accept: bool = False) -> str:
     """Flush now; while a background flusher holds the lock, wait for it (bounded, as ``tail`` does) and
     flush again, so that a flush right after a hook run finds the events delivered."""
-    import time
-
-    from ..pending import POLL_SECONDS
-    from ..runtime import flush
-
     deadline = time.monotonic() + WAIT_SECONDS
     outcome = flush.flush(directory, accept=accept)
-    while outcome == flush.BUSY and time.monotonic() < deadline:
+    while outcome == flushlock.BUSY and time.monotonic() < deadline:
         time.sleep(POLL_SECONDS)
         outcome = flush.flush(directory, accept=accept)
     return outcome

@@ -9,7 +9,10 @@ import json
 import sys
 from typing import Any
 
-from .. import exitcodes
+from .. import catalog, exitcodes
+from ..demo import sandbox, tour
+from ..exitcodes import UsageError
+from ..providers import implemented_ids
 
 EXAMPLES = """examples:
   elydora demo                    # in a new temporary directory (its path is printed)
@@ -34,11 +37,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import catalog
-    from ..demo import sandbox, tour
-    from ..exitcodes import UsageError
-    from ..providers import implemented_ids
-
     directory, names = args.dir, list(args.agents)
     if directory is not None and _is_provider(directory):  # `elydora demo claude`: no DIR given
         directory, names = None, [directory, *names]
@@ -94,8 +92,6 @@ def _json(box: Any, rows: list[Any], held: bool) -> dict[str, Any]:
 
 
 def _is_provider(word: str) -> bool:
-    from .. import catalog
-
     try:
         catalog.canonical_id(word)
     except catalog.UnknownProviderError:

@@ -15,6 +15,9 @@ import sys
 import time
 from typing import Any
 
+from ..neutral import engine
+from ..neutral.contract import MAX_INPUT_BYTES, selected_contract
+
 
 def register(sub: Any) -> None:
     parser = sub.add_parser(
@@ -44,11 +47,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    from ..neutral.contract import MAX_INPUT_BYTES, selected_contract
-
     neutral = selected_contract(args.contract, os.environ) is not None
-    from ..neutral import engine
-
     state_root = os.path.abspath(args.state_root or args.root or os.path.expanduser("~"))
     selection = engine.Selection(state_root, os.path.abspath(sys.executable), args.provider, args.agent_id)
     data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)

@@ -10,8 +10,14 @@ with the current directory as the session's ``cwd``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
+
+from .. import catalog
+from ..exitcodes import UsageError, suggestion
+from ..hookpayloads import payload
+from ..neutral.capabilities import render
 
 EXAMPLES = """examples:
   elydora hooks capabilities | python3 -m json.tool
@@ -43,20 +49,12 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.hooks_command == "sample":
         return _sample(args)
-    from ..neutral.capabilities import render
-
     sys.stdout.buffer.write(render())
     sys.stdout.flush()
     return 0
 
 
 def _sample(args: argparse.Namespace) -> int:
-    import os
-
-    from .. import catalog
-    from ..exitcodes import UsageError, suggestion
-    from ..installer.verify import payload
-
     try:
         facts = catalog.provider(catalog.canonical_id(args.provider))
     except catalog.UnknownProviderError as exc:

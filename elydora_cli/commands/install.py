@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
 from .. import exitcodes, interpreter
+from ..exitcodes import exit_code_for, failure
+from ..installer import operations
+from ..introspect import probe_for
+from ..managed import LAYERS
+from ..presence import absence
+from ..providers import load
+from ..stateroots import refuse_if_elsewhere
 from .options import add_hook_flags, context_from, remembered, selected_providers
 
 INSTALL_EXAMPLES = """examples:
@@ -69,10 +77,6 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, verb: str) -> int:
-    from ..exitcodes import exit_code_for, failure
-    from ..installer import operations
-    from ..stateroots import refuse_if_elsewhere
-
     ctx = context_from(args)
     providers = selected_providers(args)
     skipped: list[dict[str, str]] = []
@@ -133,8 +137,6 @@ def _interpreter(args: argparse.Namespace, ctx: Any) -> Any:
 def _with_trust(args: argparse.Namespace, ctx: Any, pid: str) -> Any:
     """The agent's own introspection, and its trust of our entries with consent: ``--trust``, or yes at the
     prompt on a terminal (only when the agent can be asked: Codex on ``PATH``)."""
-    from ..introspect import probe_for
-
     probe = probe_for(pid, ctx)
     if probe is None or not probe.records_trust:
         return ctx
@@ -151,8 +153,6 @@ def _ask(pid: str) -> bool:
 
 def _present(providers: list[str], ctx: Any) -> tuple[list[str], list[dict[str, str]]]:
     """``install --all``: the agents present on this machine, and the others with the reason."""
-    from ..presence import absence
-
     kept, skipped = [], []
     for pid in providers:
         reason = absence(pid, ctx)
@@ -165,16 +165,12 @@ def _present(providers: list[str], ctx: Any) -> tuple[list[str], list[dict[str, 
 
 def _with_managed_layer(providers: list[str]) -> tuple[list[str], list[dict[str, str]]]:
     """``--all``/``--every`` under ``--scope system``: the agents with a managed layer (the others skipped)."""
-    from ..managed import LAYERS
-
     kept = [pid for pid in providers if pid in LAYERS]
     return kept, [{"provider": p, "reason": "no managed layer (--scope system)"} for p in providers if p not in kept]
 
 
 def _accepting_hook_commands(providers: list[str]) -> tuple[list[str], list[dict[str, str]]]:
     """``--all`` with ``--hook-command``: the providers a supervisor can be configured for (others skipped)."""
-    from ..providers import load
-
     kept, skipped = [], []
     for pid in providers:
         refused = load(pid).HOOK_COMMAND_REFUSED
@@ -209,8 +205,6 @@ def _print(outcome: Any, verb: str, dry_run: bool, verbose: int) -> None:
 
 def _files(paths: list[str]) -> str:
     """The changed agent files by name; Elydora's own state files by number (``--json`` lists every one)."""
-    import os
-
     config = [p for p in paths if f"{os.sep}.elydora{os.sep}" not in p]
     state = len(paths) - len(config)
     return ", ".join(config + ([f"{state} Elydora state file(s)"] if state else []))

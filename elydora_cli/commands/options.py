@@ -15,10 +15,14 @@ from pathlib import Path
 
 from elydora_config.errors import ConfigError, UnsafePathError
 
+from .. import catalog, identity
 from ..exitcodes import UsageError
 from ..installer.manifest import MANIFEST_NAME, Manifest, read_manifest
+from ..managed import SCOPES, STATE_ROOT, SYSTEM, USER, placed, require_root
+from ..neutral.hookcommand import HookCommandError, parse_hook_command
 from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks, follow_symlinks_decided
 from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
+from ..providers import implemented_ids, load
 
 MAX_TIMEOUT_SECONDS = 3600
 
@@ -30,8 +34,6 @@ def add_location_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def provider_help() -> str:
-    from .. import catalog
-
     return "provider ids or aliases: " + ", ".join(
         p.id + (f" ({'/'.join(p.aliases)})" if p.aliases else "") for p in catalog.providers()
     )
@@ -90,8 +92,6 @@ def add_hook_flags(
 
 
 def add_scope_flag(parser: argparse.ArgumentParser) -> None:
-    from ..managed import SCOPES, USER
-
     parser.add_argument(
         "--scope",
         choices=SCOPES,
@@ -108,8 +108,6 @@ def hook_command_from(args: argparse.Namespace) -> str | None:
         return None
     if getattr(args, "no_hook_command", False):
         raise UsageError("give --hook-command or --no-hook-command, not both")
-    from ..neutral.hookcommand import HookCommandError, parse_hook_command
-
     try:
         return parse_hook_command(text).text
     except HookCommandError as exc:
@@ -136,10 +134,6 @@ def checked_agent_id(value: str | None) -> str | None:
     """``--agent-id`` when it is a safe directory name; otherwise a usage error (exit 2)."""
     if value is None:
         return None
-    from elydora_config.errors import ConfigError
-
-    from .. import identity
-
     try:
         return identity.check_agent_id(value)
     except ConfigError as exc:
@@ -158,8 +152,6 @@ def context_from(args: argparse.Namespace) -> Context:
     repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
     system = _system_scope(args)
     if system and not args.state_root:
-        from ..managed import STATE_ROOT, placed
-
         state_root = placed(STATE_ROOT, home if args.root else None)
     return Context(
         home=home,
@@ -181,8 +173,6 @@ def context_from(args: argparse.Namespace) -> Context:
 
 def _system_scope(args: argparse.Namespace) -> bool:
     """``--scope system`` (root only; refused with ``--hook-command``, whose supervisor users could edit)."""
-    from ..managed import SYSTEM, require_root
-
     if getattr(args, "scope", None) != SYSTEM:
         if getattr(args, "lock_down", None) is not None:
             raise UsageError("--lock-down and --no-lock-down apply to --scope system only")
@@ -224,10 +214,10 @@ def _manifest_of(ctx: Context, provider: str) -> Manifest | None:
     then reports the link)."""
     path = str(ctx.agent_dir(ctx.agent_id_for(provider)) / MANIFEST_NAME)
     try:
-        manifest = read_manifest(path)  # decoded once per file identity: status reads it again
+        manifest = read_manifest(path, reads=ctx.reads)  # in a status pass, decoded once for all
     except UnsafePathError:
         try:
-            manifest = read_manifest(path, allow_links=True)
+            manifest = read_manifest(path, reads=ctx.reads, allow_links=True)
         except (ConfigError, OSError):
             return None
         if manifest is None or not manifest.follow_symlinks:
@@ -239,9 +229,6 @@ def _manifest_of(ctx: Context, provider: str) -> Manifest | None:
 
 def selected_providers(args: argparse.Namespace, *, default_all: bool = False) -> list[str]:
     """The provider ids named on the command line (aliases resolved); ``--all``: every implemented one."""
-    from .. import catalog
-    from ..providers import implemented_ids, load
-
     every = bool(getattr(args, "all", False) or getattr(args, "every", False))
     if every:
         if args.providers:

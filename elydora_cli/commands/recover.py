@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from elydora_config import recover
+
 from .. import exitcodes
+from .. import providers as registry
 from .options import add_location_flags, context_from
 
 
@@ -24,8 +27,6 @@ def register(sub: Any) -> None:
 
 def _scan_dirs(ctx: Any) -> list[Path]:
     """Directories where a killed write may have left a temp file: the state tree and every agent file's folder."""
-    from .. import providers as registry
-
     dirs = {ctx.elydora_dir}
     if ctx.elydora_dir.is_dir():
         dirs.update(p for p in ctx.elydora_dir.iterdir() if p.is_dir() and not p.is_symlink())
@@ -38,8 +39,6 @@ def _scan_dirs(ctx: Any) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from elydora_config import recover
-
     ctx = context_from(args)
     reports = recover(ctx.elydora_dir, scan_dirs=_scan_dirs(ctx))
     if args.json:

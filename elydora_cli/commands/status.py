@@ -13,10 +13,20 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from .. import exitcodes, repairlog
+from elydora_config.errors import ConfigError
+
+from .. import exitcodes, health, repairlog, stateroots
+from ..installer import operations
+from ..introspect import probe_for
 from ..plug.layers import OFF
+from ..providers import load
+from ..readpass import ReadPass, Reads
+from ..recovery_hint import pending_recovery
+from ..runtime.health import server_health, summary
 from ..statefiles import STATUS
 from . import options
+from .statusrow import error_row
+from .systemstatus import run as system_run
 
 if TYPE_CHECKING:
     from typing import Any
@@ -56,37 +66,14 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run, data_output=True)  # -q: the one-line verdict (see run)
 
 
-def _error_row(pid: str, exc: Exception) -> dict[str, Any]:
-    from elydora_config.errors import ConfigError
-
-    message = str(exc) if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
-    from ..exitcodes import failure
-
-    return {
-        "provider": pid,
-        "agent_id": None,
-        "state": "error",
-        "healthy": False,
-        "installed": None,
-        "problems": [message],
-        "failures": [failure(pid, exc)],
-    }
-
-
 def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
-    from elydora_config.errors import ConfigError
-
-    from .. import health, stateroots
-    from ..installer import operations
-    from ..introspect import probe_for
-
     probe = probe_for(pid, ctx)
     ctx = ctx.with_options(probe=probe)
     try:
         recovery = recovery if _holds(recovery, pid, ctx) else None
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:  # one broken file never hides the other agents
-        return _error_row(pid, exc)
+        return error_row(pid, exc)
     row: dict[str, Any] = {
         "provider": pid,
         "agent_id": st.agent_id,
@@ -109,7 +96,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     }
     if st.installed:
         row["interpreter"] = operations.interpreter_of(pid, ctx)
-        found = health.check(str(ctx.agent_dir(st.agent_id)))
+        found = health.check(str(ctx.agent_dir(st.agent_id)), reads=ctx.reads)
         row.update(agent_state=found.agent_state, enforced=found.enforced, audited=found.audited)
         row["enforcement"] = found.enforcement
         if found.tampered:
@@ -119,7 +106,7 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
         row["audit"] = found.audit.to_json()
         row["status_cache"] = found.status_cache
         row["state"] = _word(st, found, recovery)
-        _with_server(row, str(ctx.agent_dir(st.agent_id)))
+        _with_server(row, str(ctx.agent_dir(st.agent_id)), ctx.reads)
     else:
         row["state"] = "recovery pending" if recovery else "not installed"
     other = stateroots.elsewhere(pid, ctx)
@@ -137,12 +124,10 @@ def _one(pid: str, ctx: Any, recovery: dict[str, Any] | None) -> dict[str, Any]:
     return row
 
 
-def _with_server(row: dict[str, Any], agent_dir: str) -> None:
+def _with_server(row: dict[str, Any], agent_dir: str, reads: Reads) -> None:
     """A server-bound agent's delivery and status-query health (``runtime/health.py``) in the audit slot; a
     delivery stopped for good leaves the agent unaudited, a refused status query leaves it unguarded."""
-    from ..runtime import health
-
-    report = health.server_health(agent_dir)
+    report = server_health(agent_dir, reads=reads)
     if report is None:
         return
     row["audit"]["server"] = report
@@ -183,37 +168,10 @@ def _holds(recovery: dict[str, Any] | None, pid: str, ctx: Any) -> bool:
         return False
     if recovery.get("error") or recovery.get("torn"):
         return True
-    from ..installer.operations import sources_of
-    from ..providers import load
-
     agent_id = ctx.agent_id_for(pid)
     folders = tuple(os.path.join(str(d), "") for d in (ctx.agent_dir(agent_id), ctx.runtime_dir(agent_id)))
-    files = {str(target.path) for target in sources_of(load(pid), ctx).targets}
+    files = {str(target.path) for target in operations.sources_of(load(pid), ctx).targets}
     return any(path in files or path.startswith(folders) for path in recovery["paths"])
-
-
-def pending_recovery(ctx: Any) -> dict[str, Any] | None:
-    """The interrupted transactions of the state root, with the exact command that resolves them."""
-    from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
-
-    from ..recovery_hint import recover_command
-
-    try:
-        if not pending_journals(os.path.join(ctx.elydora_dir, TRANSACTIONS_DIR)):
-            return None  # the common case, decided without loading the transaction machinery
-        from elydora_config.recovery import pending
-
-        found = pending(ctx.elydora_dir)
-    except (OSError, ValueError) as exc:
-        return {"txids": [], "command": recover_command(ctx), "error": str(exc)}
-    if not found:
-        return None
-    return {
-        "txids": [p.txid for p in found],
-        "paths": sorted({x for p in found for x in p.paths}),
-        "command": recover_command(ctx),
-        **({"torn": True} if any(p.torn for p in found) else {}),
-    }
 
 
 def exit_code(rows: list[dict[str, Any]], recovery: dict[str, Any] | None = None) -> int:
@@ -253,20 +211,15 @@ def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> 
                     f" {hosts.get('unrecognised', 0)} without the host's marks recorded (host-check.log)"
                 )
             if audit.get("server"):
-                from ..runtime.health import summary
-
                 print(f"  {summary(audit['server'])}")
 
 
 def run(args: argparse.Namespace) -> int:
     ctx = options.context_from(args)
     if ctx.system:
-        from .systemstatus import run as system_run
-
         return system_run(args, ctx)
-    from ..readpass import read_pass
-
-    with read_pass():  # status reads ~20 files per agent: each directory is walked once, not per file
+    with ReadPass() as reads:  # ~20 files per agent: each directory walked once, each file read once
+        ctx = ctx.with_options(reads=reads)
         recovery = pending_recovery(ctx)
         rows = [
             _one(pid, options.remembered(ctx, args, pid), recovery)

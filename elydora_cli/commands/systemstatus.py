@@ -5,7 +5,10 @@ One row per agent with a managed layer (or per agent named): whether our entries
 root's only, the policy readable), and whether the audit can deliver (*delivering*: the launchers are what
 this version generates and the hook interpreter can run the flusher). Beside the rows, every agent *present*
 on the machine (an executable on ``PATH``) that is not covered is listed as "present but unguarded": an
-agent installed after the rollout, or one without a managed layer.
+agent installed after the rollout, or one without a managed layer. For an agent bound to a server by
+``agent provision``, :func:`bound_users` tells for each binding record whether that user's records are delivered
+(:func:`elydora_cli.runtime.health.agent_health`: delivery, and the status query the guard adds to root's
+policy for a bound user; a user who has not used the agent yet has no status read, and that is no problem).
 
 Exit code: 4 when a system transaction awaits recovery, else 0 iff every present agent (and every agent
 named) is covered, enforced and delivering; a frozen or revoked agent counts as compliant (its guard
@@ -17,13 +20,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
+import sys
+from pathlib import Path
 from typing import Any
 
-from .. import exitcodes
+from elydora_config.errors import ConfigError
+
+from .. import catalog, exitcodes, identity, managed
+from ..executables import which
+from ..exitcodes import UsageError
 from ..installer import operations
-from ..plug.layers import OFF
+from ..installer.systemscope import runs_flusher
+from ..managed import LAYERS, layer
+from ..plug.contract import Finding
+from ..plug.layers import OFF, managed_file
 from ..providers import claudecode
+from ..recovery_hint import pending_recovery
+from ..runtime.health import agent_health
+from ..runtime.witness import check_users
+from .options import selected_providers
+from .statusrow import error_row
 
 SCHEMA = 1
 COMPLIANT_STATES = ("healthy", "frozen", "revoked")
@@ -31,16 +47,12 @@ COMPLIANT_STATES = ("healthy", "frozen", "revoked")
 
 def present(ctx: Any) -> list[str]:
     """The catalog agents whose executable is on ``PATH`` (the machine's agents, whoever uses them)."""
-    from .. import catalog
-
     search = ctx.env.get("PATH", os.defpath)
-    return [p.id for p in catalog.providers() if any(shutil.which(name, path=search) for name in p.executables)]
+    return [p.id for p in catalog.providers() if any(which(name, path=search) for name in p.executables)]
 
 
 def _policy(ctx: Any, agent_id: str) -> tuple[str | None, dict[str, str]]:
     """The machine-wide status of ``agent_id`` and the per-user ones (``None``: unreadable)."""
-    from .. import identity, managed
-
     directory = ctx.runtime_dir(agent_id)
     try:
         machine: str | None = identity.read_local_status(directory)
@@ -58,21 +70,11 @@ def _policy(ctx: Any, agent_id: str) -> tuple[str | None, dict[str, str]]:
 
 
 def row(pid: str, ctx: Any) -> dict[str, Any]:
-    from elydora_config.errors import ConfigError
-
-    from ..installer import operations
-    from ..installer.systemscope import runs_flusher
-    from ..managed import layer
-    from ..plug.contract import Finding
-    from ..plug.layers import managed_file
-
     facts = layer(pid)
     try:
         st = operations.status(pid, ctx)
     except (ConfigError, OSError) as exc:
-        from .status import _error_row
-
-        return {**_error_row(pid, exc), "covered": False, "enforced": False, "delivering": False}
+        return {**error_row(pid, exc), "covered": False, "enforced": False, "delivering": False}
     errors = [f for f in st.findings if f.severity in ("error", OFF)]  # hooks switched off: not covered
     interpreter = operations.interpreter_of(pid, ctx) if st.installed else None
     machine, users = _policy(ctx, st.agent_id) if st.installed else (None, {})
@@ -124,14 +126,10 @@ def _managed_source(pid: str, ctx: Any, agent_id: str) -> dict[str, Any] | None:
 
 
 def _bound(ctx: Any, agent_id: str) -> dict[str, Any]:
-    from .agentprovision import bound_users
-
     return bound_users(ctx.runtime_dir(agent_id), ctx.home if ctx.rooted else None)
 
 
 def _witness(ctx: Any, agent_id: str) -> dict[str, str]:
-    from ..runtime.witness import check_users
-
     return check_users(ctx.agent_dir(agent_id), agent_id, ctx.home if ctx.rooted else None)
 
 
@@ -144,8 +142,6 @@ def _lock_down(findings: list[Any], facts: Any) -> dict[str, Any] | None:
 
 def unguarded(rows: list[dict[str, Any]], machine: list[str]) -> list[dict[str, str]]:
     """Present agents that are not covered, each with the reason."""
-    from ..managed import LAYERS
-
     by_id = {r["provider"]: r for r in rows}
     found = []
     for pid in machine:
@@ -158,9 +154,6 @@ def unguarded(rows: list[dict[str, Any]], machine: list[str]) -> list[dict[str, 
 
 
 def run(args: argparse.Namespace, ctx: Any) -> int:
-    from ..managed import LAYERS, layer
-    from .status import pending_recovery
-
     named = _named(args) if args.providers else []
     for pid in named:
         layer(pid)  # refused clearly: an agent without a managed layer
@@ -185,8 +178,6 @@ def run(args: argparse.Namespace, ctx: Any) -> int:
 
 
 def _named(args: argparse.Namespace) -> list[str]:
-    from .options import selected_providers
-
     return selected_providers(args)
 
 
@@ -211,3 +202,43 @@ def _print(rows: list[dict[str, Any]], missing: list[dict[str, str]], recovery: 
             print(f"  - {line}")
     for m in missing:
         print(f"{m['provider']:<12} unguarded: {m['reason']}")
+
+
+def bound_users(runtime_dir: Path, root: Path | None) -> dict[str, dict[str, Any]]:
+    """Per bound user: ``{"agent_dir", "base_url", "delivering", "problems", "delivery"}``."""
+    folder = runtime_dir / managed.BINDINGS
+    if not folder.is_dir() or folder.is_symlink():
+        return {}
+    return {entry.stem: _bound_user(entry, root) for entry in sorted(folder.glob("*.json"))}
+
+
+def _bound_user(marker: Path, root: Path | None) -> dict[str, Any]:
+    if sys.platform == "win32":  # a binding record is written under system scope only (POSIX)
+        raise UsageError("system scope is not supported on Windows yet")
+    import pwd  # POSIX only
+
+    try:
+        record = json.loads(marker.read_bytes())
+        home = managed.user_home(pwd.getpwnam(marker.stem).pw_dir, root)
+        agent_dir = home / identity.STATE_DIR_NAME / str(record["agent_id"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return {"agent_dir": None, "delivering": False, "delivery": None,
+                "problems": [f"{marker}: unreadable binding record or unknown user ({type(exc).__name__})"]}
+    row: dict[str, Any] = {"agent_dir": str(agent_dir), "base_url": record.get("base_url"), "delivery": None}
+    try:
+        config = identity.read_config(agent_dir)
+        bound = (config.agent_id, config.base_url, config.kid) == (record["agent_id"], record["base_url"],
+                                                                   record["kid"])
+    except (ConfigError, OSError):
+        bound = False
+    if not bound:
+        row["problems"] = [f"the state in {agent_dir} is not the identity root provisioned (deleted or replaced): "
+                           "records are not delivered; run elydora agent provision for this user again"]
+    else:
+        report = agent_health(str(agent_dir))
+        row["delivery"] = report["delivery"]
+        query = report["status_query"]
+        unread = query["status"] is None and query["cached_at"] is None  # not used yet: root's policy decides
+        row["problems"] = [p for p in report["problems"] if not (unread and p == query["problem"])]
+    row["delivering"] = not row["problems"]
+    return row

@@ -10,7 +10,13 @@ import json
 import sys
 from typing import Any
 
+from elydora_config.errors import ConfigError
+
 from .. import exitcodes
+from ..installer import operations
+from ..installer.verify import Check, verify
+from ..introspect import probe_for
+from ..plug.agentprobe import AGENT
 from . import options
 
 
@@ -43,10 +49,6 @@ def _line(check: Any, widths: tuple[int, int], sources: bool) -> str:
 
 def _installed(providers: list[str], ctx: Any) -> list[str]:
     """``verify --all``: the agents with an install (a broken one included: its status says why)."""
-    from elydora_config.errors import ConfigError
-
-    from ..installer import operations
-
     kept = []
     for pid in providers:
         try:
@@ -61,11 +63,6 @@ def _installed(providers: list[str], ctx: Any) -> list[str]:
 def _ask_agents(checks: list[Any], providers: list[str], ctx: Any, args: argparse.Namespace) -> list[str]:
     """Where the agent can say which hooks it loads (Codex: ``codex app-server``), one ``agent`` check per
     agent: our entries listed, enabled and trusted. Without the agent: a note that the check was file-level."""
-    from ..installer import operations
-    from ..installer.verify import Check
-    from ..introspect import probe_for
-    from ..plug.agentprobe import AGENT
-
     notes = []
     for pid in dict.fromkeys(c.provider for c in checks if c.provider in providers):
         scoped = options.remembered(ctx, args, pid)
@@ -84,8 +81,6 @@ def _ask_agents(checks: list[Any], providers: list[str], ctx: Any, args: argpars
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..installer.verify import verify
-
     ctx = options.context_from(args)
     providers = options.selected_providers(args)
     if args.all:

@@ -29,8 +29,10 @@ from typing import TextIO
 from elydora_config.records import field, record
 
 from ..installer import verify
+from ..main import main
 from ..plug import runners
 from ..plug.context import Context
+from ..presence import config_dir
 from .sandbox import Sandbox, differences, snapshot
 
 KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TERM", "USER", "LOGNAME")
@@ -82,8 +84,6 @@ def sandbox_environment(home: str) -> Iterator[None]:
 
 def cli(*argv: str) -> tuple[int, str, str]:
     """One ``elydora`` command in this process, its exit code, stdout and stderr."""
-    from ..main import main
-
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(argv))
@@ -188,8 +188,6 @@ class Tour:
 
     def _own_dir(self, provider: str) -> str:
         """The agent's directory below the home, as :func:`.sandbox.differences` names paths."""
-        from ..presence import config_dir
-
         return str(config_dir(provider, context(self.box)).relative_to(self.box.home)) + "/"
 
     def install(self) -> None:

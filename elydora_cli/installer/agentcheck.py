@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from ..plug.agentprobe import ProbeError
 from ..plug.context import Context
-from ..plug.contract import Finding, Provider
+from ..plug.contract import Finding
 from ..plug.documents import Documents
+from ..plug.provider import Provider
 from . import entries
 
 if TYPE_CHECKING:

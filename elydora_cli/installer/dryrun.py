@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from elydora_config.journal import TRANSACTIONS_DIR, blocking_journal
-from elydora_config.paths import pending_journals
+from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
 from elydora_config.records import field, record
 
 from .. import identity
@@ -101,6 +100,8 @@ def pending_journal(state_dir: str, paths: Iterable[str]) -> str | None:
     names = pending_journals(txdir)
     if not names:
         return None
+    from elydora_config.journal import blocking_journal  # the commit engine: status imports this module
+
     touched = set(paths)
     touched |= {os.path.dirname(p) for p in touched}
     name = blocking_journal(txdir, names, touched)

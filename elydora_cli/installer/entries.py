@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from elydora_config.records import record
 
 from ..plug.context import Context
-from ..plug.contract import Provider
 from ..plug.documents import Documents
 from ..plug.ownership import Ref
+from ..plug.provider import Provider
 
 if TYPE_CHECKING:
     from typing import Any

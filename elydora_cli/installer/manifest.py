@@ -7,7 +7,6 @@ config edits. Together with an exact-shape match it decides which entries are ou
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +14,7 @@ from elydora_config.errors import MalformedConfigError
 from elydora_config.records import field, record
 
 from ..plug.hookmap import EditLog
-from ..readpass import read_physical_stat
+from ..readpass import DIRECT, Reads
 
 if TYPE_CHECKING:
     from typing import Any
@@ -136,28 +135,13 @@ def _optional_map(value: object) -> dict[str, Any] | None:
     return value
 
 
-_DECODED: dict[tuple[str, int, int, int, int, int], Manifest] = {}
-"""Manifests read outside a transaction, by path and file identity: ``status`` of every provider reads every
-agent's manifest once, not once per provider."""
+def read_manifest(path: str, *, reads: Reads = DIRECT, allow_links: bool = False) -> Manifest | None:
+    """The manifest at ``path`` read physically (bounded, never blocking on a FIFO); ``None`` when absent. In a
+    read-only pass it is read and decoded once (status reads every agent's manifest for each provider).
+    ``allow_links``: links in the path are followed (a state root under a symlinked home)."""
+    return reads.kept(("manifest", path, allow_links), lambda: _decoded(path, reads, allow_links))
 
 
-def _identity(path: str, st: os.stat_result) -> tuple[str, int, int, int, int, int]:
-    return (path, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
-
-
-def read_manifest(path: str, *, allow_links: bool = False) -> Manifest | None:
-    """The manifest at ``path`` read physically (bounded, never blocking on a FIFO), decoded once per file
-    identity in this process: a file whose identity (device, inode, size, mtime, ctime) is unchanged since it
-    was read is not read again. A symbolic link never matches (its own inode is not the file's). ``allow_links``:
-    links in the path are followed (a state root under a symlinked home)."""
-    try:
-        known = _DECODED.get(_identity(path, os.lstat(path)))
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if known is not None:
-        return known
-    read = read_physical_stat(Path(path), max_bytes=4 << 20, allow_links=allow_links)
-    if read is None:
-        return None
-    manifest = _DECODED[_identity(path, read.stat)] = Manifest.decode(read.data, Path(path))
-    return manifest
+def _decoded(path: str, reads: Reads, allow_links: bool) -> Manifest | None:
+    data = reads.read_physical(Path(path), max_bytes=4 << 20, allow_links=allow_links)
+    return None if data is None else Manifest.decode(data, Path(path))

@@ -15,19 +15,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import ConfigError, RecoveryNeededError
+from elydora_config.files import read_physical
 from elydora_config.log import get_logger
 from elydora_config.records import field, record
 
-from .. import identity, readpass
+from .. import identity
 from ..exitcodes import UsageError
+from ..plug.agentprobe import AGENT
 from ..plug.context import Context
-from ..plug.contract import Finding, Format, Provider, Sources
+from ..plug.contract import Finding, Format, Sources
 from ..plug.documents import Documents
 from ..plug.layers import OFF, env_findings
+from ..plug.provider import Provider
 from ..providers import load
+from ..readpass import Reads
 from ..recovery_hint import with_command
 from ..statefiles import GUARD_SCRIPT
+from . import entries
 from .agentcheck import loaded_findings
+from .dryrun import DRY_RUN_MAX_BYTES, Preview, pending_journal, preview
 from .folders import created_by, remove_empty
 from .hardlinks import refuse_hard_linked
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
@@ -59,9 +65,6 @@ if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that wr
 
     from elydora_config import Transaction
 
-    from . import entries
-    from .dryrun import Preview
-
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 
 
@@ -84,11 +87,11 @@ def _transaction(ctx: Context) -> Transaction:
 
 
 def sources_of(provider: Provider, ctx: Context) -> Sources:
-    """``provider.sources(ctx)``; inside a read-only pass (:func:`~elydora_cli.readpass.read_pass`) once
-    per provider and context: status asks for them for the agent's documents and again for the state roots
-    the documents name. The result is shared: read it, never change it."""
+    """``provider.sources(ctx)``; in a read-only pass (``ctx.reads``) once per provider and context: status
+    asks for them for the agent's documents and again for the state roots the documents name. The result is
+    shared: read it, never change it."""
     key = ("sources", id(provider), id(ctx))
-    pair: tuple[Context, Sources] = readpass.kept_value(key, lambda: (ctx, provider.sources(ctx)))
+    pair: tuple[Context, Sources] = ctx.reads.kept(key, lambda: (ctx, provider.sources(ctx)))
     return pair[1]  # the pair holds ``ctx``, so that its id is not reused while the block lasts
 
 
@@ -99,7 +102,7 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
     for target in src.targets:
-        text = _read_text(tx, target.path, target.max_bytes, ctx.follow_symlinks)
+        text = _read_text(tx, target.path, target.max_bytes, ctx)
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
@@ -107,7 +110,7 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
             docs[target.path] = parsed(tx, target.path, target.max_bytes, read_as, target.fmt)
     depends: dict[Path, Any] = {}
     for path in src.depends:
-        text = _read_text(tx, path, 2 << 20, ctx.follow_symlinks)
+        text = _read_text(tx, path, 2 << 20, ctx)
         fmt = src.depend_formats.get(path)
         depends[path] = text
         if text is not None and fmt is not None and fmt is not Format.TEXT:
@@ -121,17 +124,17 @@ def _blank_json(text: str, fmt: Format) -> bool:
     return fmt in (Format.JSON, Format.JSONC, Format.JSONC_NO_TRAILING_COMMAS) and not text.strip(" \t\r\n")
 
 
-def _read_text(tx: Transaction | None, path: Path, max_bytes: int, follow_symlinks: bool) -> str | None:
+def _read_text(tx: Transaction | None, path: Path, max_bytes: int, ctx: Context) -> str | None:
     if tx is not None:
         return tx.read_text(path, max_bytes=max_bytes)
-    return readpass.read_physical(path, max_bytes=max_bytes, text=True, allow_links=follow_symlinks)
+    return ctx.reads.read_physical(path, max_bytes=max_bytes, text=True, allow_links=ctx.follow_symlinks)
 
 
 def _manifests(tx: Transaction | None, ctx: Context, provider_id: str) -> dict[str, Manifest]:
     """Every manifest of ``provider_id`` under the state root, by agent id."""
     root = ctx.elydora_dir
     if tx is None:  # a read-only pass (status) lists and reads them once for every provider
-        every = readpass.kept_value(("manifests", str(root)), lambda: _read_manifests(root))
+        every = ctx.reads.kept(("manifests", str(root)), lambda: _read_manifests(root, ctx.reads))
         return {m.agent_id: m for m in every if m.provider == provider_id}
     found: dict[str, Manifest] = {}
     for name in _agent_dirs(root):
@@ -151,7 +154,7 @@ def _may_belong(path: Path, provider_id: str, follow_symlinks: bool) -> bool:
     which that agent's own run may rewrite meanwhile. A manifest that cannot be read or decoded here is read in
     the transaction, which reports it."""
     try:
-        data = readpass.read_physical(path, max_bytes=4 << 20, allow_links=follow_symlinks)
+        data = read_physical(path, max_bytes=4 << 20, allow_links=follow_symlinks)
         return data is None or Manifest.decode(data, path).provider == provider_id
     except (ConfigError, OSError):
         return True
@@ -167,12 +170,12 @@ def _agent_dirs(root: Path) -> list[str]:
 
 def installed_manifests(ctx: Context) -> list[Manifest]:
     """Every install manifest under the state directory (sorted by agent id): what is installed."""
-    return _read_manifests(ctx.elydora_dir)
+    return _read_manifests(ctx.elydora_dir, ctx.reads)
 
 
-def _read_manifests(root: Path) -> list[Manifest]:
+def _read_manifests(root: Path, reads: Reads) -> list[Manifest]:
     """Every manifest under the state directory, read outside a transaction (sorted by directory name)."""
-    read = (read_manifest(os.path.join(root, name, MANIFEST_NAME)) for name in _agent_dirs(root))
+    read = (read_manifest(os.path.join(root, name, MANIFEST_NAME), reads=reads) for name in _agent_dirs(root))
     return [m for m in read if m is not None]
 
 
@@ -227,8 +230,6 @@ def _stage_documents(tx: Transaction, docs: Documents, mode: int = 0o700) -> lis
 
 def _changed_paths(tx: Transaction) -> list[str]:
     """The staged files whose bytes differ from what is on disk (the agent's configs first)."""
-    from elydora_config.files import read_physical
-
     changed = [p for p in tx.staged_paths if tx.read(p) != read_physical(p, max_bytes=256 << 20)]
     return sorted(changed, key=lambda p: ("/.elydora/" in p, p))
 
@@ -237,10 +238,6 @@ def _finish(tx: Transaction, outcome: Outcome, dry_run: bool, ctx: Context, docs
     log = get_logger("operations")
     log.debug("staged", provider=outcome.provider, paths=tx.staged_paths)
     if dry_run:
-        from elydora_config.files import read_physical
-
-        from .dryrun import DRY_RUN_MAX_BYTES, pending_journal, preview
-
         read = [snap.path for p in (*docs.targets, *docs.depends) if (snap := tx.snapshot(p)) is not None]
         journal = pending_journal(str(ctx.elydora_dir), [*tx.staged_paths, *read])
         if journal is not None:  # the real run would stop there (exit 4): so does its preview
@@ -328,8 +325,6 @@ def _install(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
 
 def _trusted(ctx: Context) -> bool:
     """Whether the agent itself hashed our entries for their trust entries in this install."""
-    from ..plug.agentprobe import AGENT
-
     return bool(ctx.trust and ctx.probe and ctx.probe.report.check == AGENT)
 
 
@@ -340,8 +335,6 @@ def _trust_notes(ctx: Context) -> list[str]:
 
 def _confirm_trust(provider_id: str, ctx: Context) -> list[str]:
     """After the commit, the agent is asked again: our entries must now be listed as trusted."""
-    from ..plug.agentprobe import AGENT
-
     found = status(provider_id, ctx.with_options(trust=False))
     if ctx.probe is None or ctx.probe.report.check != AGENT:
         return [f"warning: trust not confirmed: {ctx.probe.report.note if ctx.probe else 'no probe'}"]
@@ -466,8 +459,6 @@ def installed_entries(provider_id: str, ctx: Context) -> list[entries.Entry]:
     provider = load(provider_id)
     agent_id = identity.check_agent_id(ctx.agent_id_for(provider_id))
     op = _prepare(None, provider, ctx, provider_id)
-    from . import entries
-
     return entries.installed(provider, op.docs, op.ctx, agent_id)
 
 
@@ -493,5 +484,5 @@ def interpreter_of(provider_id: str, ctx: Context) -> dict[str, object]:
     present = os.path.isfile(python) and os.access(python, os.X_OK)
     if not present or (manifest is not None and manifest.hook_command):
         return {"path": python, "present": present, "identity": None}
-    state, _, problem = interpreter_state(python, manifest.interpreter if manifest else None)
+    state, _, problem = interpreter_state(python, manifest.interpreter if manifest else None, ctx.reads)
     return {"path": python, "present": present and problem is None, "identity": state}

@@ -19,11 +19,14 @@ from pathlib import Path
 from elydora_config import _platform
 
 from .. import identity
+from ..neutral.hookcommand import parse_hook_command
 from ..plug.context import Context
-from ..plug.contract import Finding, Provider
+from ..plug.contract import Finding
 from ..plug.ownership import command_words
-from ..readpass import kept_value
+from ..plug.provider import Provider
+from ..readpass import Reads
 from ..runtime.bytecode import CODE_SUFFIX, digest
+from ..runtime.stubs import stub_time
 from .manifest import Manifest
 from .staging import runtime_files
 from .systemscope import system_file_findings, system_policy_findings, user_root
@@ -33,8 +36,6 @@ def live_guard(path: Path) -> bool:
     """A guard script that is not an uninstall's inert stub."""
     if not path.exists():  # most agents are not installed: no stub module to load for them
         return False
-    from ..runtime.stubs import stub_time
-
     return stub_time(path) is None
 
 
@@ -66,11 +67,9 @@ def check_runtime(
     runtime_dir = ctx.runtime_dir(agent_id)
     expected = {} if ctx.hook_command else runtime_files(provider_id, runtime_dir, python, user_root(ctx))
     expected.update(provider.extra_runtime(ctx.with_options(python=python), agent_id))
-    from ..readpass import read_physical
-
     for name, (data, mode) in expected.items():
         path = ctx.runtime_file(agent_id, name)
-        actual = read_physical(path, max_bytes=4 << 20)
+        actual = ctx.reads.read_physical(path, max_bytes=4 << 20)
         if actual is None:
             findings.append(Finding("runtime file is missing", path))
         elif actual != data:
@@ -87,14 +86,14 @@ def check_runtime(
     if ctx.system:
         findings += system_policy_findings(runtime_dir)
     else:
-        findings += _identity_findings(agent_dir, provider_id)
+        findings += _identity_findings(agent_dir, provider_id, ctx.reads)
     executable, what = (python, "hook interpreter")
     if ctx.hook_command:
         executable, what = _supervisor(ctx.hook_command), "supervisor"
     if not os.path.isfile(executable) or not os.access(executable, os.X_OK):
         findings.append(Finding(f"the {what} {executable} does not exist or is not executable"))
     elif not ctx.hook_command:
-        findings += _interpreter_findings(python, manifest.interpreter if manifest else None, code)
+        findings += _interpreter_findings(python, manifest.interpreter if manifest else None, code, ctx.reads)
     return findings
 
 
@@ -202,17 +201,21 @@ def runs_runtime(python: str, fingerprint_now: str) -> tuple[str | None, str | N
     return words[1], None
 
 
-def interpreter_state(python: str, recorded: dict[str, object] | None) -> tuple[str, str | None, str | None]:
+def interpreter_state(
+    python: str, recorded: dict[str, object] | None, reads: Reads
+) -> tuple[str, str | None, str | None]:
     """(``"as installed"``, ``"changed"`` or ``"not recorded"``; cache tag when it was run; problem)."""
-    now = kept_value(("interpreter fingerprint", python), lambda: fingerprint(python))  # once per status pass
+    now = reads.kept(("interpreter fingerprint", python), lambda: fingerprint(python))  # once per status pass
     if recorded is not None and now == recorded:
         return "as installed", None, None
     tag, problem = runs_runtime(python, repr(now))
     return ("changed" if recorded is not None else "not recorded"), tag, problem
 
 
-def _interpreter_findings(python: str, recorded: dict[str, object] | None, code: dict[str, str]) -> list[Finding]:
-    state, tag, problem = interpreter_state(python, recorded)
+def _interpreter_findings(
+    python: str, recorded: dict[str, object] | None, code: dict[str, str], reads: Reads
+) -> list[Finding]:
+    state, tag, problem = interpreter_state(python, recorded, reads)
     if problem is not None:
         why = "changed since install and " if state == "changed" else ""
         return [Finding(f"the hook interpreter {python} {why}{problem}: the guard cannot run (reinstall with a "
@@ -223,21 +226,19 @@ def _interpreter_findings(python: str, recorded: dict[str, object] | None, code:
     return []
 
 
-def _identity_findings(agent_dir: Path, provider_id: str) -> list[Finding]:
+def _identity_findings(agent_dir: Path, provider_id: str, reads: Reads) -> list[Finding]:
     findings = []
     try:
-        config = identity.read_config(agent_dir)
+        config = identity.read_config(agent_dir, reads=reads)
         if config.agent_name != provider_id:
             findings.append(
                 Finding(f"agent_name is {config.agent_name!r}, expected {provider_id!r}", agent_dir / identity.CONFIG)
             )
-        identity.check_private_key(agent_dir)
+        identity.check_private_key(agent_dir, reads=reads)
     except Exception as exc:  # every identity problem is one finding, never a crash of status
         findings.append(Finding(str(exc)))
     return findings
 
 
 def _supervisor(command: str) -> str:
-    from ..neutral.hookcommand import parse_hook_command
-
     return parse_hook_command(command).executable

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import identity
-from ..runtime import bytecode
+from elydora_config import keys
+
+from .. import agentstate, identity, managed
+from ..runtime import bytecode, stubs
 from ..runtime.generate import generate
 
 if TYPE_CHECKING:
@@ -23,8 +26,6 @@ def stage_identity(tx: Transaction, agent_dir: Path, provider_id: str, agent_id:
 
     Returns True when a new identity was staged.
     """
-    from elydora_config import keys  # cryptography: only the commands that stage an identity load it
-
     config_path = agent_dir / identity.CONFIG
     data = tx.read(config_path, max_bytes=identity.CONFIG_LIMIT)
     if data is not None:
@@ -133,8 +134,6 @@ def stage_pycache_removal(tx: Transaction, agent_dir: Path) -> None:
 def stage_system_policy(tx: Transaction, runtime_dir: Path) -> None:
     """System scope: the runtime directory (root-owned, every user may read it) and the machine-wide status
     the guard decides from, created active when absent (an existing one, frozen or not, is kept)."""
-    from .. import managed
-
     tx.mkdir(runtime_dir, managed.DIR_MODE)
     path = runtime_dir / managed.SYSTEM_STATUS
     if tx.read(path, max_bytes=identity.CONFIG_LIMIT) is None:
@@ -144,11 +143,6 @@ def stage_system_policy(tx: Transaction, runtime_dir: Path) -> None:
 def stage_state_repair(tx: Transaction, agent_dir: Path) -> list[tuple[Path, str]]:
     """Make the guard's inputs usable again: owner-only identity files, and a missing, corrupt or too open
     ``status.json`` restored fail safe (see :mod:`..agentstate`). Returns what was repaired."""
-    import os
-    import stat
-
-    from .. import agentstate
-
     notes: list[tuple[Path, str]] = []
     for name in (identity.CONFIG, identity.PRIVATE_KEY):
         path = agent_dir / name
@@ -179,8 +173,6 @@ def stage_stubs(
 ) -> dict[str, bool]:
     """Launchers a running session may still call become inert stubs (see :mod:`..runtime.stubs`); stubs
     past their grace period go. Returns the launchers kept (True when a stub is written now)."""
-    from ..runtime import stubs
-
     kept = {}
     for name, data in stubs.stubs(provider_id, python).items():
         path = agent_dir / name

@@ -15,6 +15,7 @@ from elydora_config import _platform
 from .. import managed
 from ..plug.context import Context
 from ..plug.contract import Finding
+from ..plug.layers import managed_file
 
 
 def refuse_unmanaged(provider_id: str, ctx: Context) -> None:
@@ -27,8 +28,6 @@ def system_notes(provider_id: str, ctx: Context) -> list[str]:
     """What an install into the managed layer promises (user scope: none; the agent's own notes apply)."""
     if not ctx.system:
         return []
-    from ..plug.layers import managed_file
-
     facts = managed.layer(provider_id)
     notes = [f"managed layer {managed_file(ctx, provider_id)}: {facts.promise}; every user's hooks run the root-owned "
              f"launchers in {ctx.runtime_root} (see docs/fleet.md)"]

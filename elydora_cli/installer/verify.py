@@ -27,13 +27,14 @@ import shutil
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 from typing import Any
 
 from elydora_config import _platform
+from elydora_config.errors import ConfigError
 from elydora_config.records import record
 
-from .. import catalog, health, identity, packagedata
+from .. import catalog, health, identity
+from ..hookpayloads import payload
 from ..plug.context import Context
 from ..plug.layers import OFF
 from ..statefiles import PROBE_ENV, PROBE_LIFETIME, PROBE_NAME_BYTES, PROBE_PREFIX
@@ -41,7 +42,6 @@ from . import operations
 from .entries import Entry
 
 SPOOL = "spool.jsonl"
-SESSION = "elydora-verify"
 WORKERS = 8
 
 
@@ -83,32 +83,6 @@ class Probe:
     cwd: str | None
     base: str
     """The runtime's own directory, where the probe's scratch directory is made."""
-
-
-@cache
-def _samples() -> dict[str, Any]:
-    text = packagedata.read_text("verify_payloads.json")
-    payloads: dict[str, Any] = json.loads(text)["payloads"]
-    return payloads
-
-
-def _fill(value: Any, cwd: str) -> Any:
-    if isinstance(value, str):
-        return value.replace("{cwd}", cwd)
-    if isinstance(value, dict):
-        return {k: _fill(v, cwd) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_fill(v, cwd) for v in value]
-    return value
-
-
-def payload(provider: str, event: str, cwd: str) -> bytes:
-    """The agent's stdin for a probe: its sample for the event, else a minimal event of the common shape."""
-    sample = _samples().get(provider, {}).get(event)
-    if sample is None:
-        sample = {"hook_event_name": event, "session_id": SESSION, "cwd": "{cwd}", "tool_name": "Bash"}
-        sample["tool_input"] = {"command": "true"}
-    return json.dumps(_fill(sample, cwd), ensure_ascii=False).encode("utf-8")
 
 
 # -- judging an answer ---------------------------------------------------------------------------------------
@@ -320,8 +294,6 @@ def _events(provider: str, ctx: Context) -> tuple[tuple[str, str], ...]:
 
 def plan(provider: str, ctx: Context) -> tuple[list[Check], list[Probe]]:
     """The problems found without running anything, and the probes to run, for one provider."""
-    from elydora_config.errors import ConfigError
-
     try:
         status = operations.status(provider, ctx)
         entries = operations.installed_entries(provider, ctx) if status.installed else []

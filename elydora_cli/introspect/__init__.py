@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from ..plug.agentprobe import AgentProbe
 from ..plug.context import Context
+from . import codex, grok
 
 
 def probe_for(provider_id: str, ctx: Context) -> AgentProbe | None:
     """The probe of ``provider_id`` (``None``: the agent offers no introspection we use)."""
     if provider_id == "codex":
-        from . import codex
-
         return codex.CodexProbe(ctx)
     if provider_id == "grok":
-        from . import grok
-
         return grok.GrokProbe(ctx)
     return None

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..plug.agentprobe import AGENT, FILE_LEVEL, ListedHook, ProbeError, ProbeReport
 from ..plug.context import Context
+from ..providers import load
 from .probe import ExecutableProbe
 
 HOOKS_FILE = "hooks.json"
@@ -26,8 +27,6 @@ HOOKS_FILE = "hooks.json"
 
 def codex_home(ctx: Context) -> Path:
     """Where Codex reads ``hooks.json`` and ``config.toml`` (the provider's one home of that fact)."""
-    from ..providers import load
-
     return load("codex").sources(ctx).targets[0].path.parent
 
 
@@ -41,28 +40,29 @@ class CodexProbe(ExecutableProbe):
     compares_commands = False
 
     def _list(self) -> list[ListedHook]:
-        exe = self._exe()  # before the import: no executable, no process machinery
-        from .appserver import list_hooks
-
-        home = codex_home(self._ctx)
-        return list_hooks(exe, self._env(home, self._ctx.home), str(self._ctx.repo_root), self._timeout)
+        return self._ask(self._exe(), codex_home(self._ctx), self._ctx.home, self._ctx.repo_root)
 
     def hashes_for(self, hooks_text: str) -> dict[str, str]:
         import tempfile
-
-        from .appserver import list_hooks
 
         try:
             with tempfile.TemporaryDirectory(prefix="elydora-codex-") as scratch:
                 home = Path(os.path.realpath(scratch))
                 (home / HOOKS_FILE).write_text(hooks_text, encoding="utf-8")
-                hooks = list_hooks(self._exe(), self._env(home, home), str(home), self._timeout)
+                hooks = self._ask(self._exe(), home, home, home)
         except ProbeError as exc:
             self.report = ProbeReport(FILE_LEVEL, f"not trusted: {exc}; Codex skips the hooks until they are")
             raise
         self.report = ProbeReport(AGENT, f"trusted with {self.name}")
         prefix = f"{home / HOOKS_FILE}:"
         return {h.key[len(prefix):]: h.current_hash for h in hooks if h.key.startswith(prefix)}
+
+    def _ask(self, exe: str, home: Path, user_home: Path, repo: Path) -> list[ListedHook]:
+        """Codex's own list of hooks, with ``home`` as its ``CODEX_HOME`` (``exe`` found first: without it, no
+        process machinery is loaded)."""
+        from .appserver import list_hooks
+
+        return list_hooks(exe, self._env(home, user_home), str(repo), self._timeout)
 
     def _env(self, home: Path, user_home: Path) -> dict[str, str]:
         return {**self._ctx.env, "CODEX_HOME": str(home), "HOME": str(user_home)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from .. import catalog
 from ..executables import which
 from ..plug.agentprobe import AGENT, FILE_LEVEL, ListedHook, ProbeError, ProbeReport
 from ..plug.context import Context
@@ -14,8 +15,6 @@ TIMEOUT_SECONDS = 30.0
 
 def executable(ctx: Context, provider_id: str) -> str | None:
     """The first of the catalog's executables of ``provider_id`` on the context's ``PATH``."""
-    from .. import catalog
-
     for name in catalog.provider(provider_id).executables:
         found = which(name, path=ctx.env.get("PATH", os.defpath))
         if found:

@@ -10,9 +10,10 @@ package metadata, nothing else: no editor, no provider module, no key material.
 from __future__ import annotations
 
 import json
+from importlib import metadata
 from typing import Any
 
-from .. import catalog
+from .. import __version__, catalog
 from .contract import (
     ADAPTERS,
     CONTRACT_VERSION,
@@ -34,13 +35,9 @@ HOOK_COMMAND = f"elydora hook --contract {SELECTOR}"
 
 def runtime_version() -> str:
     """The installed distribution's version, else the package's ``__version__``."""
-    from importlib import metadata
-
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
-        from .. import __version__
-
         return __version__
 
 

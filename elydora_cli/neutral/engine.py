@@ -80,7 +80,7 @@ def _decide(data: bytes, selection: Selection, provider_id: str | None, gated: b
 
 
 def _log(directory: str, component: str, message: str) -> None:
-    from ..runtime.errorlog import log_error  # only on a failure path: it loads the identity module
+    from ..runtime.errorlog import log_error  # a failure path: the hook's own path loads no runtime package
 
     log_error(directory, component, message)
 
@@ -158,7 +158,7 @@ def _record_gap(data: bytes, selection: Selection, provider_id: str, problem: st
     """A request that cannot be read still leaves a signed trace: the audit hook's gap event (its size, the
     SHA-256 of what was read, the reason, the tool name when it can be read), spooled for the flusher (or into
     a verify probe's scratch spool). Best effort: an agent that cannot be opened gets the failure mode alone."""
-    from ..runtime.templates.gapevent import gap_line
+    from ..runtime.templates.gapevent import gap_line  # a failure path, as above
 
     reason = "too_large" if len(data) > MAX_INPUT_BYTES else "not_json"
     body = gap_line(reason, problem, data, len(data), None, provider_id)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from elydora_config.records import field, record, replace
 
+from ..managed import RUNTIME_ROOT
+from ..readpass import DIRECT, Reads
 from ..statefiles import RUNTIME_FLAGS
 
 if TYPE_CHECKING:
@@ -54,6 +56,9 @@ class Context:
     (:mod:`elydora_cli.managed`)."""
     lock_down: bool | None = None
     """``--lock-down`` (True) / ``--no-lock-down`` (False) under system scope; ``None``: keep what is there."""
+    reads: Reads = DIRECT
+    """How the agent's files and Elydora's state are read: plainly, or inside the read-only pass of a status run
+    (:class:`~elydora_cli.readpass.ReadPass`)."""
 
     @property
     def elydora_dir(self) -> Path:
@@ -70,8 +75,6 @@ class Context:
         """Where the launchers our entries run live: the state directory, or under system scope the
         root-owned runtime root (placed below ``--root``)."""
         if self.system:
-            from ..managed import RUNTIME_ROOT
-
             return self.place(RUNTIME_ROOT)
         return self.elydora_dir
 

@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from elydora_config import jsonc
 from elydora_config._plaindata import same_types
 from elydora_config.errors import MalformedConfigError
 from elydora_config.nesting import check_nesting
 from elydora_config.records import field, record
+from elydora_config.toml import TomlDocument
 
 from .contract import Document, Format, Target
 from .hookmap import EditLog, FileEdit
@@ -108,8 +110,6 @@ _DIALECTS = {
 
 def _parse(text: str, fmt: Format, path: Path | None) -> Document:
     if fmt is Format.TOML:
-        from elydora_config.toml import TomlDocument
-
         return TomlDocument.parse(text, path=path)
     if fmt is Format.YAML:  # PyYAML is loaded by the first YAML file (one agent's settings are YAML)
         from elydora_config.yaml import YamlDocument
@@ -122,8 +122,6 @@ def _parse(text: str, fmt: Format, path: Path | None) -> Document:
 
 
 def _jsonc(text: str, fmt: Format, path: Path | None) -> Document:
-    from elydora_config import jsonc
-
     return jsonc.JsoncDocument.parse(text, getattr(jsonc, _DIALECTS[fmt]), path=path)
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import MalformedConfigError
 from elydora_config.records import record
 
+from .. import managed
 from .context import Context
 from .contract import Finding
 from .documents import Documents
@@ -134,11 +135,11 @@ def system_file(ctx: Context, *, posix: str, macos: str, windows: str) -> Path:
 
 def managed_file(ctx: Context, provider_id: str) -> Path:
     """The agent's managed layer on this platform (``--scope system``), placed below ``--root``."""
-    from ..managed import ScopeError, layer
-
-    found = layer(provider_id)
+    found = managed.layer(provider_id)
     if found.windows is None and ctx.windows:
-        raise ScopeError(None, f"{provider_id}: --scope system: the agent's managed layer on Windows is not known")
+        raise managed.ScopeError(
+            None, f"{provider_id}: --scope system: the agent's managed layer on Windows is not known"
+        )
     return system_file(ctx, posix=found.path, macos=found.macos, windows=found.windows or "")
 
 

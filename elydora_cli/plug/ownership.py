@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING
 
 from elydora_config.records import record
 
+from .. import catalog
+from ..neutral.hookcommand import parse_hook_command
+from ..runtime.generate import SCRIPT_MODE, supervisor_launcher
 from ..statefiles import AUDIT_SCRIPT, GUARD_SCRIPT, SUPERVISOR_SCRIPT
 from .cmdforms import looks_like_python, parse_encoded_powershell, parse_posix, parse_powershell_call
 from .context import RUNTIME_FLAGS, Context
@@ -63,16 +66,12 @@ def runtime_argv(ref: Ref, ctx: Context) -> list[str]:
 def hosted(provider: str | None) -> bool:
     """Whether other agents run this provider's entries, so its runtime checks which agent sent the event
     (catalog ``host``); its supervisor entries then go through the launcher that does the same check."""
-    from .. import catalog
-
     return provider is not None and catalog.provider(provider).host is not None
 
 
 @functools.lru_cache(maxsize=64)
 def command_words(command: str) -> tuple[str, ...]:
     """The argv of a checked hook command (``env`` and its assignments included)."""
-    from ..neutral.hookcommand import parse_hook_command
-
     return parse_hook_command(command).argv
 
 
@@ -99,8 +98,6 @@ def _launcher_form(ctx: Context) -> bool:
 
 def supervisor_exec(command: str, ctx: Context, agent_id: str) -> tuple[list[str], dict[str, str]]:
     """:func:`supervisor_argv` as an exec needs it: the argv without the ``env`` prefix, and its assignments."""
-    from ..neutral.hookcommand import parse_hook_command
-
     parsed = parse_hook_command(command)
     words = supervisor_argv(command, ctx, agent_id)
     return words[parsed.executable_index :], parsed.environment
@@ -111,8 +108,6 @@ def supervisor_runtime(ctx: Context, agent_id: str) -> dict[str, tuple[bytes, in
     provider; nothing otherwise (an ``extra_runtime`` of the agent modules)."""
     if not (ctx.hook_command and launches_supervisor(ctx)):
         return {}
-    from ..runtime.generate import SCRIPT_MODE, supervisor_launcher
-
     assert ctx.provider is not None  # hosted() says so
     argv, env = supervisor_exec(ctx.hook_command, ctx, agent_id)
     launcher = supervisor_launcher(ctx.provider, ctx.agent_dir(agent_id), ctx.python, argv, env)

@@ -9,6 +9,7 @@ string, so a look-alike (an extra argument, other quoting, another directory) st
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
 
 
 def _joined(pair: list[str]) -> str:
-    import shlex  # only for this form
-
+    """The words quoted only where a shell needs it."""
     return shlex.join(pair)
 
 

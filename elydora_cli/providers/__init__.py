@@ -13,7 +13,7 @@ import os
 from typing import TYPE_CHECKING
 
 from .. import catalog
-from ..plug.contract import Provider
+from ..plug.provider import Provider
 
 if TYPE_CHECKING:  # every agent module against the contract: a misspelt or missing name fails type checking
     from . import (

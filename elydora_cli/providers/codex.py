@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import binascii
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import MalformedConfigError, UnsafePathError
 from elydora_config.records import replace
+from elydora_config.toml import TomlDocument
 
 from .. import catalog, managed
 from ..plug import defaults, hookmap, lockdown, macprefs, runners, systempin
@@ -188,14 +190,11 @@ def _preference(ctx: Context, key: str) -> list[Layer]:
         return []
     path, encoded = found
     import base64  # here only: a status elsewhere loads neither base64 nor struct (test_cmd_import_sets.py)
-    import binascii
 
     try:
         text = base64.b64decode(str(encoded).strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError) as exc:
         raise MalformedConfigError(path, f"{key} is not base64 of UTF-8 text, so Codex fails to start: {exc}") from None
-    from elydora_config.toml import TomlDocument  # the TOML reader, on first use (architecture.md)
-
     return [Layer(path, TomlDocument.parse(text, path=path).value)]
 
 

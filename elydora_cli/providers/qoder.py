@@ -12,6 +12,7 @@ Qoder adds events from release to release.
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 from .. import catalog
@@ -99,8 +100,6 @@ def dir_name(ctx: Context) -> str:
     name = ctx.env_value(DIR_NAME_ENV)
     if not name:  # unset or strictly empty: Qoder's default
         return DEFAULT_DIR_NAME
-    import unicodedata  # only when the folder is renamed
-
     name = unicodedata.normalize("NFC", name)
     if (len(name) > 64 or name != name.strip() or name.endswith(".") or "/" in name or "\\" in name
             or name.lower() in PROTECTED_DIR_NAMES):

@@ -182,12 +182,6 @@ def resolve_home(ctx: Context, read: Callable[[Path], str | None]) -> QwenHome:
     return QwenHome(home, tuple(files))
 
 
-def _read_disk(path: Path) -> str | None:
-    from ..readpass import read_physical
-
-    return read_physical(path, max_bytes=2 << 20, text=True)
-
-
 def system_settings(ctx: Context) -> Path:
     configured = ctx.env_value("QWEN_CODE_SYSTEM_SETTINGS_PATH")
     return ctx.place(configured) if configured else managed_file(ctx, FACTS.id)
@@ -219,6 +213,11 @@ class Places:
     trust: Path
 
 
+def _disk(ctx: Context) -> Callable[[Path], str | None]:
+    """How :func:`sources` reads a ``.env`` file: through the context's reads (once per status pass)."""
+    return lambda path: ctx.reads.read_physical(path, max_bytes=2 << 20, text=True)
+
+
 def places(ctx: Context, read: Callable[[Path], str | None]) -> Places:
     home = resolve_home(ctx, read)
     return Places(
@@ -239,7 +238,7 @@ user's or project's ``true`` (Qwen Code 0.24 ``mergeSettings``)."""
 def sources(ctx: Context) -> Sources:
     if ctx.system:  # /etc/qwen-code/settings.json: its hooks are Qwen's system hooks, for every user
         return systempin.sources(ctx, FACTS.id, DIALECT)
-    where = places(ctx, _read_disk)
+    where = places(ctx, _disk(ctx))
     settings = [p for p in (where.defaults, where.workspace, where.system) if p is not None and p != where.settings]
     depends = [p for p in dict.fromkeys([*where.home.env_files, *settings, where.trust]) if p != where.settings]
     target = Target(where.settings, DIALECT, new_text="// Managed by Elydora\n{}\n")

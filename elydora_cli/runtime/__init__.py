@@ -19,7 +19,7 @@ __all__ = ["GUARD_NAME", "HOOK_NAME", "SCRIPT_MODE", "generate", "runtime_argv"]
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module 'elydora_cli.runtime' has no attribute {name!r}")
-    import importlib
+    import importlib  # the flusher's boot imports this package and needs none of its names
 
     module = importlib.import_module(".generate", __name__)
     # Importing the submodule bound the package attribute ``generate`` to it; bind the public names instead.

@@ -12,7 +12,7 @@ import time
 
 from elydora_config import _platform
 
-from ..identity import ERROR_LOG
+from ..statefiles import ERROR_LOG
 
 LIMIT = 1 << 20
 _FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC

@@ -24,65 +24,25 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from elydora_config import _platform
-from elydora_config._platform import locking
 
-from ..statefiles import CHAIN_STATE, FLUSH_LOCK, OUTBOX, RETIRED_SPOOL, SPOOL
+from ..statefiles import CHAIN_STATE, OUTBOX, RETIRED_SPOOL, SPOOL
 from . import spool
+from .dropmark import pending_drops
+from .errorlog import log_error
+from .flushlock import BUSY, DRAINED, STOPPED, try_lock
 
 if TYPE_CHECKING:
     from .deliver import RetryPolicy
 
-DRAINED = "drained"
-STOPPED = "stopped"
-BUSY = "busy"
-BATCH = 64
 LINGER = 0.25
 LOCK_FD_FLAG = "--lock-fd"
-START_RECORD = 20
-"""Windows: bytes at the start of ``flush.lock`` where the audit hook notes when it started a flusher (the lock
-is not handed over there, see ``templates/oslayer.py``); the flusher that takes the lock blanks them."""
 PROVISION_FLAG = "--provision"
 """System scope: ``--provision <provider id>`` creates the user's identity on first use (see :mod:`.provision`)."""
 _STATE_LIMIT = 64 << 10
 _READ = os.O_RDONLY | _platform.O_NOFOLLOW | _platform.O_CLOEXEC
-
-
-@contextmanager
-def try_lock(agent_dir: str, held_fd: int | None = None) -> Iterator[bool]:
-    """``flush.lock`` held exclusively, or ``False`` when another flusher holds it.
-
-    ``held_fd`` is a descriptor of ``flush.lock`` that the audit hook locked and handed over at spawn (a
-    lock on an open file description is shared with the child): it is adopted after checking that it is
-    that file, so no second flusher can start in between. (POSIX only: a Windows hook hands over nothing.)
-    """
-    path = os.path.join(agent_dir, FLUSH_LOCK)
-    fd = held_fd if held_fd is not None and _is_lock_file(held_fd, path) else None
-    if fd is None:
-        fd = _platform.open_at(path, os.O_RDWR | os.O_CREAT | _platform.O_NOFOLLOW | _platform.O_CLOEXEC, 0o600)
-    try:
-        try:
-            locking.flock(fd, locking.LOCK_EX_NB)
-        except BlockingIOError:
-            yield False
-            return
-        if sys.platform == "win32":  # started: the hooks' note has done its work
-            locking.pwrite(fd, b" " * START_RECORD, 0)
-        yield True
-    finally:
-        os.close(fd)
-
-
-def _is_lock_file(fd: int, path: str) -> bool:
-    try:
-        opened, named = os.fstat(fd), os.stat(path, follow_symlinks=False)
-    except OSError:
-        return False
-    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 def _saved_offset(agent_dir: str) -> int:
@@ -109,8 +69,6 @@ def has_undelivered(agent_dir: str) -> bool:
 def has_work(agent_dir: str) -> bool:
     """Undelivered events, a record being delivered, an interrupted spool retirement, or drop markers of
     events a full disk refused (they become a signed gap record)."""
-    from .dropmark import pending_drops
-
     pending = (OUTBOX, RETIRED_SPOOL)
     if has_undelivered(agent_dir) or any(os.path.lexists(os.path.join(agent_dir, n)) for n in pending):
         return True
@@ -152,7 +110,7 @@ def flush(
 
 
 def _run(directory: str, policy: RetryPolicy | None, accept: bool = False) -> str:
-    from .flusher import Flusher  # the HTTP client (deliver) loads only for a server-bound agent
+    from .flusher import Flusher  # the signing chain (cryptography, the library): only once there is work
 
     return Flusher(directory, policy, accept=accept).run()
 
@@ -195,13 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     directory = os.path.abspath(args[0])
     try:
         if provider is not None:
-            from .provision import provision
+            from .provision import provision  # the library and the signing key: system scope's first use only
 
             provision(directory, provider)
         outcome = _flush_main(directory, held_fd)
     except Exception as exc:  # a detached process: the error log is its only voice
-        from .errorlog import log_error
-
         message = getattr(exc, "message", None)
         log_error(directory, "flush", message if isinstance(message, str) else f"{type(exc).__name__}: {exc}")
         return 1

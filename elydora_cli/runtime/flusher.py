@@ -25,9 +25,9 @@ from ..identity import (
     read_private_key,
 )
 from ..statefiles import GENESIS
-from . import chaincheck, dropmark, ledger, ledgertail, spool, state
+from . import chaincheck, dropmark, health, ledger, ledgertail, spool, state
 from .errorlog import log_error
-from .flush import BATCH, DRAINED, STOPPED
+from .flushlock import BATCH, DRAINED, STOPPED
 from .jcs import CanonicalizationError, canonicalize
 from .record import build_record, wire_payload
 from .templates.gapevent import TOOL_MEMBERS, member_text
@@ -64,8 +64,7 @@ class Flusher:
         self.health: dict[str, Any] = {}
         self.delivery: Delivery | None = None
         if not self.config.is_local:
-            from . import health
-            from .deliver import Delivery, RetryPolicy
+            from .deliver import Delivery, RetryPolicy  # the HTTP client, for a server-bound agent only
 
             self.delivery = Delivery(agent_dir, self.config, self.key, policy or RetryPolicy())
             # the server's clock, as learnt from its last TTL_EXPIRED answer
@@ -80,8 +79,6 @@ class Flusher:
                 self._note_health()
 
     def _note_health(self) -> None:
-        from . import health
-
         assert self.delivery is not None
         if self.delivery.clock_offset_ms != health.recorded(self.dir).get("clock_offset_ms", 0):
             self.health["clock_offset_ms"] = self.delivery.clock_offset_ms
@@ -223,7 +220,7 @@ class Flusher:
         return self._deliver(outbox)
 
     def _deliver(self, outbox: dict[str, Any]) -> bool:
-        from . import deliver, health
+        from . import deliver  # as above
 
         assert self.delivery is not None
         outcome = self.delivery.deliver(outbox)
@@ -284,8 +281,6 @@ class Flusher:
         self.health["last_accepted"] = {"seq": outbox["seq"], "operation_id": accepted["operation_id"]}
         self.health["last_accepted"]["at"] = int(time.time())
         if "stopped" not in self.health:  # once per run: delivery works again
-            from . import health
-
             self.health["stopped"] = None
             health.note_stopped(self.dir, None)
 

@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+import sys
 from typing import TYPE_CHECKING
 
 from elydora_config import _platform
 
-from .. import __version__
+from .. import __version__, catalog, managed, packagedata
+from ..identity import check_agent_id
 from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
+from .templateparams import cut_python, joined
 
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
@@ -38,9 +42,9 @@ if TYPE_CHECKING:  # kept out of the import: the detached flusher imports this p
 
 SCRIPT_MODE = 0o700
 MODULE_MODE = 0o600
-INLINE_TRAIL = "  # @inline"
-"""What ends a template's import of another template module (``from .name import a, b``), which the generated
-script holds in its place."""
+INLINE_LINE = r"^from \.(\w+) import (?:[\w, ]+  # @inline|\(  # @inline\n[\w, \n]*?\n\))$"
+"""A template's import of another template module (its group: the module), on one line or with its names in
+parentheses up to the next ``)`` line; the generated script holds the module's code in its place."""
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -58,9 +62,6 @@ def generate(
     user's own (their home from the password database, placed below ``user_root``: ``""`` on a real
     machine), the guard decides from root-owned policy and blocks on its own failures (fail closed), and the
     files are readable by every user but writable by root only."""
-    from .. import catalog, managed
-    from ..identity import check_agent_id
-
     facts = catalog.provider(provider_id)
     directory = os.path.abspath(os.fspath(agent_dir))
     agent_id = check_agent_id(os.path.basename(directory))
@@ -129,9 +130,6 @@ def supervisor_launcher(
 ) -> bytes:
     """The argument-free launcher of a ``--hook-command`` supervisor (``templates/supervisor.py``): the host
     check of the agent's runtime (noted in ``agent_dir``), then ``argv`` (with ``env`` added) in its place."""
-    from .. import catalog
-    from ..identity import check_agent_id
-
     facts = catalog.provider(provider_id)
     directory = os.path.abspath(os.fspath(agent_dir))
     agent_id = check_agent_id(os.path.basename(directory))
@@ -154,8 +152,6 @@ def package_python(python: str, system: bool) -> str:
     interpreter without the package: ``install --python /usr/bin/python3`` from a virtual environment or pipx,
     as install advises), except under system scope, where every user runs them and root's own installation may
     be out of their reach: the hooks' interpreter then, which install checks can run the flusher."""
-    import sys
-
     return python if system else os.path.abspath(sys.executable)
 
 
@@ -173,8 +169,6 @@ def flusher_path(python: str) -> tuple[str, ...]:
     Empty when the agent runs another interpreter than this one (its packages and extension modules may be
     others): the hook then starts the flusher with ``site``, as it does when a listed directory is gone.
     """
-    import sys
-
     if os.path.realpath(python) != os.path.realpath(sys.executable):
         return ()
     found: list[str] = []
@@ -197,8 +191,6 @@ def _find_spec(name: str) -> Any:
     """``importlib.util.find_spec(name)`` for a top-level module name, without importing :mod:`importlib.util`
     (and its abstract base classes) on every ``status``: the loaded module's spec, else the first spec a
     finder of :data:`sys.meta_path` gives (``None``: not found)."""
-    import sys
-
     module = sys.modules.get(name)
     if module is not None:
         spec = getattr(module, "__spec__", None)
@@ -232,13 +224,11 @@ def _launcher(
     failure: tuple[int, bytes],
     system: bool,
 ) -> bytes:
-    from .. import catalog
-
     prefix = catalog.guard_error_prefix() if module == GUARD_MODULE else catalog.audit_error_prefix()
     params = {
         "AGENT_DIR": directory,
         "MODULE": module,
-        "PRELOAD": (POLICY_MODULE,) if system else (),
+        "POLICY": POLICY_MODULE if system else "",
         "ERROR_PREFIX": prefix,
         "FAILURE_EXIT": failure[0],
         "FAILURE_STDOUT": failure[1],
@@ -254,8 +244,6 @@ def _render(template: str, facts: catalog.Provider, agent_id: str, python: str, 
     texts, names = _parsed(template)
     if len(names) != len(params) or params.keys() != set(names):  # else each name once, and all of them
         _refuse_parameters(template, names, params)
-    from .templateparams import joined
-
     lines = [f"{name} = {params[name]!r}" for name in names]
     return (_header(facts, agent_id, python) + joined(texts, lines)).encode("utf-8")
 
@@ -278,9 +266,6 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     read and cut once per process (``status`` renders every agent's runtime to compare it)."""
     known = _PARSED.get(template)
     if known is None:
-        from .. import packagedata
-        from .templateparams import cut_python
-
         inlined: set[str] = set()
 
         def code_of(module: str) -> str:  # each module once, where it is first imported (its imports first)
@@ -294,66 +279,15 @@ def _parsed(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
-    """``source`` with each line ``from .<module> import <names>  # @inline`` (``<names>``: word characters,
-    commas and spaces), or each ``from .<module> import (  # @inline`` with its names on the lines up to the
-    next ``)`` line (a list too long for one line, as the import sorter writes it), replaced by
-    ``code_of(<module>)``; only the lines ending in the trail are looked at."""
-    pieces: list[str] = []
-    done = 0
-    at = source.find(INLINE_TRAIL)
-    while at >= 0:
-        end = at + len(INLINE_TRAIL)
-        start = source.rfind("\n", 0, at) + 1
-        if end == len(source) or source[end] == "\n":
-            line = source[start:at]
-            module = _inlined_module(line)
-            if module is None and line.endswith(_OPEN_LIST):
-                module, end = _inlined_list(line, source, end)
-            if module is not None:
-                pieces += (source[done:start], code_of(module))
-                done = end
-        at = source.find(INLINE_TRAIL, end)
-    pieces.append(source[done:])
-    return "".join(pieces)
-
-
-_OPEN_LIST = " import ("
-
-
-def _inlined_list(line: str, source: str, end: int) -> tuple[str | None, int]:
-    """(module, where the import ends) of ``from .<module> import (  # @inline`` whose names (word characters,
-    commas, spaces, line breaks) run from the next line to the first line ``)``; (``None``, ``end``) else."""
-    module = line[len("from .") : -len(_OPEN_LIST)]
-    close = source.find("\n)", end + 1)
-    after = close + 2
-    if not (line.startswith("from .") and module and _word(module)) or end == len(source) or close < 0:
-        return None, end
-    names = source[end + 1 : close].replace(",", "").replace(" ", "").replace("\n", "")
-    if (after < len(source) and source[after] != "\n") or not _word(names):
-        return None, end
-    return module, after
-
-
-def _inlined_module(line: str) -> str | None:
-    """The module of ``from .<module> import <names>`` (the line without its trail), else ``None``."""
-    if not line.startswith("from ."):
-        return None
-    module, sep, names = line[len("from .") :].partition(" import ")
-    if sep and module and _word(module) and names and _word(names.replace(",", "").replace(" ", "")):
-        return module
-    return None
-
-
-def _word(text: str) -> bool:
-    """Whether ``text`` is only word characters (``\\w`` of a pattern: letters, digits, underscores), at all."""
-    return all(c.isalnum() or c == "_" for c in text)
+    """``source`` with each import of a template module ``# @inline`` (:data:`INLINE_LINE`: on one line, or with
+    its names in parentheses on the lines up to the next ``)`` line, as the import sorter writes a long list)
+    replaced by ``code_of(<module>)``."""
+    return re.sub(INLINE_LINE, lambda match: code_of(match[1]), source, flags=re.MULTILINE)
 
 
 def _inlined(module: str) -> str:
     """The code of the template module ``module``: everything below its ``from __future__`` line (its own
     ``# @inline`` imports are inlined in turn by :func:`_parsed`)."""
-    from .. import packagedata
-
     source = packagedata.read_template(f"{module}.py")
     return source[source.index(_FUTURE) + len(_FUTURE) :].strip("\n")
 

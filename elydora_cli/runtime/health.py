@@ -15,8 +15,10 @@ import time
 from typing import TYPE_CHECKING
 
 from elydora_config import files
+from elydora_config.errors import ConfigError
 
-from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE
+from ..identity import DELIVERY, DELIVERY_STOPPED, OUTBOX, SPOOL, STATUS_CACHE, read_config
+from ..readpass import DIRECT, Reads
 from ..statefiles import FAR_STALE, QUERY_GRACE
 from . import state
 
@@ -63,10 +65,10 @@ def note_stopped(agent_dir: str, reason: str | None) -> None:
     files.write_atomic(path, line.encode("utf-8", "replace"), mode=0o600)
 
 
-def _pending(agent_dir: str) -> tuple[int, float | None]:
+def _pending(agent_dir: str, reads: Reads) -> tuple[int, float | None]:
     """Events in the spool past the delivered offset, and the receipt time (epoch s) of the oldest."""
     try:
-        offset = state.load(agent_dir).spool_offset
+        offset = state.load(agent_dir, reads=reads).spool_offset
     except (state.StateError, OSError):
         offset = 0
     count, oldest = 0, None
@@ -105,11 +107,11 @@ def query_health(agent_dir: str, now: float) -> dict[str, Any]:
     return result
 
 
-def agent_health(agent_dir: str, now: float | None = None) -> dict[str, Any]:
+def agent_health(agent_dir: str, now: float | None = None, *, reads: Reads = DIRECT) -> dict[str, Any]:
     """``{"healthy", "problems", "delivery": {...}, "status_query": {...}}`` of a server-bound agent."""
     moment = time.time() if now is None else now
     recorded = _read_json(os.path.join(agent_dir, DELIVERY))
-    pending, oldest = _pending(agent_dir)
+    pending, oldest = _pending(agent_dir, reads)
     pending += os.path.lexists(os.path.join(agent_dir, OUTBOX)) and pending == 0
     delivery: dict[str, Any] = {
         "last_accepted": recorded.get("last_accepted"),
@@ -127,18 +129,14 @@ def agent_health(agent_dir: str, now: float | None = None) -> dict[str, Any]:
     return {"healthy": not problems, "problems": problems, "delivery": delivery, "status_query": query}
 
 
-def server_health(agent_dir: str) -> dict[str, Any] | None:
+def server_health(agent_dir: str, *, reads: Reads = DIRECT) -> dict[str, Any] | None:
     """:func:`agent_health` for a server-bound agent; ``None`` for a local one or an unreadable config."""
-    from elydora_config.errors import ConfigError
-
-    from ..identity import read_config
-
     try:
-        if read_config(agent_dir).is_local:
+        if read_config(agent_dir, reads=reads).is_local:
             return None
     except (ConfigError, OSError):
         return None  # the installer's own checks report a broken identity
-    return agent_health(agent_dir)
+    return agent_health(agent_dir, reads=reads)
 
 
 def summary(report: dict[str, Any]) -> str:

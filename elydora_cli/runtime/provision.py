@@ -18,13 +18,17 @@ The identity decides nothing about blocking: under system scope the guard reads 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from elydora_config import _platform
+from elydora_config import _platform, files, keys
+from elydora_config.errors import ConfigError
 
+from .. import catalog, identity, managed
 from ..statefiles import CONFIG, PRIVATE_KEY, SPOOL, STATE_DIR_NAME
+from .flushlock import try_lock
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -39,9 +43,7 @@ def provision(agent_dir: str, provider_id: str) -> bool:
     """Create the identity of ``agent_dir`` when it has none; whether one was created."""
     if os.path.lexists(os.path.join(agent_dir, CONFIG)):
         return False
-    from elydora_config import Transaction, keys
-
-    from .. import catalog, identity
+    from elydora_config import Transaction  # the commit engine: only when an identity is made
 
     marker = binding_record(agent_dir)
     if marker is not None and os.path.lexists(marker):
@@ -65,9 +67,7 @@ def binding_record(agent_dir: str) -> str | None:
     root (``--root`` of the install) is what precedes the home, and the runtime directory sits below it."""
     if sys.platform == "win32":  # no system scope there (managed.require_root)
         return None
-    import pwd
-
-    from .. import managed
+    import pwd  # POSIX only
 
     name = os.path.basename(agent_dir)
     agent_id, separator, user = name.rpartition(managed.USER_SEPARATOR)
@@ -86,9 +86,7 @@ def bind(agent_dir: str, config: AgentConfig, key: Ed25519PrivateKey, *, dry_run
     The same identity (organisation, agent id, key id, private key) is updated in place (a new token or server
     address keeps the chain); any other state (a first-use local identity, another key, leftovers) is moved
     aside whole, as evidence. Returns ``{"changed": [paths], "replaced": path | None}``."""
-    from elydora_config import Transaction, keys
-
-    from .. import identity
+    from elydora_config import Transaction  # the commit engine
 
     parent = os.path.dirname(agent_dir)
     key_bytes = (keys.encode_private_key(key) + "\n").encode("ascii")
@@ -118,9 +116,6 @@ def bind(agent_dir: str, config: AgentConfig, key: Ed25519PrivateKey, *, dry_run
 
 def _move_aside(agent_dir: str, aside: str) -> None:
     """Rename the old state while holding its ``flush.lock``: no flusher of the old identity writes on after."""
-    from .. import identity
-    from .flush import try_lock
-
     deadline = time.monotonic() + 5.0
     while True:
         with try_lock(agent_dir) as held:
@@ -134,11 +129,6 @@ def _move_aside(agent_dir: str, aside: str) -> None:
 
 def _plan(agent_dir: str, config: AgentConfig, key_bytes: bytes) -> str:
     """``create``, ``update`` (config.json only), ``unchanged`` or ``replace`` (move the old state aside)."""
-    from elydora_config import files
-    from elydora_config.errors import ConfigError
-
-    from .. import identity
-
     if not os.path.lexists(agent_dir):
         return "create"
     config_path = os.path.join(agent_dir, CONFIG)
@@ -159,10 +149,6 @@ def _plan(agent_dir: str, config: AgentConfig, key_bytes: bytes) -> str:
 
 def _own_directory(path: str, *, create: bool) -> None:
     """``path`` is a real directory of the running user (created 0700 when ``create``), owner-only."""
-    import stat
-
-    from .. import identity
-
     try:
         info = os.lstat(path)
     except FileNotFoundError:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 from .. import spoollock
 from ..statefiles import REJECTED, RETIRED_SPOOL, SPOOL
+from .jcs import loads_strict
 
 EVENT_LIMIT = 8 << 20
 """The largest event the audit hook spools whole (``templates/hook.py`` restates it; docs/runtime.md says why);
@@ -76,8 +77,6 @@ def parse_line(raw: bytes) -> tuple[int, dict[str, Any]]:
     stamp, sep, body = raw.partition(b" ")
     if not sep or not stamp.isdigit() or not raw.endswith(b"\n"):
         raise BadLine("the line has no receipt time")
-    from .jcs import loads_strict  # only a flusher with work parses events
-
     try:
         event = loads_strict(body)
     except (ValueError, RecursionError) as exc:

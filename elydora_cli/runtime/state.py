@@ -23,8 +23,8 @@ from elydora_config import files
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
 
-from .. import readpass
 from ..identity import CHAIN_STATE, OUTBOX
+from ..readpass import DIRECT, Reads
 from ..statefiles import GENESIS
 from .dropmark import GAP_EVENT
 
@@ -52,9 +52,9 @@ class ChainState:
         return (json.dumps(data) + "\n").encode("ascii")
 
 
-def load(agent_dir: str) -> ChainState:
+def load(agent_dir: str, *, reads: Reads = DIRECT) -> ChainState:
     path = os.path.join(agent_dir, CHAIN_STATE)
-    data = readpass.read_physical(path, max_bytes=STATE_LIMIT)
+    data = reads.read_physical(path, max_bytes=STATE_LIMIT)
     if data is None:
         return ChainState()
     try:

@@ -25,6 +25,7 @@ from pathlib import Path
 from elydora_config import _platform, files, paths
 from elydora_config.errors import ConfigError
 
+from ..managed import user_dir_name, user_home
 from ..statefiles import LEDGER, STATE_DIR_NAME
 from . import chaincheck, ledgertail
 
@@ -103,11 +104,9 @@ def check(record_path: Path, user_dir: Path) -> str | None:
 def check_users(state_dir: Path, agent_id: str, user_root: Path | None) -> dict[str, str]:
     """``{user: why}`` for every user whose state directory for ``agent_id`` lost an entry root saw; the records
     of the others move forward. ``state_dir``: root's ``<state root>/.elydora/<agent id>``."""
-    from ..managed import user_dir_name, user_home
-
     if sys.platform == "win32":  # no system scope there (managed.require_root)
         return {}
-    import pwd
+    import pwd  # POSIX only
 
     problems = {}
     for user in pwd.getpwall():

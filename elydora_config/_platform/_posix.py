@@ -9,6 +9,7 @@ own cache: there ``fsync`` is ``fcntl(F_FULLFSYNC)`` (unverified: no macOS machi
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -144,8 +145,7 @@ def spawn_detached(argv: list[str], *, nice: bool = False) -> int:
 
 def kill_session(process: Any) -> None:
     """Kill the process group of a child started with :data:`NEW_SESSION` (the processes it started too)."""
-    import contextlib
-    import signal
+    import signal  # only to stop a child that timed out: its import builds three enums that status never uses
 
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)

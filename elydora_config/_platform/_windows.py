@@ -32,6 +32,7 @@ path. The checks the POSIX calls make in the kernel are made around the Windows 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import itertools
@@ -408,7 +409,6 @@ def spawn_detached(argv: list[str], *, nice: bool = False) -> int:
 def kill_session(process: Any) -> None:
     """Kill a child started with :data:`NEW_SESSION` and the processes it started (``taskkill /T``), else at
     least the child itself."""
-    import contextlib
     import subprocess
 
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):

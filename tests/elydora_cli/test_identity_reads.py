@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from elydora_cli import identity
-from elydora_cli.readpass import read_pass
+from elydora_cli.readpass import ReadPass
 
 
 def _agent(tmp_path: Path, name: str) -> Path:
@@ -28,11 +28,12 @@ def test_a_read_only_pass_parses_the_config_once(tmp_path: Path, monkeypatch: py
         return real(data, path)  # type: ignore[arg-type]
 
     monkeypatch.setattr(identity, "parse_config", counting)
-    with read_pass():
-        first = identity.read_config(directory)
-        assert identity.read_config(directory) is first and len(parsed) == 1
+    with ReadPass() as reads:
+        first = identity.read_config(directory, reads=reads)
+        assert identity.read_config(directory, reads=reads) is first and len(parsed) == 1
+        assert identity.read_config(directory) is not first and len(parsed) == 2  # plain reads: parsed again
     _agent(tmp_path, "codex")
-    assert identity.read_config(directory).agent_name == "codex" and len(parsed) == 2  # outside: read again
-    with read_pass():
-        assert identity.read_config(directory).agent_name == "codex"
-    assert len(parsed) == 3  # a new pass reads again
+    assert identity.read_config(directory).agent_name == "codex" and len(parsed) == 3  # outside: read again
+    with ReadPass() as reads:
+        assert identity.read_config(directory, reads=reads).agent_name == "codex"
+    assert len(parsed) == 4  # a new pass reads again

@@ -1,33 +1,34 @@
-"""The read-only pass of a command (``elydora_cli.readpass``): inside one block a file is read once per limit,
-a value computed once, and every directory opened once (``elydora_config.paths.DirectoryCache``)."""
+"""How the CLI reads its files (``elydora_cli.readpass``): plain reads read again every time; inside one read
+pass a file is read once per limit, a value computed once, and every directory opened once
+(``elydora_config.paths.DirectoryCache``)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from elydora_cli.readpass import kept_value, read_pass, read_physical
+from elydora_cli.readpass import DIRECT, ReadPass
 from elydora_config import _sysio
 from elydora_config.errors import FileTooLargeError
 
 
-def test_kept_value_lives_as_long_as_the_block() -> None:
+def test_a_kept_value_lives_as_long_as_its_pass() -> None:
     calls: list[int] = []
 
     def compute() -> int:
         calls.append(1)
         return len(calls)
 
-    assert kept_value("k", compute) == 1 and kept_value("k", compute) == 2  # outside: every time
-    with read_pass():
-        assert kept_value("k", compute) == 3
-        assert kept_value("k", compute) == 3
-        with read_pass():  # nested: the same block
-            assert kept_value("k", compute) == 3
-    with read_pass():
-        assert kept_value("k", compute) == 4  # a new block computes again
+    assert DIRECT.kept("k", compute) == 1 and DIRECT.kept("k", compute) == 2  # plain reads: every time
+    with ReadPass() as reads:
+        assert reads.kept("k", compute) == 3
+        assert reads.kept("k", compute) == 3
+        assert DIRECT.kept("k", compute) == 4  # another reader keeps nothing of the pass
+    with ReadPass() as reads:
+        assert reads.kept("k", compute) == 5  # a new pass computes again
 
 
 def test_a_pass_reads_a_file_once_per_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,20 +46,40 @@ def test_a_pass_reads_a_file_once_per_limit(tmp_path: Path, monkeypatch: pytest.
         return real_open(name, flags, *args, **kwargs)
 
     monkeypatch.setattr(_sysio, "open_file", counting)
-    with read_pass():
-        assert read_physical(small, max_bytes=100) == b"12345"
-        assert read_physical(small, max_bytes=100, text=True) == "12345"
-        assert read_physical(big, max_bytes=100) == b"x" * 50
+    with ReadPass() as reads:
+        assert reads.read_physical(small, max_bytes=100) == b"12345"
+        assert reads.read_physical(small, max_bytes=100, text=True) == "12345"
+        assert reads.read_physical(big, max_bytes=100) == b"x" * 50
         with pytest.raises(FileTooLargeError) as kept:
-            read_physical(big, max_bytes=10)
+            reads.read_physical(big, max_bytes=10)
         assert files == ["small", "big", "big"]
         assert len(directories) == len(tmp_path.parts)  # "/" and each component, once
     with pytest.raises(FileTooLargeError) as fresh:
-        read_physical(big, max_bytes=10)
+        DIRECT.read_physical(big, max_bytes=10)
     assert str(kept.value) == str(fresh.value)
     small.write_bytes(b"123456")
-    with read_pass():
+    with ReadPass() as reads:
         with pytest.raises(FileTooLargeError):
-            read_physical(small, max_bytes=5)  # a refused read keeps nothing: the next one reads again
+            reads.read_physical(small, max_bytes=5)  # a refused read keeps nothing: the next one reads again
         small.write_bytes(b"12345")
-        assert read_physical(small, max_bytes=5) == b"12345"
+        assert reads.read_physical(small, max_bytes=5) == b"12345"
+
+
+def test_plain_reads_read_again(tmp_path: Path) -> None:
+    path = tmp_path / "file"
+    path.write_bytes(b"one")
+    assert DIRECT.read_physical(path, max_bytes=10) == b"one"
+    path.write_bytes(b"two")
+    assert DIRECT.read_physical(path, max_bytes=10, text=True) == "two"
+    assert DIRECT.read_physical(tmp_path / "absent", max_bytes=10) is None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc")
+def test_a_pass_closes_its_directories(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "f").write_bytes(b"x")
+    before = len(list(Path("/proc/self/fd").iterdir()))
+    with ReadPass() as reads:
+        assert reads.read_physical(tmp_path / "a" / "f", max_bytes=10) == b"x"
+        assert len(list(Path("/proc/self/fd").iterdir())) > before  # the walked directories stay open
+    assert len(list(Path("/proc/self/fd").iterdir())) == before

@@ -48,6 +48,10 @@ from .oslayer import (  # @inline
     user_id,
 )
 
+TYPE_CHECKING = False  # what typing.TYPE_CHECKING is, without importing typing on every tool call
+if TYPE_CHECKING:
+    from types import ModuleType
+
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/.elydora/template"  # @param
 AGENT_ID = "template"  # @param
@@ -64,8 +68,10 @@ SYSTEM = False  # @param
 # ---------------------------------------------------------------------------------------------------------
 PROBE_BASE = AGENT_DIR
 """Where ``elydora verify`` makes its probes: this agent's directory, under system scope the root-owned one."""
+POLICY: ModuleType
+"""``_elydora_policy`` under system scope, given by the launcher (``templates/launcher.py``) before this module runs."""
 if SYSTEM:  # --scope system: each user's own state (_elydora_policy, generated beside this module, decides)
-    AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
+    AGENT_DIR = POLICY.USER_STATE_DIR
 
 STDIN_LIMIT = 1 << 20
 """Bytes of the event the guard keeps (it needs none of it to decide; the rest is drained)."""
@@ -257,7 +263,7 @@ def refresh_command(*extra: str) -> list[str]:
 def take_probe() -> str | None:
     """The scratch directory of an ``elydora verify`` probe (``None`` outside verify, or when the variable
     names no valid probe: that is logged and the real status decides)."""
-    owner = __import__("_elydora_policy").OWNER_UID if SYSTEM else user_id()
+    owner = POLICY.OWNER_UID if SYSTEM else user_id()
     probe, ignored = probe_directory(PROBE_BASE, owner)
     if ignored is not None:
         log_error(f"ignored: {ignored}")
@@ -268,7 +274,7 @@ def decide(data: bytes, probe: str | None) -> str:
     if not data.lstrip(_WS.encode()).startswith(b"{"):
         raise GuardError("stdin is not a JSON object")
     if SYSTEM and probe is None:
-        return str(__import__("_elydora_policy").system_status())
+        return str(POLICY.system_status())
     config = {} if SYSTEM else load_config()
     if probe is not None:
         return local_status(probe)

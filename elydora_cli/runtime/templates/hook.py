@@ -57,6 +57,10 @@ from .oslayer import (  # @inline
     user_id,
 )
 
+TYPE_CHECKING = False  # what typing.TYPE_CHECKING is, without importing typing on every tool call
+if TYPE_CHECKING:
+    from types import ModuleType
+
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/.elydora/template"  # @param
 PACKAGE_PYTHON = "/usr/bin/python3"  # @param
@@ -71,8 +75,10 @@ FLUSH_PATH: tuple[str, ...] = ()  # @param
 # ---------------------------------------------------------------------------------------------------------
 PROBE_BASE = AGENT_DIR
 """Where ``elydora verify`` makes its probes: this agent's directory, under system scope the root-owned one."""
+POLICY: ModuleType
+"""``_elydora_policy`` under system scope, given by the launcher (``templates/launcher.py``) before this module runs."""
 if SYSTEM:  # --scope system: each user's own state (see _elydora_policy, generated beside), created on first use
-    AGENT_DIR = __import__("_elydora_policy").USER_STATE_DIR
+    AGENT_DIR = POLICY.USER_STATE_DIR
 
 PROVISION_FLAG = "--provision"  # copy of elydora_cli.runtime.flush.PROVISION_FLAG (tests pin them equal)
 
@@ -253,7 +259,7 @@ def describe(exc: Exception) -> str:
 def take_probe() -> str | None:
     """The scratch directory of an ``elydora verify`` probe (``None`` outside verify, or when the variable
     names no valid probe: that is logged and the event is recorded as usual)."""
-    owner = __import__("_elydora_policy").OWNER_UID if SYSTEM else user_id()
+    owner = POLICY.OWNER_UID if SYSTEM else user_id()
     probe, ignored = probe_directory(PROBE_BASE, owner)
     if ignored is not None:
         log_error(f"ignored: {ignored}")

@@ -46,7 +46,7 @@ LOCK_OFFSET = 1 << 30  # copy of elydora_config._platform._windows._LOCK_OFFSET 
 OPEN_RETRIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1)  # the first of _windows._RETRY_DELAYS (pinned)
 FLUSHER_GRACE = 10.0
 """Seconds a started flusher has to take ``flush.lock`` before another hook may start one (it failed)."""
-START_RECORD = 20  # copy of elydora_cli.runtime.flush.START_RECORD (tests pin them equal)
+START_RECORD = 20  # copy of elydora_cli.runtime.flushlock.START_RECORD (tests pin them equal)
 if sys.platform == "win32":  # written out, so that mypy checks each half for its own system
     import errno
     import msvcrt

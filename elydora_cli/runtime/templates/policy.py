@@ -1,7 +1,8 @@
 """Elydora system-scope policy: where each user's state is, and the root-owned status the guard decides from.
 
 Generated only by ``elydora install --scope system``, beside the root-owned launchers, as ``_elydora_policy.py``
-(0644); the guard and the audit hook import it when their ``SYSTEM`` parameter is set. Stdlib only.
+(0644); the launchers hand it to the guard and the audit hook (their global ``POLICY``) when their ``SYSTEM``
+parameter is set. Stdlib only.
 
 - :data:`USER_STATE_DIR`: the state directory of the user the hook runs as, ``<home>/.elydora/<agent id>@<user>``
   (the home from the password database, placed below ``USER_ROOT``); the audit creates it on first use.
@@ -21,6 +22,14 @@ if sys.platform == "win32":  # no system scope on Windows yet: install refuses i
 import posix
 import pwd
 
+TYPE_CHECKING = False  # what typing.TYPE_CHECKING is, without importing typing on every tool call
+if TYPE_CHECKING:
+    from types import ModuleType
+
+RUNTIME: ModuleType
+"""The runtime module that loaded this one (``_elydora_guard`` or ``_elydora_audit``), given by the launcher
+(``templates/launcher.py``) before this module runs; its functions use the guard's."""
+
 # -- parameters: the generator replaces each marked line with the agent's value ---------------------------
 AGENT_DIR = "/nonexistent/usr/local/lib/elydora/template"  # @param
 AGENT_ID = "template"  # @param
@@ -31,7 +40,6 @@ OWNER_UID = 0  # @param
 USER_SEPARATOR = "@"  # copies of elydora_cli.managed's constants (tests pin them equal)
 POLICY_USERS = "users"
 SYSTEM_STATUS = "status.json"
-GUARD_MODULE = "_elydora_guard"  # copy of elydora_cli.statefiles.GUARD_MODULE
 _OPEN_FLAGS = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
 
 _user = pwd.getpwuid(posix.getuid())
@@ -41,7 +49,7 @@ USER_STATE_DIR = f"{USER_ROOT}{_user.pw_dir.rstrip('/')}/.elydora/{AGENT_ID}{USE
 
 def read_policy(name: str) -> dict[str, object] | None:
     """A policy file beside this module (``None`` when absent), checked and parsed with the guard's reader."""
-    guard = sys.modules[GUARD_MODULE]
+    guard = RUNTIME
     path = f"{AGENT_DIR}/{name}"
     try:
         fd = posix.open(path, _OPEN_FLAGS)
@@ -66,7 +74,7 @@ def read_policy(name: str) -> dict[str, object] | None:
 
 def system_status() -> str:
     """The status the guard applies under system scope (see the module docstring)."""
-    guard = sys.modules[GUARD_MODULE]
+    guard = RUNTIME
     machine = read_policy(SYSTEM_STATUS)
     if machine is None:
         raise guard.GuardError(f"{AGENT_DIR}/{SYSTEM_STATUS} is missing")
@@ -88,7 +96,7 @@ def server_status() -> str | None:
     scope, so a freeze or revocation on the server blocks too. ``None`` for a user with a local identity, and
     before the server's first answer: root's policy alone decides then, and a refresh is started in the
     background (a server that never answers writes no cache, so waiting here would slow every call)."""
-    guard = sys.modules[GUARD_MODULE]
+    guard = RUNTIME
     config = guard.read_object("config.json")
     if config is None or config.get("base_url") is None:
         return None

@@ -9,6 +9,7 @@ own files reads them without ``tomllib`` (the plain TOML subset is decoded by th
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -125,16 +126,11 @@ START_UP = (
     "tomllib",  # our TOML is in the plain subset (elydora_config.toml._plain): no tomllib or string
     "datetime",  # TOML values need it only for a date or time value
     "importlib.util",  # the providers folder is listed once; the flusher's modules found by sys.meta_path
-    "unicodedata",  # only for a renamed Qoder folder
-    "shlex",  # Codex's advice (`elydora install codex --trust ...`) is quoted word by word without it
     "base64",  # the private key is checked with binascii alone (base64 would load struct too)
     "elydora_cli.runtime.templates.guard",  # its flat-object reader is templates/flatreader.py, imported alone
     "select",  # the guard template's
-    "urllib.parse",  # pathlib is imported without it (elydora_cli/pathlibstart.py); identity imports it for a URL
-    "ipaddress",  # urllib.parse's
-    "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without locking
-    "encodings.utf_16_le",  # an encoded PowerShell command is decoded by the codec function itself
-    "elydora_cli.runtime.stubs",  # read only for an agent whose guard script is there without a manifest
+    "signal",  # a child's process group is killed only when a probe timed out
+    "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without the spool's locking
 )
 
 
@@ -169,18 +165,101 @@ def test_pyyaml_is_loaded_only_for_a_yaml_config(home: Path) -> None:
     assert code in (0, 1) and "yaml" not in modules
 
 
-def test_status_imports_no_urllib_even_without_site(home: Path, tmp_path: Path) -> None:
-    """Without site, so that no ``.pth`` hook of the machine imports it first: a status of every agent (JSON, TOML
-    and folder configs alike) loads no :mod:`urllib.parse` (pathlib is imported without it)."""
-    empty = tmp_path / "bin"
-    empty.mkdir()
-    code, modules = _run(home, "status", "--root", str(home), path=str(empty), site=False)
-    # 1: without site, the runtime's recorded module path differs from the install's (the check ran in full)
-    assert code in (0, 1) and "elydora_config.toml._plain" in modules and "elydora_config.jsonc._document" in modules
-    assert _loaded(modules, ("urllib.parse", "ipaddress")) == []  # nor pathlib's urllib.parse, without site either
-
-
 def test_hooks_capabilities_imports(tmp_path: Path) -> None:
     code, modules = _run(tmp_path, "hooks", "capabilities")
     assert code == 0
     assert _loaded(modules, (*READ_ONLY, "elydora_config.jsonc", "elydora_cli.providers")) == []
+
+
+LAZY = {
+    # heavy: what a read-only command must not pay for
+    "cryptography": "keys and signatures, only where a key is used",
+    "elydora_config.toml._tomlkit_edit": "the TOML editor's fallback (tomlkit)",
+    "elydora_config.yaml": "PyYAML, for the one agent whose config is YAML",
+    "elydora_config.Transaction": "the commit engine, not on read-only commands",
+    "elydora_config.transaction": "the commit engine (preloaded before privileges are dropped)",
+    "elydora_config.journal": "the commit engine (preloaded before privileges are dropped)",
+    "elydora_config.lock": "the commit engine (preloaded before privileges are dropped)",
+    "elydora_config.files": "the commit engine (preloaded before privileges are dropped)",
+    "elydora_config.recovery": "the commit engine, only when a journal is pending",
+    "elydora_cli.runtime.flusher": "the signing chain (cryptography), only once there is work",
+    "elydora_cli.runtime.flush": "the signing chain (preloaded before privileges are dropped)",
+    "elydora_cli.runtime.provision": "the commit engine and a key, on system scope's first use only",
+    "elydora_cli.runtime.deliver": "the HTTP client, for a server-bound agent only",
+    "elydora_cli.runtime.client": "the HTTP client, for a server-bound agent only",
+    "elydora_cli.runtime.binding": "the HTTP client, for agent create/provision with a server only",
+    "certifi": "the HTTP client's certificates",
+    "structlog": "logging, set up only when something is logged",
+    "logging": "logging, set up only when something is logged",
+    "elydora_cli.runtime.errorlog": "the neutral hook's failure path (its own path loads no runtime package)",
+    "elydora_cli.runtime.templates.gapevent": "the neutral hook's failure path (an unreadable request)",
+    "elydora_config.errors": "statefiles' agent-id rule: the runtime's processes import its names alone",
+    "elydora_config.paths": "statefiles' agent-id rule, as above",
+    "os": "statefiles' path join: the flusher's boot reads statefiles' names before os is loaded",
+    "importlib": "the runtime package's public names, loaded when first asked for (the flusher's boot needs none)",
+    # processes: only when an agent or an interpreter is asked
+    "subprocess": "a process is started only when an agent or an interpreter is asked",
+    "tempfile": "a scratch home, only when Codex hashes our entries",
+    "elydora_cli.introspect.appserver": "codex app-server, only when Codex is on PATH",
+    # rare paths
+    "difflib": "a dry run's diff or a did-you-mean",
+    "hashlib": "a key id, only when an identity is made",
+    "datetime": "TOML date and time values only",
+    "importlib.util": "an installed distribution's files, on a rare path",
+    "site": "the flusher's start without the hook's sys.path",
+    "shutil": "a path search, on a rare path",
+    # one platform's or one Python's
+    "pwd": "the users of system scope, POSIX only (absent on Windows)",
+    "signal": "killing a child's process group, only when an agent's probe timed out",
+    "base64": "Codex's macOS preferences only (base64 loads struct)",
+    "plistlib": "macOS managed preferences and the launchd agent (it loads datetime and expat)",
+    "elydora_config._platform.locking": "the state and spool locks (fcntl), not on read-only commands",
+    "elydora_cli.spoollock": "the spool's append lock (fcntl), only when a status change is recorded",
+    "ctypes": "the POSIX layer's calls that the os module lacks",
+    "fcntl": "POSIX locking (absent on Windows)",
+    "elydora_cli.runtime.spool": "the spool's POSIX locking (fcntl)",
+    "tomllib": "Python 3.11 and later",
+    "tomli": "Python 3.10",
+}
+"""The modules imported inside functions (on first use), each with the reason; every other import is at the
+top of its module."""
+MAX_LOCAL_IMPORTS = 80
+
+
+def _local_imports(package: Path) -> list[tuple[str, str]]:
+    """(``file:line``, absolute module or ``module.name``) of every import inside a function of ``package``."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if "templates" in path.parts:  # the standalone runtime scripts: their own rules (docs/runtime.md)
+            continue
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                where = f"{path.relative_to(package.parent)}:{getattr(node, 'lineno', 0)}"
+                if isinstance(node, ast.Import):
+                    found += [(where, alias.name) for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    base = node.module or ""
+                    if node.level:
+                        anchor = module.split(".") if parts[-1] == "__init__" else module.split(".")[:-1]
+                        anchor = anchor[: len(anchor) - node.level + 1]  # the package the dots name
+                        base = ".".join([*anchor, *([node.module] if node.module else [])])
+                    found += [(where, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def test_imports_inside_functions_are_the_named_lazy_ones() -> None:
+    """Imports are at the top of their module, but for the modules of :data:`LAZY`; at most 80 in all."""
+    root = Path(__file__).resolve().parents[3]
+    found = [*_local_imports(root / "elydora_config"), *_local_imports(root / "elydora_cli")]
+    strays = [
+        f"{where} {name}"
+        for where, name in found
+        if not any(name == lazy or name.startswith(lazy + ".") for lazy in LAZY)
+    ]
+    assert strays == []
+    assert len(found) <= MAX_LOCAL_IMPORTS

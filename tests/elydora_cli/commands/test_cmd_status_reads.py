@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from elydora_cli import readpass
 from elydora_cli.main import main
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.contract import Sources
@@ -37,7 +36,16 @@ def test_status_lists_the_manifests_once(
     monkeypatch.setattr(os, "scandir", counting)
     assert _states(capsys, root) == {"claudecode": "healthy", "gemini": "healthy"}
     assert listed.count(str(root / "home" / ".elydora")) == 1
-    assert readpass._current is None  # the run's pass (and its directories) ended with it
+    assert _open_below(root / "home") == []  # the run's pass ended with it: no directory it walked stays open
+
+
+def _open_below(directory: Path) -> list[str]:
+    """The directories at or below ``directory`` this process holds open (empty without ``/proc``)."""
+    if not os.path.isdir("/proc/self/fd"):
+        return []
+    top = os.path.realpath(directory)
+    targets = [os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")]
+    return [t for t in targets if (t == top or t.startswith(top + os.sep)) and os.path.isdir(t)]
 
 
 def test_status_sees_changes_between_runs_in_one_process(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from elydora_cli import providers
-from elydora_cli.plug.contract import Provider
+from elydora_cli.plug.provider import Provider
 
 PROJECT = Path(__file__).resolve().parents[3]
 NAMES = sorted(
@@ -32,7 +32,7 @@ def test_providers_lists_only_agent_modules() -> None:
 
 
 GOOD = """
-from elydora_cli.plug.contract import Provider
+from elydora_cli.plug.provider import Provider
 from elydora_cli.providers import cursor
 
 PLUG: Provider = cursor
@@ -47,7 +47,7 @@ from elydora_cli.providers.cursor import check as chek
 BAD = """
 import misspelt
 
-from elydora_cli.plug.contract import Provider
+from elydora_cli.plug.provider import Provider
 
 PLUG: Provider = misspelt
 """

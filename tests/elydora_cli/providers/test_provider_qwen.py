@@ -130,7 +130,7 @@ def test_home_resolution(ctx, env, files, home, consulted):
     ctx = ctx.with_options(env=env)
     for name, text in files.items():
         write(ctx.home, name, text)
-    found = qwen.resolve_home(ctx, qwen._read_disk)
+    found = qwen.resolve_home(ctx, qwen._disk(ctx))
     assert found.path == ctx.home / home if home else found.path == ctx.home
     assert list(found.env_files) == [ctx.home / name for name in consulted]
     assert qwen.sources(ctx).targets[0].path == found.path / "settings.json"
@@ -150,7 +150,8 @@ def test_install_writes_into_the_home_a_dotenv_names(ctx):
 
 
 def test_a_dotenv_read_twice_differently_aborts(ctx, monkeypatch):
-    monkeypatch.setattr(qwen, "_read_disk", lambda path: "QWEN_HOME=/stale\n" if path == ctx.home / OS else None)
+    stale = {ctx.home / OS: "QWEN_HOME=/stale\n"}
+    monkeypatch.setattr(qwen, "_disk", lambda ctx: stale.get)
     with pytest.raises(ConcurrentModificationError, match="Qwen Code home"):
         operations.install("qwen", ctx)
     assert not (ctx.home / "stale").exists() and not (ctx.home / USER).exists()

@@ -134,11 +134,11 @@ def test_the_status_checks_read_flat_objects_with_the_guards_own_reader(tmp_path
     ("params", "message"),
     [
         (
-            {"AGENT_DIR": "/a", "MODULE": "m", "PRELOAD": (), "ERROR_PREFIX": "p", "FAILURE_EXIT": 0},
+            {"AGENT_DIR": "/a", "MODULE": "m", "POLICY": "", "ERROR_PREFIX": "p", "FAILURE_EXIT": 0},
             "unexpected parameter FAILURE_STDOUT",
         ),
         (
-            {"AGENT_DIR": "/a", "MODULE": "m", "PRELOAD": (), "ERROR_PREFIX": "p", "FAILURE_EXIT": 0,
+            {"AGENT_DIR": "/a", "MODULE": "m", "POLICY": "", "ERROR_PREFIX": "p", "FAILURE_EXIT": 0,
              "FAILURE_STDOUT": b"", "X": 1},
             r"parameters not found: \['X'\]",
         ),

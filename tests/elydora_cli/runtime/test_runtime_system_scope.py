@@ -15,7 +15,6 @@ from elydora_cli.statefiles import SPOOL
 
 
 def test_template_copies_of_the_system_scope_constants_are_pinned() -> None:
-    from elydora_cli import statefiles
     from elydora_cli.runtime.templates import guard as guard_template
     from elydora_cli.runtime.templates import hook as hook_template
     from elydora_cli.runtime.templates import policy as policy_template
@@ -23,12 +22,11 @@ def test_template_copies_of_the_system_scope_constants_are_pinned() -> None:
     assert policy_template.USER_SEPARATOR == managed.USER_SEPARATOR
     assert policy_template.POLICY_USERS == managed.POLICY_USERS
     assert policy_template.SYSTEM_STATUS == managed.SYSTEM_STATUS
-    assert policy_template.GUARD_MODULE == statefiles.GUARD_MODULE
     assert hook_template.PROVISION_FLAG == flush.PROVISION_FLAG
     assert guard_template.STATUSES == identity.STATUSES  # system_status ranks by this order: most restrictive last
-    folder = Path(guard_template.__file__).parent
-    for template in ("guard.py", "hook.py"):  # both import the policy module by its name
-        assert f'__import__("{statefiles.POLICY_MODULE}")' in (folder / template).read_text()
+    for template in (guard_template, hook_template):  # both are handed the policy module by the launcher
+        assert "POLICY" in template.__annotations__ and "POLICY" not in vars(template)
+    assert "RUNTIME" in policy_template.__annotations__ and "RUNTIME" not in vars(policy_template)
 
 
 def test_system_runtime_is_shared_read_only_and_fails_closed(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 from elydora_testkit.platforms import WINDOWS, windows_only
 
 from elydora_cli import spoollock, statefiles
-from elydora_cli.runtime import flush
+from elydora_cli.runtime import flushlock
 from elydora_cli.runtime.templates import oslayer
 from elydora_config import _platform
 
@@ -52,7 +52,7 @@ def test_the_copies_are_the_librarys_and_the_runtimes() -> None:
         windows["_BREAKAWAY"],
     )
     assert ours["NOFOLLOW"] == windows["O_NOFOLLOW"]
-    assert oslayer.SPOOL_LOCK == statefiles.SPOOL_LOCK and oslayer.START_RECORD == flush.START_RECORD
+    assert oslayer.SPOOL_LOCK == statefiles.SPOOL_LOCK and oslayer.START_RECORD == flushlock.START_RECORD
     assert oslayer.HANDS_OVER_LOCKS is not spoollock.SEPARATE_LOCK  # both say "Windows" in their own terms
 
 
