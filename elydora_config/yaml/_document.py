@@ -3,6 +3,8 @@
 Reading and verification use PyYAML's safe loader (what Python agents such as Hermes read their config with);
 the node tree it composes gives every value's place in the text. Edits splice whole lines:
 
+* replacing a value writes the new one where the old one is: a one-line scalar's text only (a comment after it
+  stays), a block value's lines anew (see ``_replace.py``);
 * adding a key to a block mapping, or an item to a block sequence, inserts its lines after the last line of
   the collection's last value (the user's comment lines after it stay below), indented like its siblings;
 * a key added to the top level goes after the last top-level value (after the whole text when there is none);
@@ -21,6 +23,7 @@ lines are kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import yaml
@@ -29,6 +32,7 @@ from elydora_config._plaindata import copy_data, same_types
 from elydora_config.errors import MalformedConfigError, PathLike
 
 from . import _render as render
+from . import _replace as replacing
 from ._lines import blank_lines_up, comments_up, dash_of, has_text, line_end, line_start, own_end
 
 Key = str | int
@@ -140,22 +144,33 @@ class YamlDocument:
 
     # -- editing ----------------------------------------------------------------------------------
     def set(self, path: Sequence[Key], value: Any, *, before: str | None = None, after: str | None = None) -> None:
-        """Add the mapping key ``path[-1]`` (it must not exist yet) with ``value``: as the last key of its
-        mapping, or right ``before`` (above the comment lines right above it) or ``after`` the sibling key named
-        (``KeyError`` when the mapping has no such key, ``TypeError`` when both are given).
+        """Set ``path`` to ``value``, as the JSONC and TOML editors do.
 
-        Missing mappings on the way are created, as in the JSONC and TOML editors; a path through a sequence
-        index that does not exist raises ``KeyError``, one through a scalar is refused (``MalformedConfigError``)
-        and nothing changes.
+        An existing value (a mapping key's, or a sequence item's by its index, negative from the end) is replaced
+        where it is: a scalar on its key's or ``-``'s line by the new text only (a comment after it stays), a
+        block value by its lines written anew, whatever ``before``/``after`` say. A new mapping key goes last in
+        its mapping, or right ``before`` (above the comment lines right above it) or ``after`` the sibling key
+        named (``KeyError`` when the mapping has no such key, ``TypeError`` when both are given).
+
+        Missing mappings on the way are created; a sequence index that does not exist raises ``KeyError`` (``set``
+        never adds an item: use ``insert``); a path through a scalar, and a value the editor cannot splice (an
+        anchor, alias or tag, a key without a value), are refused (``MalformedConfigError``) and nothing changes.
         """
         if before is not None and after is not None:
             raise TypeError("give before= or after=, not both")
         sibling = before if before is not None else after
+        if not path:
+            raise self._refused(path, "the whole document cannot be replaced")
         *parent, key = path
-        if not isinstance(key, str):
-            raise self._refused(path, "only a mapping key can be added")
         if sibling is not None and not (isinstance(self.get(parent, None), dict) and sibling in self.get(parent)):
             raise KeyError((*parent, sibling))
+        if self.has(path):
+            self._replace(path, value)
+            return
+        if not isinstance(key, str):
+            if isinstance(self.get(parent, None), list):
+                raise KeyError(tuple(path))
+            raise self._refused(path, "only a mapping key can be added")
         found, data = 0, self._value
         while found < len(parent) and holds(data, parent[found]):
             data = data[parent[found]]
@@ -169,8 +184,6 @@ class YamlDocument:
             self.set(path[: found + 1], nested)
             return
         holder, node = self._collection(parent, yaml.MappingNode)
-        if any(k.value == key for k, _ in node.value) if node is not None else False:
-            raise self._refused(path, "already exists; Elydora adds keys, it does not replace values")
         if node is None or not node.value:
             self._into_empty(parent, holder, node, {key: value})
             return
@@ -197,6 +210,32 @@ class YamlDocument:
             return
         at = self._head(holder, node, [k for k, _ in node.value].index(sibling_key))  # above its comment lines
         self._apply(at, at, render.text(lines, self._style()), expected, path)
+
+    def _replace(self, path: Sequence[Key], value: Any) -> None:
+        *parent, key = path
+        expected = self.value
+        holding = _at(expected, parent)
+        if holding[key] == value and same_types(holding[key], copy_data(value)):
+            return
+        holding[key] = copy_data(value)
+        style = self._style()
+        if isinstance(key, int):
+            _, node = self._collection(parent, yaml.SequenceNode)
+            old = node.value[key]
+            self._plain(old, path)
+            splice = partial(replacing.in_sequence, self._text, old, value, style)
+        else:
+            _, node = self._collection(parent, yaml.MappingNode)
+            pairs = [pair for pair in node.value if pair[0].value == key]
+            if len(pairs) != 1:
+                raise self._refused(path, "appears more than once")
+            self._plain(pairs[0][1], path)
+            splice = partial(replacing.in_mapping, self._text, pairs[0][0], pairs[0][1], value, style)
+        try:
+            start, end, body = splice()
+        except replacing.Unspliceable as exc:
+            raise self._refused(path, str(exc)) from None
+        self._apply(start, end, body, expected, path)
 
     def insert(self, path: Sequence[Key], index: int, value: Any) -> None:
         """Insert ``value`` into the sequence at ``path`` before ``index`` (its length: at the end)."""

@@ -1,5 +1,6 @@
-"""One rule per verb for the three editors (docs/editors.md, "One rule per verb"): ``set`` creates missing
-parents, ``insert`` appends with -1, and a path that names nothing is a ``KeyError``, in JSONC, TOML and YAML."""
+"""One rule per verb for the three editors (docs/editors.md, "One rule per verb"): ``set`` replaces an existing
+value where it is and creates missing parents, ``insert`` appends with -1, a path that names nothing is a
+``KeyError``, and an entry's comment lines go with it, in JSONC, TOML and YAML."""
 
 from __future__ import annotations
 
@@ -99,11 +100,24 @@ def test_a_position_must_name_a_sibling_and_only_one(editor: tuple[Parse, str]) 
     assert doc.text == text
 
 
-def test_a_position_does_not_move_an_existing_value() -> None:
-    for parse, text in [EDITORS["jsonc"], EDITORS["toml"]]:  # (the YAML editor adds keys only)
-        doc = parse(text)
-        doc.set(("b",), 20, before="a")
-        assert list(doc.value.items()) == [("a", 1), ("b", 20)]
+def test_a_position_does_not_move_an_existing_value(editor: tuple[Parse, str]) -> None:
+    parse, text = editor
+    doc = parse(text)
+    doc.set(("b",), 20, before="a")
+    assert list(doc.value.items()) == [("a", 1), ("b", 20)]
+
+
+def test_set_replaces_an_existing_value_and_an_existing_item_in_place(editor: tuple[Parse, str]) -> None:
+    parse, text = editor
+    doc = parse(text)
+    doc.set(("a",), "x")
+    doc.set(("list",), [1, 2])
+    doc.set(("list", -1), 3)  # an item by its index, negative from the end
+    assert doc.value == {"a": "x", "b": 2, "list": [1, 3]}
+    assert parse(doc.text).value == doc.value
+    with pytest.raises(KeyError):
+        doc.set(("list", 2), 4)  # set adds no item: that is insert's job
+    assert doc.value["list"] == [1, 3]
 
 
 # -- layouts, held against the peers (microsoft/node-jsonc-parser, tomlkit) -----------------------------------
