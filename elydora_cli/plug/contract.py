@@ -47,7 +47,13 @@ class Sources:
     depend_formats: dict[Path, Format] = field(default_factory=dict)
     blank_is_empty: bool = False
     """The agent reads a JSON file of these sources that is empty or holds only whitespace as an empty object
-    (Claude Code); ``False``: it refuses one, and so do we, saying what to do."""
+    (Claude Code, Auggie, Letta Code, Hermes Agent's allowlist): install fills it. ``False``: the agent refuses
+    one (Gemini CLI, Qwen Code, Codex, Droid, Qoder, OpenHands) or what it does is not known, and so we refuse it,
+    naming the file and saying what to write in it. (A TOML or YAML file holding nothing, or only comments, is an
+    empty table or mapping for every reader: always accepted. A JSON file of comments only is always refused: a
+    strict-JSON agent cannot read a comment, so our hooks written below it would be ignored (Letta Code and
+    Hermes would fall back to their defaults), and the JSONC agents here refuse it too.) Each agent's behaviour
+    is in docs/providers.md."""
 
 
 class Document(Protocol):

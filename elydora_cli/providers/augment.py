@@ -98,7 +98,8 @@ def sources(ctx: Context) -> Sources:
         target, mode = managed_file(ctx, FACTS.id), managed.POLICY_MODE
     else:
         target, mode = ctx.home / ".augment" / "settings.json", None
-    return Sources([Target(target, Format.JSON, new_text="{\n}\n", max_bytes=MAX_BYTES, mode=mode)])
+    settings = Target(target, Format.JSON, new_text="{\n}\n", max_bytes=MAX_BYTES, mode=mode)
+    return Sources([settings], blank_is_empty=True)  # Auggie 0.36's hook loader: a blank file is no hooks
 
 
 def user_matchers(path: Path, value: Any) -> list[Pattern]:

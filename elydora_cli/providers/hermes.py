@@ -111,6 +111,7 @@ def sources(ctx: Context) -> Sources:
         ],
         depends=[managed],
         depend_formats={managed: Format.YAML},
+        blank_is_empty=True,  # Hermes 0.19 reads an allowlist it cannot parse as no approvals
     )
 
 

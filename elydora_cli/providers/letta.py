@@ -82,6 +82,7 @@ def sources(ctx: Context) -> Sources:
         [Target(home / ".letta" / "settings.json", Format.JSON, new_text=PRETTY_EMPTY)],
         depends=depends,
         depend_formats={path: Format.JSON for path in depends},
+        blank_is_empty=True,  # Letta Code 0.34 reads a settings file it cannot parse as its defaults
     )
 
 

@@ -372,7 +372,10 @@ class JsoncDocument:
         return self._apply("insert", (*path, index), plan, array, holder)
 
     def remove(self, path: JsonPath) -> Edit:
-        """Remove the member or element at ``path`` with its comma and the comments on its last line."""
+        """Remove the member or element at ``path`` with its comma, the comments on its last line and the comment
+        lines right above it (no blank line between: they are its own; a comment parted from it by a blank line
+        stays). A path that names nothing raises ``KeyError``. The rule is the same in the three editors
+        (docs/editors.md, "One rule per verb")."""
         path = tuple(path)
         if not path:
             raise ValueError("the top-level value cannot be removed")

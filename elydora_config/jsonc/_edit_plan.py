@@ -3,8 +3,9 @@
 A plan is a short list of ``(start, end, text)`` splices on the old text, sorted and non-overlapping.
 The rules (see ``docs/editors.md`` for examples):
 
-* An entry owns its key, value, comma and the comments that start on the line where it ends; a comment on
-  a line of its own belongs to no entry and is never moved or removed.
+* An entry owns its key, value, comma, the comments that start on the line where it ends, and the lines of
+  one comment each right above it (no blank line between); any other comment belongs to no entry and is never
+  moved or removed. A new entry never goes between an entry and its comment lines.
 * Removing an entry removes what it owns, its whole line(s) when it sits on lines of its own, and one
   separator: its own comma, or for a last entry without one, the comma of the entry before it. A last entry
   also takes the blank lines between it and the entry before it.
@@ -134,7 +135,8 @@ def _insert_into_empty(
     inner_start, closer = container.start + 1, container.closer
     if gap_has_comment(text, inner_start, closer):
         if starts_line(text, closer):
-            at = before_hspace(text, closer)
+            # below the opening line: a comment line inside stays below the entry, not its own comment above it
+            at = after_line_break(text, tail_end(text, inner_start, None)[0]) or before_hspace(text, closer)
             indent = line_indent(text, closer) + style.unit
             return [(at, at, indent + render(indent, style.multiline) + style.eol)]
         entry = render("", False)
@@ -279,17 +281,26 @@ def _plan_remove(text: str, container: Container, index: int) -> Plan:
     lead = before_hspace(text, member.start, container.start + 1)
     own_start = starts_line(text, member.start, container.start + 1)
     line_end = after_line_break(text, tail)
+    if own_start and line_end is not None:  # the comment lines right above it are its own
+        floor = container.start + 1
+        if index > 0:
+            floor = tail_end(text, members[index - 1].value_end, _comma(members[index - 1]))[0]
+        lead = _above_own_comments(text, lead, floor)
     plan: Plan = []
     if comma is not None and not comma_in_tail:
         plan.append((comma, comma + 1, ""))  # a comma on a later line than its entry
     inner_start, closer = container.start + 1, container.closer
 
     if len(members) == 1:
-        outside_comment = gap_has_comment(text, inner_start, member.start) or gap_has_comment(text, tail, closer)
+        outside_comment = gap_has_comment(text, inner_start, lead) or gap_has_comment(text, tail, closer)
         if not outside_comment and _has_line_break(text, inner_start, closer):
             return [(inner_start, closer, "")]
         if own_start and line_end is not None:
-            plan.append((lead, line_end, ""))
+            content_end = lead  # the blank lines between it and a comment above go with it, as for a last entry
+            while content_end > inner_start and text[content_end - 1] in " \t\r\n":
+                content_end -= 1
+            start = _blank_lines_above(text, content_end, lead) if content_end > inner_start else lead
+            plan.append((start, line_end, ""))
         else:
             plan.append((lead, tail, ""))
         return _merge(plan)

@@ -192,7 +192,10 @@ class TomlDocument:
     def remove(self, path: Sequence[Key]) -> None:
         """Remove the value at ``path`` (``KeyError`` / ``IndexError`` when absent).
 
-        Removing a table or an ``[[array]]`` entry removes its header, its body, its sub-tables, the
+        A key line, an item on a line of its own in a multi-line array, and a table header all take the
+        comment lines right above them (no blank line between: they are its own; a comment parted from
+        it by a blank line stays), the same rule as in the JSONC and YAML editors (docs/editors.md, "One
+        rule per verb"). Removing a table or an ``[[array]]`` entry removes its header, its body, its sub-tables, the
         comment lines directly above the header and the blank-line separation it owns. A container
         left empty that has no text of its own (an ``[[array]]`` or an implicit table such as ``a``
         in ``[a.b]``) disappears with it; an inline ``key = []`` or an explicit ``[table]`` stays.

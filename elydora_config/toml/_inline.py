@@ -9,6 +9,7 @@ from elydora_config.toml._scanner import (
     EQ_RE,
     KEY_RE,
     ScanError,
+    comment_lines_up,
     key_parts,
     line_start,
     skip_value,
@@ -160,6 +161,13 @@ def _own_line(text: str, node: Node, index: int) -> tuple[int, int] | None:
     return begin, tail.end()
 
 
+def _head(text: str, node: Node, index: int, begin: int) -> int:
+    """Where item ``index`` of a multi-line array, alone on its line starting at ``begin``, begins with its own
+    comment lines (those right above it, below the line of the item or bracket before it)."""
+    before = node.start + 1 if index == 0 else max(node.items[index - 1].end, node.commas[index - 1] + 1)
+    return comment_lines_up(text, begin, text.find("\n", before) + 1)
+
+
 def _separator(text: str, node: Node, style: Style) -> str:
     if len(node.items) >= 2 and node.commas[0] >= 0:
         sep = text[node.commas[0] : _item_start(node, 1)]
@@ -292,7 +300,8 @@ def _insert_multiline(text: str, node: Node, index: int, item_text: str, style: 
     indent = re.compile(_SPACE_RE).match(text, begin).group()  # type: ignore[union-attr]
     newline = "\r\n" if text[end - 2 : end] == "\r\n" else "\n"
     if index < count:
-        return [(begin, begin, indent + item_text + "," + newline)]
+        at = _head(text, node, index, begin)  # above the item's own comment lines
+        return [(at, at, indent + item_text + "," + newline)]
     trailing_comma = node.commas[-1] >= 0
     splices: list[Splice] = []
     if not trailing_comma:
@@ -308,8 +317,8 @@ def remove_item(text: str, node: Node, index: int) -> list[Splice]:
     start = _item_start(node, index)
     if node.kind == "array" and _is_multiline(text, node):
         own = _own_line(text, node, index)
-        if own is not None:
-            splices: list[Splice] = [(own[0], own[1], "")]
+        if own is not None:  # its line, and the comment lines right above it (its own)
+            splices: list[Splice] = [(_head(text, node, index, own[0]), own[1], "")]
             if index == count - 1 and node.commas[index] < 0 and count > 1 and node.commas[index - 1] >= 0:
                 comma = node.commas[index - 1]
                 splices.insert(0, (comma, comma + 1, ""))

@@ -187,6 +187,17 @@ def line_start(text: str, pos: int) -> int:
     return text.rfind("\n", 0, pos) + 1
 
 
+def comment_lines_up(text: str, pos: int, floor: int) -> int:
+    """Move the line start ``pos`` up over the lines right above it that hold only a comment (not above the
+    line start ``floor``): the comment lines an entry owns."""
+    while pos > floor:
+        above = line_start(text, pos - 1)
+        if above < floor or not text[above:pos].lstrip(" \t").startswith("#"):
+            break
+        pos = above
+    return pos
+
+
 def content_end_before(text: str, pos: int) -> int:
     """Offset just past the last non-blank line that ends at or before ``pos`` (0 when none).
 

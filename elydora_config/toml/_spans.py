@@ -33,6 +33,7 @@ from elydora_config.toml._scanner import (
     ScanError,
     Section,
     blank_run_after,
+    comment_lines_up,
     content_end_before,
     line_start,
     starts_with,
@@ -252,16 +253,18 @@ class SpanEditor:
         if after is not None:
             return self._add_line(section, (key,), value, sibling[0])
         text, entry = self.text, sibling[0]
-        at = entry.start
-        floor = 0 if section is self.root else section.header_end
-        while at > floor:  # the comment lines right above the sibling stay with it
-            above = text.rfind("\n", 0, at - 1) + 1
-            if above < floor or not text[above:at].lstrip(" \t").startswith("#"):
-                break
-            at = above
+        at = self._head(entry)  # the comment lines right above the sibling stay with it
         indent = text[entry.start : entry.key_start]
         eq = text[entry.key_end : entry.value_start]
         return [(at, at, indent + render_dotted((key,)) + eq + render_value(value, self.style) + self.nl)]
+
+    def _head(self, entry: Entry) -> int:
+        """Where ``entry`` begins with its own comment lines: those right above it, no blank line between (not
+        above its table's header or the statement before it)."""
+        section = self.home_of(entry)
+        floor = max((e.end for e in section.entries if e.end <= entry.start), default=0)
+        floor = max(floor, 0 if section is self.root else section.header_end)
+        return comment_lines_up(self.text, entry.start, floor)
 
     def _add_line(self, section: Section, keys: Path, value: Any, after: Entry | None) -> list[Splice]:
         text = self.text
@@ -276,6 +279,8 @@ class SpanEditor:
         line = indent + render_dotted(keys) + eq + render_value(value, self.style)
         if at == len(text) and text and not text.endswith("\n"):
             return [(at, at, self.nl + line)]
+        if after is None and at > 0 and text[line_start(text, at - 1) : at].lstrip(" \t").startswith("#"):
+            return [(at, at, self.nl + line + self.nl)]  # kept apart, else the comment would become its own
         return [(at, at, line + self.nl)]
 
     # -- blocks --------------------------------------------------------------------------------------
@@ -367,7 +372,7 @@ class SpanEditor:
             if entry.path == path:
                 start, end = self._entry_range(entry)
                 if start == entry.start:
-                    start = self._blank_lines_above_last(entry, start, end)
+                    start = self._blank_lines_above_last(entry, self._head(entry), end)
                 return [(*self._eof_adjust((start, end)), "")]
             parent, target, index = find(parse_node(self.text, entry.value_start), path[len(entry.path) :])
             if target is None:

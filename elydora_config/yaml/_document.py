@@ -3,12 +3,15 @@
 Reading and verification use PyYAML's safe loader (what Python agents such as Hermes read their config with);
 the node tree it composes gives every value's place in the text. Edits splice whole lines:
 
+* replacing a value writes the new one where the old one is: a one-line scalar's text only (a comment after it
+  stays), a block value's lines anew (see ``_replace.py``);
 * adding a key to a block mapping, or an item to a block sequence, inserts its lines after the last line of
   the collection's last value (the user's comment lines after it stay below), indented like its siblings;
 * a key added to the top level goes after the last top-level value (after the whole text when there is none);
 * an empty flow collection (``key: {}``, ``key: []``) becomes a block when something is added to it, and a
   block collection whose last entry is removed becomes ``{}`` or ``[]`` again after its key;
-* removing deletes exactly the lines of the entry (from its key or ``-`` line to its last value's line).
+* removing deletes exactly the lines of the entry (from its key or ``-`` line to its last value's line) and the
+  comment lines right above it (no blank line between: they are its own; a new entry never goes between them).
 
 So an insertion and the removal of what it inserted give back the same bytes. Anything else on an edited path
 (a flow collection that is not empty, a key without a value, anchors, aliases, tags, duplicate keys) is refused
@@ -20,6 +23,7 @@ lines are kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import yaml
@@ -28,6 +32,8 @@ from elydora_config._plaindata import copy_data, same_types
 from elydora_config.errors import MalformedConfigError, PathLike
 
 from . import _render as render
+from . import _replace as replacing
+from ._lines import blank_lines_up, comments_up, dash_of, has_text, line_end, line_start, own_end
 
 Key = str | int
 _MISSING: Any = object()
@@ -72,7 +78,7 @@ def _style(text: str, root: yaml.Node | None) -> render.Style:
             if isinstance(value, yaml.MappingNode) and not value.flow_style and value.value and mapping is None:
                 mapping = value.value[0][0].start_mark.column - key.start_mark.column
             if isinstance(value, yaml.SequenceNode) and not value.flow_style and value.value and sequence is None:
-                sequence = _dash(text, value.value[0]) - _line_start(text, _dash(text, value.value[0]))
+                sequence = dash_of(text, value.value[0]) - line_start(text, dash_of(text, value.value[0]))
                 sequence -= key.start_mark.column
             if isinstance(value, yaml.MappingNode):
                 stack.append(value)
@@ -81,42 +87,6 @@ def _style(text: str, root: yaml.Node | None) -> render.Style:
         sequence=sequence if sequence is not None and sequence >= 0 else 2,
         newline="\r\n" if "\r\n" in text else "\n",
     )
-
-
-def _line_start(text: str, index: int) -> int:
-    return text.rfind("\n", 0, index) + 1
-
-
-def _line_end(text: str, index: int) -> int:
-    """Just after the line break ending the line of ``index`` (the text's end when there is none)."""
-    found = text.find("\n", index)
-    return len(text) if found < 0 else found + 1
-
-
-def _dash(text: str, item: yaml.Node) -> int:
-    """The index of the ``-`` indicator of a block sequence item."""
-    index = item.start_mark.index - 1
-    while index >= 0 and text[index] in " \t\r\n":
-        index -= 1
-    return index
-
-
-def _last(text: str, node: yaml.Node) -> int:
-    """The index just after the last character of ``node``'s own text (a block scalar's trailing breaks and a
-    block collection's following comments are not part of it)."""
-    if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
-        return _last(text, node.value[-1][1] if _has_text(node.value[-1][1]) else node.value[-1][0])
-    if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
-        return _last(text, node.value[-1])
-    end = node.end_mark.index
-    while end > node.start_mark.index and text[end - 1] in " \t\r\n":
-        end -= 1
-    return end
-
-
-def _has_text(node: yaml.Node) -> bool:
-    """Whether ``node`` spans any text (a key without a value does not)."""
-    return node.end_mark.index > node.start_mark.index
 
 
 class YamlDocument:
@@ -174,22 +144,33 @@ class YamlDocument:
 
     # -- editing ----------------------------------------------------------------------------------
     def set(self, path: Sequence[Key], value: Any, *, before: str | None = None, after: str | None = None) -> None:
-        """Add the mapping key ``path[-1]`` (it must not exist yet) with ``value``: as the last key of its
-        mapping, or right ``before`` (above the comment lines right above it) or ``after`` the sibling key named
-        (``KeyError`` when the mapping has no such key, ``TypeError`` when both are given).
+        """Set ``path`` to ``value``, as the JSONC and TOML editors do.
 
-        Missing mappings on the way are created, as in the JSONC and TOML editors; a path through a sequence
-        index that does not exist raises ``KeyError``, one through a scalar is refused (``MalformedConfigError``)
-        and nothing changes.
+        An existing value (a mapping key's, or a sequence item's by its index, negative from the end) is replaced
+        where it is: a scalar on its key's or ``-``'s line by the new text only (a comment after it stays), a
+        block value by its lines written anew, whatever ``before``/``after`` say. A new mapping key goes last in
+        its mapping, or right ``before`` (above the comment lines right above it) or ``after`` the sibling key
+        named (``KeyError`` when the mapping has no such key, ``TypeError`` when both are given).
+
+        Missing mappings on the way are created; a sequence index that does not exist raises ``KeyError`` (``set``
+        never adds an item: use ``insert``); a path through a scalar, and a value the editor cannot splice (an
+        anchor, alias or tag, a key without a value), are refused (``MalformedConfigError``) and nothing changes.
         """
         if before is not None and after is not None:
             raise TypeError("give before= or after=, not both")
         sibling = before if before is not None else after
+        if not path:
+            raise self._refused(path, "the whole document cannot be replaced")
         *parent, key = path
-        if not isinstance(key, str):
-            raise self._refused(path, "only a mapping key can be added")
         if sibling is not None and not (isinstance(self.get(parent, None), dict) and sibling in self.get(parent)):
             raise KeyError((*parent, sibling))
+        if self.has(path):
+            self._replace(path, value)
+            return
+        if not isinstance(key, str):
+            if isinstance(self.get(parent, None), list):
+                raise KeyError(tuple(path))
+            raise self._refused(path, "only a mapping key can be added")
         found, data = 0, self._value
         while found < len(parent) and holds(data, parent[found]):
             data = data[parent[found]]
@@ -203,15 +184,13 @@ class YamlDocument:
             self.set(path[: found + 1], nested)
             return
         holder, node = self._collection(parent, yaml.MappingNode)
-        if any(k.value == key for k, _ in node.value) if node is not None else False:
-            raise self._refused(path, "already exists; Elydora adds keys, it does not replace values")
         if node is None or not node.value:
             self._into_empty(parent, holder, node, {key: value})
             return
         column = node.value[0][0].start_mark.column
         lines = render.entry(key, value, column, self._style())
         if sibling is None:
-            self._insert_after(_last(self._text, node), lines, path, lambda data: _put(data, parent, key, value))
+            self._insert_after(own_end(self._text, node), lines, path, lambda data: _put(data, parent, key, value))
             return
         expected = self.value
         old = _at(expected, parent)
@@ -226,16 +205,37 @@ class YamlDocument:
         old.update(placed)
         sibling_key, sibling_value = next((k, v) for k, v in node.value if k.value == sibling)
         if after is not None:
-            last = _last(self._text, sibling_value if _has_text(sibling_value) else sibling_key)
+            last = own_end(self._text, sibling_value if has_text(sibling_value) else sibling_key)
             self._insert_after(last, lines, path, lambda _: expected)
             return
-        at = _line_start(self._text, sibling_key.start_mark.index)
-        while at > 0:  # the comment lines right above the sibling stay with it
-            above = _line_start(self._text, at - 1)
-            if not self._text[above:at].lstrip(" \t").startswith("#"):
-                break
-            at = above
+        at = self._head(holder, node, [k for k, _ in node.value].index(sibling_key))  # above its comment lines
         self._apply(at, at, render.text(lines, self._style()), expected, path)
+
+    def _replace(self, path: Sequence[Key], value: Any) -> None:
+        *parent, key = path
+        expected = self.value
+        holding = _at(expected, parent)
+        if holding[key] == value and same_types(holding[key], copy_data(value)):
+            return
+        holding[key] = copy_data(value)
+        style = self._style()
+        if isinstance(key, int):
+            _, node = self._collection(parent, yaml.SequenceNode)
+            old = node.value[key]
+            self._plain(old, path)
+            splice = partial(replacing.in_sequence, self._text, old, value, style)
+        else:
+            _, node = self._collection(parent, yaml.MappingNode)
+            pairs = [pair for pair in node.value if pair[0].value == key]
+            if len(pairs) != 1:
+                raise self._refused(path, "appears more than once")
+            self._plain(pairs[0][1], path)
+            splice = partial(replacing.in_mapping, self._text, pairs[0][0], pairs[0][1], value, style)
+        try:
+            start, end, body = splice()
+        except replacing.Unspliceable as exc:
+            raise self._refused(path, str(exc)) from None
+        self._apply(start, end, body, expected, path)
 
     def insert(self, path: Sequence[Key], index: int, value: Any) -> None:
         """Insert ``value`` into the sequence at ``path`` before ``index`` (its length: at the end)."""
@@ -246,18 +246,20 @@ class YamlDocument:
         if node is None or not node.value:
             self._into_empty(path, holder, node, [value])
             return
-        dash = _dash(self._text, node.value[0])
-        lines = render.item_lines(value, dash - _line_start(self._text, dash), self._style())
+        dash = dash_of(self._text, node.value[0])
+        lines = render.item_lines(value, dash - line_start(self._text, dash), self._style())
         expected = self.value
         _at(expected, path).insert(index, copy_data(value))
         if index == size:
-            self._insert_after(_last(self._text, node), lines, path, lambda _: expected)
+            self._insert_after(own_end(self._text, node), lines, path, lambda _: expected)
             return
-        start = _line_start(self._text, _dash(self._text, node.value[index]))
+        start = self._head(holder, node, index)
         self._apply(start, start, render.text(lines, self._style()), expected, path)
 
     def remove(self, path: Sequence[Key]) -> None:
-        """Remove the mapping key or sequence item at ``path`` with the whole lines it spans."""
+        """Remove the mapping key or sequence item at ``path`` with the whole lines it spans and the comment lines
+        right above it (no blank line between: they are its own; a comment parted from it by a blank line stays),
+        the same rule as in the JSONC and TOML editors (docs/editors.md, "One rule per verb")."""
         if not path:
             raise self._refused(path, "the whole document cannot be removed")
         *parent, last = path
@@ -268,26 +270,28 @@ class YamlDocument:
             position = last if last >= 0 else last + len(node.value)
             if not 0 <= position < len(node.value):
                 raise self._refused(path, "does not exist")
-            child = node.value[position]
-            start, end = _line_start(self._text, _dash(self._text, child)), self._end_of(child)
+            end = self._end_of(node.value[position])
         else:
             pairs = [pair for pair in node.value if pair[0].value == last]
             if not pairs:
                 raise self._refused(path, "does not exist")
             key_node, value_node = pairs[0]
-            start = _line_start(self._text, key_node.start_mark.index)
-            end = self._end_of(value_node if _has_text(value_node) else key_node)
-        is_last = position == len(node.value) - 1 if isinstance(last, int) else pairs[0] is node.value[-1]
+            position = node.value.index(pairs[0])
+            end = self._end_of(value_node if has_text(value_node) else key_node)
+        start = self._head(holder, node, position)  # its comment lines go with it
+        is_last = position == len(node.value) - 1
+        if len(node.value) == 1 and node is self._node:  # and the blank lines that parted it from a comment
+            start = blank_lines_up(self._text, start, 0)
         if len(node.value) > 1 and is_last:
             previous = node.value[-2]
             if isinstance(previous, tuple):
-                previous = previous[1] if _has_text(previous[1]) else previous[0]
+                previous = previous[1] if has_text(previous[1]) else previous[0]
             above = self._end_of(previous)  # a last entry takes the blank lines above it: none is left in its place
             if above < start and not self._text[above:start].strip(" \t\r\n"):
                 start = above
         expected = self.value
         container = _at(expected, parent)
-        del container[position if isinstance(last, int) else last]
+        del container[last if isinstance(last, str) else position]
         if len(node.value) == 1 and parent:  # emptied: the collection goes back to flow form after its key
             if holder is None:
                 raise self._refused(path, "is the last entry of a collection inside a sequence; Elydora keeps it")
@@ -335,9 +339,28 @@ class YamlDocument:
     def _style(self) -> render.Style:
         return _style(self._text, self._node)
 
+    def _head(self, holder: yaml.Node | None, node: yaml.Node, index: int) -> int:
+        """The line start where entry ``index`` of the block collection ``node`` begins with its own comment
+        lines (those right above its key or ``-`` line, no blank line between)."""
+        entry = node.value[index]
+        if isinstance(entry, tuple):
+            begin = line_start(self._text, entry[0].start_mark.index)
+        else:
+            begin = line_start(self._text, dash_of(self._text, entry))
+        if index > 0:
+            previous = node.value[index - 1]
+            if isinstance(previous, tuple):
+                previous = previous[1] if has_text(previous[1]) else previous[0]
+            floor = self._end_of(previous)
+        elif holder is not None:
+            floor = line_end(self._text, holder.end_mark.index)
+        else:
+            floor = 0 if node is self._node else begin
+        return comments_up(self._text, begin, floor)
+
     def _end_of(self, node: yaml.Node) -> int:
         """Just after the line break that ends ``node``'s last line of its own."""
-        return _line_end(self._text, _last(self._text, node))
+        return line_end(self._text, own_end(self._text, node))
 
     def _into_empty(self, path: Sequence[Key], holder: yaml.Node | None, node: yaml.Node | None,
                     entries: dict[str, Any] | list[Any]) -> None:
@@ -358,6 +381,8 @@ class YamlDocument:
             body = render.text(lines, style)
             if self._text and not self._text.endswith("\n"):
                 body = style.newline + body[: -len(style.newline)]
+            if self._text[line_start(self._text, len(self._text.rstrip("\r\n"))) :].lstrip(" \t").startswith("#"):
+                body = style.newline + body  # a blank line, else the comment above would become the key's own
             self._apply(start, start, body, expected, path)
             return
         assert node is not None
@@ -367,7 +392,7 @@ class YamlDocument:
         else:
             lines = render.sequence(entries, column + style.sequence, style)
         colon = self._text.index(":", holder.end_mark.index) + 1
-        eol = _line_end(self._text, node.end_mark.index)
+        eol = line_end(self._text, node.end_mark.index)
         rest = self._text[node.end_mark.index : eol]
         body = rest + render.text(lines, style)
         if not rest.endswith("\n"):
@@ -377,7 +402,7 @@ class YamlDocument:
     def _emptied(self, start: int, end: int, holder: yaml.Node, flow: str, expected: Any, path: Sequence[Key]) -> None:
         """Remove the last entry of a block collection and write ``flow`` after its key instead."""
         colon = self._text.index(":", holder.end_mark.index) + 1
-        head_end = _line_end(self._text, colon)
+        head_end = line_end(self._text, colon)
         if start < head_end:
             raise self._refused(path, "shares its line with its key; Elydora does not edit it")
         body = " " + flow + self._text[colon:start]  # the rest of the key's line and any lines before the entry
@@ -387,7 +412,7 @@ class YamlDocument:
 
     def _insert_after(self, last: int, lines: list[str], path: Sequence[Key], change: Any) -> None:
         style = self._style()
-        at = _line_end(self._text, last)
+        at = line_end(self._text, last)
         body = render.text(lines, style)
         if at == len(self._text) and not self._text.endswith("\n"):
             body = style.newline + body[: -len(style.newline)]

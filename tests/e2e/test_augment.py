@@ -88,3 +88,25 @@ def test_auggie_cannot_spawn_the_earlier_quoted_form_and_install_replaces_it(
         run = s.run("migrated")
         assert not run.proof_exists and sb.runtime_ran("guard") and not sb.runtime_ran("audit"), run.describe()
         assert any(contains(r["body"], guard_line("augment")) for r in run.after_tool_call()), run.describe()
+
+
+def _blank_settings(sb: Any) -> None:
+    """A user's ``settings.json`` that holds only a line break: Auggie 0.36's hook loader reads it as no hooks."""
+    settings = sb.home / ".augment" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_bytes(b"\n")
+
+
+def test_a_blank_settings_file_is_filled_and_auggie_runs_the_guard(
+        agent_cache: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> None:
+    """As Auggie reads a blank settings file as empty settings, install writes our hooks into it (no refusal),
+    and Auggie then runs the guard from it: a frozen agent's tool is blocked."""
+    for s in open_session("augment", agent_cache, tmp_path_factory.mktemp("e2e-augment-blank"), _blank_settings):
+        sb = s.sandbox
+        assert s.install.returncode == 0, s.install.stdout + s.install.stderr
+        assert "PreToolUse" in (sb.home / ".augment" / "settings.json").read_text(encoding="utf-8")
+        sb.elydora("agent", "freeze", "--provider", "augment", "--root", str(sb.home))
+        run = s.run("blank")
+        assert_reached_only_the_fake_model(run)
+        assert not run.proof_exists and sb.runtime_ran("guard"), run.describe()
+        assert any(contains(r["body"], guard_line("augment")) for r in run.after_tool_call()), run.describe()

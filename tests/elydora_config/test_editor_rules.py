@@ -1,5 +1,6 @@
-"""One rule per verb for the three editors (docs/editors.md, "One rule per verb"): ``set`` creates missing
-parents, ``insert`` appends with -1, and a path that names nothing is a ``KeyError``, in JSONC, TOML and YAML."""
+"""One rule per verb for the three editors (docs/editors.md, "One rule per verb"): ``set`` replaces an existing
+value where it is and creates missing parents, ``insert`` appends with -1, a path that names nothing is a
+``KeyError``, and an entry's comment lines go with it, in JSONC, TOML and YAML."""
 
 from __future__ import annotations
 
@@ -99,11 +100,24 @@ def test_a_position_must_name_a_sibling_and_only_one(editor: tuple[Parse, str]) 
     assert doc.text == text
 
 
-def test_a_position_does_not_move_an_existing_value() -> None:
-    for parse, text in [EDITORS["jsonc"], EDITORS["toml"]]:  # (the YAML editor adds keys only)
-        doc = parse(text)
-        doc.set(("b",), 20, before="a")
-        assert list(doc.value.items()) == [("a", 1), ("b", 20)]
+def test_a_position_does_not_move_an_existing_value(editor: tuple[Parse, str]) -> None:
+    parse, text = editor
+    doc = parse(text)
+    doc.set(("b",), 20, before="a")
+    assert list(doc.value.items()) == [("a", 1), ("b", 20)]
+
+
+def test_set_replaces_an_existing_value_and_an_existing_item_in_place(editor: tuple[Parse, str]) -> None:
+    parse, text = editor
+    doc = parse(text)
+    doc.set(("a",), "x")
+    doc.set(("list",), [1, 2])
+    doc.set(("list", -1), 3)  # an item by its index, negative from the end
+    assert doc.value == {"a": "x", "b": 2, "list": [1, 3]}
+    assert parse(doc.text).value == doc.value
+    with pytest.raises(KeyError):
+        doc.set(("list", 2), 4)  # set adds no item: that is insert's job
+    assert doc.value["list"] == [1, 3]
 
 
 # -- layouts, held against the peers (microsoft/node-jsonc-parser, tomlkit) -----------------------------------
@@ -114,6 +128,10 @@ LAYOUTS: list[tuple[Parse, str, tuple[Any, ...], str]] = [
     # ... also where a comment ends the opening line: the item goes below it (tomlkit: 'a = [ # c\n    1\n]')
     (TomlDocument.parse, "a = [ # c\n]\n", ("insert", ("a",), 0, 1), "a = [ # c\n    1\n]\n"),
     (EDITORS["jsonc"][0], "[ // c\n]", ("insert", (), 0, 1), "[ // c\n  1\n]"),
+    # a comment line inside an empty container stays below the new entry (above it, it would be the entry's own)
+    (EDITORS["jsonc"][0], "{\n  // c\n}", ("set", ("a",), 1), '{\n  "a": 1\n  // c\n}'),
+    (EDITORS["jsonc"][0], "[\n  // c\n]", ("insert", (), 0, 1), "[\n  1\n  // c\n]"),
+    (TomlDocument.parse, "a = [\n  # c\n]\n", ("insert", ("a",), 0, 1), "a = [\n    1\n  # c\n]\n"),
     # a comma-first array is followed (both peers write ', 2, 3' on the last line)
     (TomlDocument.parse, "a = [\n    1\n  , 2\n]\n", ("insert", ("a",), 2, 3), "a = [\n    1\n  , 2\n  , 3\n]\n"),
     (TomlDocument.parse, "a = [\n    1\n  , 2\n]\n", ("insert", ("a",), 0, 0), "a = [\n    0\n  , 1\n  , 2\n]\n"),
@@ -151,8 +169,27 @@ REMOVALS: list[tuple[Parse, str, tuple[Any, ...], str]] = [
     (YamlDocument.parse, "l:\n- 1\n\n- 2\n", ("l", 1), "l:\n- 1\n"),
     # ... and an entry followed by another leaves the gap above to it
     (EDITORS["jsonc"][0], '{\n  "a": 1,\n\n  "b": 2,\n  "c": 3\n}', ("b",), '{\n  "a": 1,\n\n  "c": 3\n}'),
-    # ... and not across a comment line
-    (TomlDocument.parse, "x = 1\n\n# c\ny = 2\n", ("y",), "x = 1\n\n# c\n"),
+    # ... and not across a comment line that is not the entry's own
+    (TomlDocument.parse, "x = 1\n\n# c\n\ny = 2\n", ("y",), "x = 1\n\n# c\n"),
+    # the comment lines right above an entry (no blank line between) are its own: they go with it, in every
+    # editor, as they do with a TOML table (jsonc-parser too)
+    (EDITORS["jsonc"][0], '{\n  "a": 1,\n  // about b\n  "b": 2\n}', ("b",), '{\n  "a": 1\n}'),
+    (EDITORS["jsonc"][0], '{\n  // about a\n  "a": 1,\n  "b": 2\n}', ("a",), '{\n  "b": 2\n}'),
+    (EDITORS["jsonc"][0], '{\n  "a": 1,\n  /* about b */\n  // more\n  "b": 2,\n  "c": 3\n}', ("b",),
+     '{\n  "a": 1,\n  "c": 3\n}'),
+    (EDITORS["jsonc"][0], "[\n  1,\n  // about 2\n  2\n]", (1,), "[\n  1\n]"),
+    (EDITORS["jsonc"][0], '{\n  "a": 1,\n\n  // about b\n  "b": 2\n}', ("b",), '{\n  "a": 1\n}'),
+    (TomlDocument.parse, "x = 1\n# about y\ny = 2\n", ("y",), "x = 1\n"),
+    (TomlDocument.parse, "x = 1\n\n# c\ny = 2\n", ("y",), "x = 1\n"),
+    (TomlDocument.parse, "[t]\n# about a\na = 1\nb = 2\n", ("t", "a"), "[t]\nb = 2\n"),
+    (TomlDocument.parse, "a = [\n  1,\n  # about 2\n  2,\n]\n", ("a", 1), "a = [\n  1,\n]\n"),
+    (YamlDocument.parse, "x: 1\n# about y\ny: 2\n", ("y",), "x: 1\n"),
+    (YamlDocument.parse, "# about x\nx: 1\ny: 2\n", ("x",), "y: 2\n"),
+    (YamlDocument.parse, "l:\n- 1\n# about 2\n- 2\n- 3\n", ("l", 1), "l:\n- 1\n- 3\n"),
+    # ... not when a blank line stands between
+    (EDITORS["jsonc"][0], '{\n  // header\n\n  "a": 1,\n  "b": 2\n}', ("a",), '{\n  // header\n\n  "b": 2\n}'),
+    (TomlDocument.parse, "# file\n\na = 1\nc = 3\n", ("a",), "# file\n\nc = 3\n"),
+    (YamlDocument.parse, "# file\n\na: 1\nc: 3\n", ("a",), "# file\n\nc: 3\n"),
     # a comma-first member goes with its line (both peers leave ' 2' or '    2' behind)
     (EDITORS["jsonc"][0], "[\n  1\n, 2\n, 3\n]", (1,), "[\n  1\n, 3\n]"),
     (EDITORS["jsonc"][0], "[\n  1\n, 2\n]", (0,), "[\n  2\n]"),
@@ -166,3 +203,18 @@ def test_a_removal_takes_what_the_entry_owns(parse: Parse, before: str, path: tu
     doc = parse(before)
     doc.remove(path)
     assert doc.text == after
+
+
+def test_an_entry_added_below_a_comment_only_head_is_kept_apart_from_it() -> None:
+    # a key added where a comment line would stand right above it gets a blank line between, so that the
+    # comment does not become the key's own (and go with it when the key is removed)
+    for parse, before, after in [
+        (TomlDocument.parse, "# my config\n", "# my config\n\nk = 1\n"),
+        (YamlDocument.parse, "# my config\n", "# my config\n\nk: 1\n"),
+        (TomlDocument.parse, "# my config\n\n[a]\nx = 1\n", '# my config\n\nk = 1\n\n[a]\nx = 1\n'),
+    ]:
+        doc = parse(before)
+        doc.set(("k",), 1)
+        assert doc.text == after
+        doc.remove(("k",))
+        assert doc.text == before

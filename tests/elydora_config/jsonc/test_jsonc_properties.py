@@ -121,6 +121,19 @@ def _changed_region(old: str, new: str) -> tuple[int, int]:
     return start, end_old
 
 
+def _comment_lines_above(text: str, start: int) -> str:
+    """The lines right above the line of ``start`` that hold one comment each (no blank line between)."""
+    lines = text[: text.rfind("\n", 0, start) + 1].split("\n")[:-1]
+    taken: list[str] = []
+    for line in reversed(lines):
+        bare = line.strip(" \t\r\ufeff")
+        one_block = bare.startswith("/*") and bare.endswith("*/") and bare.find("*/") == len(bare) - 2
+        if not (bare.startswith("//") or one_block):
+            break
+        taken.append(line)
+    return "\n".join(taken)
+
+
 def _only(text: str, allowed: str) -> bool:
     return all(ch in allowed for ch in text)
 
@@ -159,12 +172,13 @@ def _check_edit(before: JsoncDocument, before_text: str, doc: JsoncDocument, op:
         assert rest.count(",") == separators, f"inserted more than entry + separator: {rest!r}"
         assert after_ids == before_ids
         return
-    # remove: what goes is the entry, one separator, whitespace and the comments on the entry's last line
+    # remove: what goes is the entry, one separator, whitespace, the comments on the entry's last line and the
+    # comment lines right above it
     assert all(s.new == "" for s in edit.splices)
     entry_start, entry_end = before.entry_span(path)
     entry = before_text[entry_start:entry_end]
     removed_ids = set(before_ids) - set(after_ids)
-    own = set(comment_ids(entry))
+    own = set(comment_ids(entry)) | set(comment_ids(_comment_lines_above(before_text, entry_start)))
     line_end = min(
         [p for p in (before_text.find("\n", entry_end), before_text.find("\r", entry_end)) if p >= 0],
         default=len(before_text),
@@ -175,7 +189,7 @@ def _check_edit(before: JsoncDocument, before_text: str, doc: JsoncDocument, op:
     removed = "".join(s.old for s in edit.splices)
     assert entry in removed
     rest = removed.replace(entry, "", 1)
-    for cid in same_line & removed_ids:  # drop the removed same-line comments
+    for cid in (same_line | own) & removed_ids:  # drop the removed comments outside the entry
         for form in (f"/* {cid} */", f"/*{cid}*/", f"// {cid}", f"//{cid}"):
             rest = rest.replace(form, "")
     assert _only(rest, " \t\r\n,") and rest.count(",") <= 1, f"removed more than entry + separator: {rest!r}"

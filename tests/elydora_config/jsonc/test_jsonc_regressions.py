@@ -99,7 +99,8 @@ def test_line_ending_comes_from_the_neighbouring_lines_in_a_mixed_file() -> None
         ('{"a": 1}', ("a",), "{}"),
         ('{ "a": 1 }', ("a",), "{ }"),
         ('{\n  "a": 1\n}', ("a",), "{}"),
-        ('{\n  // keep\n  "a": 1\n}', ("a",), "{\n  // keep\n}"),
+        ('{\n  // about a\n  "a": 1\n}', ("a",), "{}"),  # its comment line goes with it
+        ('{\n  // keep\n\n  "a": 1\n}', ("a",), "{\n  // keep\n}"),  # a blank line between: not its own
         ('{\n  "a": 1, // a\n  "b": 2, // b\n  "c": 3 // c\n}', ("b",), '{\n  "a": 1, // a\n  "c": 3 // c\n}'),
         ('{\n  "a": 1,\n  "b": 2 }', ("b",), '{\n  "a": 1 }'),
         ('{ "x": 0, "a": 1,\n  "b": 2 }', ("a",), '{ "x": 0,\n  "b": 2 }'),

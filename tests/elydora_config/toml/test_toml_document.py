@@ -111,8 +111,9 @@ def test_set_new_key_goes_after_the_last_key_of_its_table() -> None:
 
 
 def test_set_new_root_key_stays_before_the_first_table() -> None:
+    # a blank line between the file's comment and the first key, else the comment would be the key's own
     assert edited("# my config\n\n[a]\nx = 1\n", ("set", ("title",), "T")) == (
-        '# my config\ntitle = "T"\n\n[a]\nx = 1\n'
+        '# my config\n\ntitle = "T"\n\n[a]\nx = 1\n'
     )
     # a comment directly above a header belongs to the header, so the key goes above it
     assert edited("# about a\n[a]\n", ("set", ("k",), 1)) == "k = 1\n# about a\n[a]\n"
@@ -195,9 +196,11 @@ def test_set_path_errors() -> None:
 # -- remove ---------------------------------------------------------------------------------------------
 
 
-def test_remove_key_takes_its_line_only() -> None:
+def test_remove_key_takes_its_lines_and_the_comment_lines_right_above() -> None:
     before = "# about a\na = 1 # one\nb = [\n  1,\n]\nc = 3\n"
-    assert edited(before, ("remove", ("a",), None), ("remove", ("b",), None)) == "# about a\nc = 3\n"
+    assert edited(before, ("remove", ("a",), None), ("remove", ("b",), None)) == "c = 3\n"
+    # a blank line between: the comment is not the key's
+    assert edited("# file\n\na = 1\nc = 3\n", ("remove", ("a",), None)) == "# file\n\nc = 3\n"
 
 
 def test_remove_array_of_tables_entry_takes_header_body_comments_and_separation() -> None:

@@ -5,6 +5,7 @@ with the place named."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import yaml
@@ -124,10 +125,59 @@ def test_shapes_it_does_not_splice_are_refused_and_the_text_stays(
     assert doc.text == text
 
 
-def test_an_existing_key_is_not_replaced() -> None:
-    doc = YamlDocument.parse("hooks:\n  pre_tool_call:\n  - command: x\n")
-    with pytest.raises(MalformedConfigError, match="already exists"):
-        doc.set(("hooks", "pre_tool_call"), [ENTRY])
+def test_an_existing_value_is_replaced_where_it_is() -> None:
+    doc = YamlDocument.parse("hooks:\n  pre_tool_call:\n  - command: x\n# after\nmodel: old # keep\n")
+    doc.set(("model",), "new")  # a scalar on its key's line: only its text, the comment stays
+    assert doc.text == "hooks:\n  pre_tool_call:\n  - command: x\n# after\nmodel: new # keep\n"
+    doc.set(("hooks", "pre_tool_call"), [{"command": "w"}])  # a block: its lines written anew in place
+    assert doc.text == "hooks:\n  pre_tool_call:\n  - command: w\n# after\nmodel: new # keep\n"
+    doc.set(("hooks", "pre_tool_call", 0), "z")  # an index into a sequence
+    assert doc.text == "hooks:\n  pre_tool_call:\n  - z\n# after\nmodel: new # keep\n"
+    doc.set(("hooks", "pre_tool_call", 0), "z")  # the same value: nothing changes
+    assert doc.value == {"hooks": {"pre_tool_call": ["z"]}, "model": "new"}
+
+
+@pytest.mark.parametrize(
+    ("before", "path", "value", "after"),
+    [
+        ("a: 1 # one\nb: 2\n", ("a",), [1, 2], "a: # one\n  - 1\n  - 2\nb: 2\n"),
+        ("a:\n    x: 1 # x\n    y: 2\nb: 2\n", ("a",), {"z": 3}, "a:\n    z: 3\nb: 2\n"),
+        ("a: # about a\n  x: 1\nb: 2\n", ("a",), 5, "a: 5 # about a\nb: 2\n"),
+        ("a:\n- 1\n- 2 # two\nb: 2\n", ("a", 1), 3, "a:\n- 1\n- 3 # two\nb: 2\n"),
+        ("a:\n  - x: 1\n    y: 2\n  - 3\n", ("a", 0), "s", "a:\n  - s\n  - 3\n"),
+        ("a:\n  - 1\n  - 3\n", ("a", -1), {"k": "v"}, "a:\n  - 1\n  - k: v\n"),
+        ("a: |\n  text\nb: 2\n", ("a",), "one", "a: one\nb: 2\n"),
+        ("a: 'q'\r\nb: [1, 2]\r\n", ("b",), {"c": 1}, "a: 'q'\r\nb:\r\n  c: 1\r\n"),
+        ("a: 1\nb: 2", ("b",), [], "a: 1\nb: []"),
+        ("a: 1\nb: 2", ("b",), [1], "a: 1\nb:\n  - 1"),
+        ("l:\n- a: 1\n  b: 2\n", ("l", 0, "b"), 3, "l:\n- a: 1\n  b: 3\n"),
+    ],
+)
+def test_replacing_splices_only_the_value(before: str, path: tuple[str | int, ...], value: Any, after: str) -> None:
+    doc = YamlDocument.parse(before)
+    doc.set(path, value)
+    assert doc.text == after
+    assert YamlDocument.parse(after).get(path) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "error", "reason"),
+    [
+        ("a: &x 1\nb: 2\n", ("a",), MalformedConfigError, "anchor, alias or tag"),
+        ("a: !!str 1\n", ("a",), MalformedConfigError, "anchor, alias or tag"),
+        ("a:\nb: 2\n", ("a",), MalformedConfigError, "a key without a value"),
+        ("l:\n- - 1\n  - 2\n", ("l", 0, 0), MalformedConfigError, "shares its line"),
+        ("l:\n- 1\n", ("l", 3), KeyError, "('l', 3)"),
+        ("a: 1\n", (), MalformedConfigError, "whole document"),
+    ],
+)
+def test_a_value_it_cannot_splice_is_refused_and_the_text_stays(
+    text: str, path: tuple[str | int, ...], error: type[Exception], reason: str
+) -> None:
+    doc = YamlDocument.parse(text)
+    with pytest.raises(error, match=re.escape(reason)):
+        doc.set(path, [9])
+    assert doc.text == text
 
 
 @pytest.mark.parametrize(
@@ -187,3 +237,22 @@ def test_any_scalar_data_round_trips(existing: dict[str, object], items: list[ob
         doc.remove(("ours", index))
     doc.remove(("ours",))
     assert doc.text == before
+
+
+VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(KEYS, SCALARS, max_size=3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(KEYS, VALUES, min_size=2, max_size=4), st.data())
+def test_replacing_a_value_changes_only_its_own_lines(existing: dict[str, object], data: st.DataObject) -> None:
+    """Any value replaced by any other: the data reads back, and the entries before it keep their text."""
+    doc = YamlDocument.parse("")
+    doc.set(("user",), existing)
+    keys = list(existing)
+    key = data.draw(st.sampled_from(keys))
+    new = data.draw(VALUES)
+    head = doc.text[: doc.text.index(f"\n  {key}:") if keys.index(key) else 0]
+    doc.set(("user", key), new)
+    assert yaml.safe_load(doc.text) == {"user": {**existing, key: new}}
+    assert doc.text.startswith(head)
+    assert list(doc.value["user"]) == keys  # the key stays where it was
