@@ -29,6 +29,9 @@ class FileRecord:
     created: list[list[str | int]] = field(default_factory=list)
     inserted: list[dict[str, Any]] = field(default_factory=list)
     replaced: list[dict[str, Any]] = field(default_factory=list)
+    blank: str | None = None
+    """The whitespace the first install found as the file's whole content, where the agent reads a blank file
+    as empty settings (``Sources.blank_is_empty``); uninstall writes it back when nothing else is left."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -36,6 +39,7 @@ class FileRecord:
             "created": self.created,
             "inserted": self.inserted,
             "replaced": self.replaced,
+            **({"blank": self.blank} if self.blank is not None else {}),
         }
 
 
@@ -85,7 +89,7 @@ class Manifest:
             if raw.get("format") != FORMAT:
                 raise ValueError(f"unsupported manifest format {raw.get('format')!r}")
             files = {
-                p: FileRecord(r["created_file"], r["created"], r["inserted"], r["replaced"])
+                p: FileRecord(r["created_file"], r["created"], r["inserted"], r["replaced"], _blank(r.get("blank")))
                 for p, r in raw["files"].items()
             }
             return cls(
@@ -115,8 +119,11 @@ class Manifest:
                     values.extend(value["hooks"])
         return values
 
-    def record(self, path: Path, log: EditLog, *, created_file: bool, previous: FileRecord | None) -> None:
-        """Merge one file's edit log (containers created earlier and still ours stay recorded)."""
+    def record(
+        self, path: Path, log: EditLog, *, created_file: bool, previous: FileRecord | None, blank: str | None = None
+    ) -> None:
+        """Merge one file's edit log (containers created earlier and still ours stay recorded; ``blank``: the
+        file was blank when read, see :attr:`FileRecord.blank`)."""
         created = list(previous.created) if previous else []
         created += [c for c in log.created if c not in created]
         ours_before = [item.get("value") for item in previous.inserted] if previous else []
@@ -124,7 +131,14 @@ class Manifest:
         replaced = list(previous.replaced) if previous else []
         replaced += [r for r in log.removed if r["value"] not in ours_before and r not in replaced]
         was_created = created_file or bool(previous and previous.created_file)
-        self.files[str(path)] = FileRecord(was_created, created, log.inserted, replaced)
+        was_blank = previous.blank if previous and previous.blank is not None else blank
+        self.files[str(path)] = FileRecord(was_created, created, log.inserted, replaced, was_blank)
+
+
+def _blank(value: object) -> str | None:
+    if value is not None and (not isinstance(value, str) or value.strip(" \t\r\n")):
+        raise TypeError("blank must be a text of whitespace")
+    return value
 
 
 def _optional_map(value: object) -> dict[str, Any] | None:

@@ -101,12 +101,16 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
     targets = {t.path: t for t in src.targets}
     docs: dict[Path, Any] = {}
     originals: dict[Path, str | None] = {}
+    blanks: dict[Path, str] = {}
     for target in src.targets:
         text = _read_text(tx, target.path, target.max_bytes, ctx)
         originals[target.path] = text
         docs[target.path] = None
         if text is not None and target.fmt is not Format.TEXT:
-            read_as = target.new_text if src.blank_is_empty and _blank_json(text, target.fmt) else text
+            blank = src.blank_is_empty and _blank_json(text, target.fmt)
+            if blank:
+                blanks[target.path] = text
+            read_as = target.new_text if blank else text
             docs[target.path] = parsed(tx, target.path, target.max_bytes, read_as, target.fmt)
     depends: dict[Path, Any] = {}
     for path in src.depends:
@@ -116,7 +120,7 @@ def load_documents(tx: Transaction | None, provider: Provider, ctx: Context) -> 
         if text is not None and fmt is not None and fmt is not Format.TEXT:
             read_as = "{}" if src.blank_is_empty and _blank_json(text, fmt) else text
             depends[path] = parsed(tx, path, 2 << 20, read_as, fmt)
-    return Documents(targets, docs, originals, depends)
+    return Documents(targets, docs, originals, depends, blanks=blanks)
 
 
 def _blank_json(text: str, fmt: Format) -> bool:
@@ -210,6 +214,8 @@ def _attach_manifests(docs: Documents, manifests: dict[str, Manifest]) -> None:
             docs.created.setdefault(Path(path), []).extend(rec.created)
             if rec.created_file:
                 docs.created_files.add(Path(path))
+            if rec.blank is not None:
+                docs.blanks.setdefault(Path(path), rec.blank)
 
 
 def _stage_documents(tx: Transaction, docs: Documents, mode: int = 0o700) -> list[str]:
@@ -306,7 +312,8 @@ def _install(provider_id: str, ctx: Context, dry_run: bool) -> Outcome:
     for path in docs.targets:
         if path in docs.logs and path not in docs.deleted:
             prior = previous.files.get(str(path)) if previous else None
-            manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior)
+            manifest.record(path, docs.logs[path], created_file=docs.was_created_by_us(path), previous=prior,
+                            blank=docs.blanks.get(path))
     own = (str(ctx.elydora_dir), str(ctx.runtime_root))
     manifest.created_dirs = created_by(tx.staged_paths, own, previous.created_dirs if previous else [])
     tx.write(agent_dir / MANIFEST_NAME, manifest.encode(), mode=0o600)

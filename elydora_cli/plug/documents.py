@@ -143,6 +143,9 @@ class Documents:
     created_files: set[Path] = field(default_factory=set)
     texts: dict[Path, str] = field(default_factory=dict)
     """New content of plain-text targets (``Format.TEXT``: script files an agent loads)."""
+    blanks: dict[Path, str] = field(default_factory=dict)
+    """Targets that were blank (whitespace only) when an install first read them, read as the target's
+    ``new_text`` (``Sources.blank_is_empty``): the blank text, which comes back once the file holds nothing else."""
     _original_values: dict[Path, Any] = field(default_factory=dict)
 
     def doc(self, path: Path) -> Document | None:
@@ -209,7 +212,15 @@ class Documents:
         original = self.originals.get(path)
         if original is not None and _same_data(original, doc, self, path):
             return original
+        blank = self.blanks.get(path)
+        if blank is not None and _fresh(doc, self.fresh_value(path)):
+            return blank
         return doc.text
+
+
+def _fresh(doc: Document, fresh: Any) -> bool:
+    """Whether ``doc`` holds exactly what a new file of its target starts as."""
+    return bool(doc.value == fresh) and same_types(doc.value, fresh)
 
 
 def _same_data(original: str, doc: Document, docs: Documents, path: Path) -> bool:

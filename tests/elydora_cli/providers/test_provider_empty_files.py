@@ -1,6 +1,7 @@
 """An empty (0-byte), whitespace-only or comment-only config file, treated as each agent treats it
 (docs/providers.md, each agent's "Empty file" line): where the agent reads a blank file as no settings, install
-fills it; where it refuses one, so does install, naming the file and what to write in it, and the file stays.
+fills it and uninstall gives the blank text back; where it refuses one, so does install, naming the file and
+what to write in it, and the file stays.
 A TOML or YAML file holding nothing or only comments is an empty table or mapping for every reader."""
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def test_a_blank_file_is_filled_or_refused_as_the_agent_does(agent: str, kind: s
         if _accepted(agent, fmt, kind):
             operations.install(agent, ctx)
             assert operations.status(agent, ctx).installed, (agent, path.name)  # (Codex: then awaiting trust)
+            operations.uninstall(agent, ctx)
+            assert path.read_bytes() == text.encode(), (agent, path.name)  # the file as it was, byte for byte
         else:
             with pytest.raises(MalformedConfigError) as caught:
                 operations.install(agent, ctx)
