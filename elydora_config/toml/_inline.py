@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from elydora_config._hashlines import comment_lines_up, line_start
 from elydora_config.toml._scanner import (
     EQ_RE,
     KEY_RE,
     ScanError,
-    comment_lines_up,
     key_parts,
-    line_start,
     skip_value,
 )
 from elydora_config.toml._values import Path, Style, render_dotted, render_value

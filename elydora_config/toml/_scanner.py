@@ -20,6 +20,7 @@ import re
 
 from elydora_config.toml._values import Path, detect_newline
 
+from .._hashlines import line_start
 from ..records import record
 
 
@@ -180,22 +181,6 @@ class Scan:
     text: str
     sections: list[Section]
     newline: str
-
-
-def line_start(text: str, pos: int) -> int:
-    """The offset of the first character of the line holding ``pos``."""
-    return text.rfind("\n", 0, pos) + 1
-
-
-def comment_lines_up(text: str, pos: int, floor: int) -> int:
-    """Move the line start ``pos`` up over the lines right above it that hold only a comment (not above the
-    line start ``floor``): the comment lines an entry owns."""
-    while pos > floor:
-        above = line_start(text, pos - 1)
-        if above < floor or not text[above:pos].lstrip(" \t").startswith("#"):
-            break
-        pos = above
-    return pos
 
 
 def content_end_before(text: str, pos: int) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from elydora_config._hashlines import comment_lines_up, line_start
 from elydora_config.toml._inline import (
     Node,
     deepest_written,
@@ -33,9 +34,7 @@ from elydora_config.toml._scanner import (
     ScanError,
     Section,
     blank_run_after,
-    comment_lines_up,
     content_end_before,
-    line_start,
     starts_with,
 )
 from elydora_config.toml._values import (

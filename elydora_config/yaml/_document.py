@@ -31,9 +31,10 @@ import yaml
 from elydora_config._plaindata import copy_data, same_types
 from elydora_config.errors import MalformedConfigError, PathLike
 
+from .._hashlines import comment_lines_up, line_start
 from . import _render as render
 from . import _replace as replacing
-from ._lines import blank_lines_up, comments_up, dash_of, has_text, line_end, line_start, own_end
+from ._lines import blank_lines_up, dash_of, has_text, line_end, own_end
 
 Key = str | int
 _MISSING: Any = object()
@@ -356,7 +357,7 @@ class YamlDocument:
             floor = line_end(self._text, holder.end_mark.index)
         else:
             floor = 0 if node is self._node else begin
-        return comments_up(self._text, begin, floor)
+        return comment_lines_up(self._text, begin, floor)
 
     def _end_of(self, node: yaml.Node) -> int:
         """Just after the line break that ends ``node``'s last line of its own."""

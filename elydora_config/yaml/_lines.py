@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import yaml
 
-
-def line_start(text: str, index: int) -> int:
-    return text.rfind("\n", 0, index) + 1
+from .._hashlines import line_start
 
 
 def line_end(text: str, index: int) -> int:
@@ -40,18 +38,6 @@ def own_end(text: str, node: yaml.Node) -> int:
 def has_text(node: yaml.Node) -> bool:
     """Whether ``node`` spans any text (a key without a value does not)."""
     return node.end_mark.index > node.start_mark.index
-
-
-def comments_up(text: str, begin: int, floor: int) -> int:
-    """Move the line start ``begin`` up over the lines right above it that hold only a comment, not above
-    ``floor`` (a line start: the end of whatever stands before the entry), so that they stay with the entry
-    below them."""
-    while begin > floor:
-        previous = line_start(text, begin - 1)
-        if previous < floor or not text[previous:begin].lstrip(" \t").startswith("#"):
-            break
-        begin = previous
-    return begin
 
 
 def blank_lines_up(text: str, begin: int, floor: int) -> int:

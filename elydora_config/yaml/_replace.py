@@ -12,8 +12,9 @@ from typing import Any
 
 import yaml
 
+from .._hashlines import line_start
 from . import _render as render
-from ._lines import dash_of, has_text, line_end, line_start, own_end
+from ._lines import dash_of, has_text, line_end, own_end
 
 
 class Unspliceable(Exception):
