@@ -14,27 +14,9 @@ from typing import Any
 
 import pytest
 from elydora_testkit.e2e_session import open_session
+from elydora_testkit.systemd_units import exec_start
 
 pytestmark = pytest.mark.e2e
-
-
-def _exec_start(unit: str) -> list[str]:
-    """The service's command as systemd splits it (double quotes, backslash escapes, ``%%``)."""
-    line = next(ln for ln in unit.splitlines() if ln.startswith("ExecStart=")).split("=", 1)[1]
-    words, current, quoted, escaped = [], "", False, False
-    for char in line:
-        if escaped:
-            current, escaped = current + char, False
-        elif char == "\\":
-            escaped = True
-        elif char == '"':
-            quoted = not quoted
-        elif char == " " and not quoted:
-            words.append(current)
-            current = ""
-        else:
-            current += char
-    return [w.replace("%%", "%") for w in [*words, current] if w]
 
 
 def test_the_timers_repair_brings_the_guard_back_for_the_real_agent(
@@ -55,7 +37,7 @@ def test_the_timers_repair_brings_the_guard_back_for_the_real_agent(
 
         unit = (sb.home / ".config" / "systemd" / "user" / "elydora-repair.service").read_text()
         env = {"PATH": "/usr/bin:/bin", "HOME": str(sb.home)}
-        done = subprocess.run(_exec_start(unit), capture_output=True, text=True, env=env, timeout=120, cwd=sb.home)
+        done = subprocess.run(exec_start(unit), capture_output=True, text=True, env=env, timeout=120, cwd=sb.home)
         assert done.returncode == 0, done.stderr
         assert "PreToolUse" in json.loads(settings.read_text())["hooks"]
 

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from elydora_testkit.systemd_units import exec_start
 
 from elydora_cli import repairtimer
 from elydora_cli.main import main
@@ -81,24 +82,6 @@ def test_what_repair_cannot_restore_is_logged_and_fails(root: Path, capsys: pyte
     assert json.loads(out)["repair"]["last"]["errors"] == doc["errors"]
 
 
-def _systemd_words(line: str) -> list[str]:
-    """``ExecStart=`` split as systemd splits it (double quotes, backslash escapes, ``%%``)."""
-    words, current, quoted, escaped = [], "", False, False
-    for char in line:
-        if escaped:
-            current, escaped = current + char, False
-        elif char == "\\":
-            escaped = True
-        elif char == '"':
-            quoted = not quoted
-        elif char == " " and not quoted:
-            words.append(current)
-            current = ""
-        else:
-            current += char
-    return [w.replace("%%", "%") for w in [*words, current] if w]
-
-
 def _run_as_the_timer(argv: list[str], root: Path) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(root / "home")}
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120, cwd=root)
@@ -114,7 +97,7 @@ def test_systemd_user_timer_runs_the_repair(root: Path, capsys: pytest.CaptureFi
     assert "[Service]\nType=oneshot\n" in unit
     assert "OnCalendar=hourly\nPersistent=true\n" in timer.read_text()
     assert "[Install]\nWantedBy=timers.target\n" in timer.read_text()
-    argv = _systemd_words(next(ln for ln in unit.splitlines() if ln.startswith("ExecStart=")).split("=", 1)[1])
+    argv = exec_start(unit)
     assert argv == [sys.executable, "-m", "elydora_cli", "repair", "--quiet", "--root", str(root / "home")]
     code, out = cli(root, capsys, "status", "claude", "--json")
     assert json.loads(out)["repair"]["timer"] == {"kind": "systemd", "files": [str(service), str(timer)],
