@@ -141,9 +141,12 @@ def _command_word(args: list[str]) -> str | None:
 
 
 def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
-    """Only the module of the command being run (every module for help and errors): start-up stays small."""
+    """Only the module of the command being run (every module for help and errors, none for ``--version``):
+    start-up stays small."""
     args = list(sys.argv[1:] if argv is None else argv)
     word = _command_word(args)
+    if word is None and {"-V", "--version"} & set(args) and not {"-h", "--help"} & set(args):
+        return ()  # argparse prints the version and exits before it looks for a command
     if word in COMMANDS and word not in WHOLE_TREE_COMMANDS and not {"-h", "--help"} & set(args):
         return (COMMANDS[word],)
     return COMMAND_MODULES

@@ -69,6 +69,18 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         assert (code, out) == (0, f"elydora {__version__}\n")
 
 
+def test_version_loads_no_command_module() -> None:
+    """``elydora --version`` answers without importing the command modules (it used to load all of them, as for
+    ``--help``: half a second of a cold start)."""
+    script = (
+        "import sys\nfrom elydora_cli.main import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('elydora_cli.commands.')))"
+    )
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert found.stdout.splitlines()[-1] == "[]"
+    assert build_parser(["--help", "--version"]).format_help().count("install") >= 1  # --help still lists them
+
+
 @pytest.mark.parametrize(
     ("argv", "wanted"),
     [
