@@ -176,6 +176,7 @@ LAZY = {
     "cryptography": "keys and signatures, only where a key is used",
     "elydora_config.toml._tomlkit_edit": "the TOML editor's fallback (tomlkit)",
     "elydora_config.toml._editing": "the TOML editing half (span editor, its scanner and checks), by a first edit only",
+    "elydora_config.jsonc._editing": "the JSONC editing half (layout, splice plans, checks), by a first edit only",
     "elydora_config.yaml": "PyYAML, for the one agent whose config is YAML",
     "elydora_config.Transaction": "the commit engine, not on read-only commands",
     "elydora_config.transaction": "the commit engine (preloaded before privileges are dropped)",
