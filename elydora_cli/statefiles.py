@@ -69,20 +69,19 @@ def check_agent_id(agent_id: str) -> str:
     Names the journal folder could take (``transactions`` in any case, any dot name) are reserved: an agent
     there would read the journal as its state.
     """
-    from elydora_config.errors import UnsafePathError  # the library: not for the runtime that reads names only
-    from elydora_config.paths import TRANSACTIONS_DIR, check_safe_name
+    from elydora_config import errors, paths  # the library: not for the runtime that reads names only
 
-    check_safe_name(agent_id, what="agent id")
+    paths.check_safe_name(agent_id, what="agent id")
     try:  # bytes that are no UTF-8 arrive as lone surrogates (argv, file names): no agent's config could hold them
         agent_id.encode("utf-8")
     except UnicodeEncodeError:
         shown = agent_id.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         problem = "is not UTF-8 text (the agent's config files name it and hold UTF-8 only)"
-        raise UnsafePathError(None, f"agent id '{shown}' {problem}") from None
+        raise errors.UnsafePathError(None, f"agent id '{shown}' {problem}") from None
     if agent_id.startswith(" "):
-        raise UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
-    if agent_id.startswith(".") or agent_id.lower() == TRANSACTIONS_DIR:
-        raise UnsafePathError(None, f"agent id {agent_id!r} is reserved for the state directory's own files")
+        raise errors.UnsafePathError(None, f"unsafe agent id {agent_id!r}: it starts with a space")
+    if agent_id.startswith(".") or agent_id.lower() == paths.TRANSACTIONS_DIR:
+        raise errors.UnsafePathError(None, f"agent id {agent_id!r} is reserved for the state directory's own files")
     return agent_id
 
 

@@ -1,5 +1,6 @@
-"""Lines of a text whose comments start with ``#`` (TOML and YAML): where a line starts, and the comment lines
-right above an entry, which belong to it (docs/editors.md, "One rule per verb")."""
+"""Lines of a text whose comments start with ``#`` (TOML and YAML): where a line starts, the comment lines
+right above an entry, which belong to it (docs/editors.md, "One rule per verb"), and the line ending a TOML
+document writes new lines with."""
 
 from __future__ import annotations
 
@@ -18,3 +19,9 @@ def comment_lines_up(text: str, pos: int, floor: int) -> int:
             break
         pos = above
     return pos
+
+
+def detect_newline(text: str) -> str:
+    """The line ending of ``text``: "\\r\\n" when its first line ends so, else "\\n"."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"

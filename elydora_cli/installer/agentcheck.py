@@ -13,11 +13,12 @@ from ..plug.agentprobe import ProbeError
 from ..plug.context import Context
 from ..plug.contract import Finding
 from ..plug.documents import Documents
-from ..plug.provider import Provider
 from . import entries
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..plug.provider import Provider
 
 
 def loaded_findings(provider: Provider, docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:

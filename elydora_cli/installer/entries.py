@@ -17,10 +17,11 @@ from elydora_config.records import record
 from ..plug.context import Context
 from ..plug.documents import Documents
 from ..plug.ownership import Ref
-from ..plug.provider import Provider
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..plug.provider import Provider
 
 
 @record(frozen=True)

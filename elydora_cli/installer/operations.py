@@ -26,7 +26,6 @@ from ..plug.context import Context
 from ..plug.contract import Finding, Format, Sources
 from ..plug.documents import Documents
 from ..plug.layers import OFF, env_findings
-from ..plug.provider import Provider
 from ..providers import load
 from ..readpass import Reads
 from ..recovery_hint import with_command
@@ -64,6 +63,8 @@ if TYPE_CHECKING:  # the transaction machinery is loaded by the commands that wr
     from typing import Any
 
     from elydora_config import Transaction
+
+    from ..plug.provider import Provider
 
 SECRET_FILES = {identity.PRIVATE_KEY, identity.CONFIG}
 

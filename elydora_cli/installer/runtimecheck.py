@@ -15,6 +15,7 @@ import functools
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elydora_config import _platform
 
@@ -23,13 +24,15 @@ from ..neutral.hookcommand import parse_hook_command
 from ..plug.context import Context
 from ..plug.contract import Finding
 from ..plug.ownership import command_words
-from ..plug.provider import Provider
 from ..readpass import Reads
 from ..runtime.bytecode import CODE_SUFFIX, digest
 from ..runtime.stubs import stub_time
 from .manifest import Manifest
 from .staging import runtime_files
 from .systemscope import system_file_findings, system_policy_findings, user_root
+
+if TYPE_CHECKING:  # the plug's shape, for type checking only
+    from ..plug.provider import Provider
 
 
 def live_guard(path: Path) -> bool:

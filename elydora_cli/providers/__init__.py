@@ -13,9 +13,9 @@ import os
 from typing import TYPE_CHECKING
 
 from .. import catalog
-from ..plug.provider import Provider
 
 if TYPE_CHECKING:  # every agent module against the contract: a misspelt or missing name fails type checking
+    from ..plug.provider import Provider
     from . import (
         augment,
         claudecode,

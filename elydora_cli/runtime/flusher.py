@@ -64,9 +64,9 @@ class Flusher:
         self.health: dict[str, Any] = {}
         self.delivery: Delivery | None = None
         if not self.config.is_local:
-            from .deliver import Delivery, RetryPolicy  # the HTTP client, for a server-bound agent only
+            from . import deliver  # the HTTP client, for a server-bound agent only
 
-            self.delivery = Delivery(agent_dir, self.config, self.key, policy or RetryPolicy())
+            self.delivery = deliver.Delivery(agent_dir, self.config, self.key, policy or deliver.RetryPolicy())
             # the server's clock, as learnt from its last TTL_EXPIRED answer
             offset = health.recorded(agent_dir).get("clock_offset_ms")
             self.delivery.clock_offset_ms = offset if isinstance(offset, int) else 0

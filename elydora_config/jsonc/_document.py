@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MalformedConfigError, PathLike
 from ._diagnostics import line_and_column
 from ._dialect import JSONC, Dialect
-from ._edit_plan import Plan, plan_insert, plan_remove
 from ._edits import Edit, PathElement, Splice
 from ._fast_scan import ValueScanner
 from ._lane_blanking import scan_text_of_bytes, scan_text_of_str
-from ._layout import Style, check_value, infer_style, prefers_ascii, render, render_key, render_scalar
 from ._lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
 from ._located import Container, Member, Walker, locate_document, shift
-from ._revalidate import check_value_text, rebuilt_container
+
+if TYPE_CHECKING:
+    from ._edit_plan import Plan
+    from ._editing import JsoncWriter
+    from ._layout import Style
 
 JsonPath = Sequence[PathElement]
 
@@ -103,8 +105,7 @@ class JsoncDocument:
         self._root, self._root_start, self._root_end = locate_document(text, scanner, walker)
         self._loaded: tuple[str, ValueScanner, Walker] | None = (text, scanner, walker)
         self._data: bytes | None = None  # the UTF-8 of the text, when it is known (see _apply)
-        self._multiline: bool | None = None
-        self._ascii: bool | None = None
+        self._writer: JsoncWriter | None = None  # the editing half, for this text (see _writing)
 
     # -- the current text -------------------------------------------------------------------------
 
@@ -260,20 +261,21 @@ class JsoncDocument:
         if walked.complete:
             container.end = walked.end
 
-    def _style(self, chain: list[Container], near: int) -> Style:
+    # -- editing ----------------------------------------------------------------------------------
+
+    def _writing(self) -> JsoncWriter:
+        """The writer of the current text: the editing half, imported by the first edit (a document that is only
+        read never loads it; see ``LAZY`` in tests/elydora_cli/commands/test_cmd_import_sets.py)."""
+        from ._editing import JsoncWriter
+
+        if self._writer is None:
+            self._writer = JsoncWriter(self._text, self._root_start, self._root_end, self._dialect, self._path)
+        return self._writer
+
+    def _style(self, writer: JsoncWriter, chain: list[Container], near: int) -> Style:
         for container in chain:  # the style is read off whole containers
             self._walk_on(container)
-        if self._multiline is None:
-            text, start, end = self._text, self._root_start, self._root_end
-            self._multiline = text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0
-        return infer_style(self._text, chain, near, self._multiline, self._prefers_ascii())
-
-    def _prefers_ascii(self) -> bool:
-        if self._ascii is None:
-            self._ascii = prefers_ascii(self._text)
-        return self._ascii
-
-    # -- editing ----------------------------------------------------------------------------------
+        return writer.style(chain, near)
 
     def set(self, path: JsonPath, value: Any, *, before: str | None = None, after: str | None = None) -> Edit:
         """Replace the value at ``path``, or add ``path[-1]`` as a new key of its object: the last one, or
@@ -285,10 +287,11 @@ class JsoncDocument:
         exist or a key of an array raises ``KeyError`` and changes nothing.
         """
         path = tuple(path)
-        check_value(value)
+        writer = self._writing()
+        writer.check(value)
         sibling = _position(before, after)
         if not path:
-            return self._replace_root(value)
+            return self._replace_root(writer, value)
         element = path[-1]
         try:
             chain, parent, holder = self._container(path[:-1], element)
@@ -306,33 +309,30 @@ class JsoncDocument:
                 if found is None:
                     raise KeyError((*path[:-1], sibling))
                 index = found if before is not None else found + 1
-            style = self._style([*chain, parent], parent.start)
-
-            def entry(base: str, pretty: bool) -> str:
-                return render_key(element, style) + style.key_sep + render(value, style, base, pretty)
-
-            plan = plan_insert(self._text, parent, index, entry, style, self._own_line(holder))
-            return self._apply("set", path, plan, parent, holder)
+            style = self._style(writer, [*chain, parent], parent.start)
+            plan = writer.insertion(parent, index, element, value, style, self._own_line(holder))
+            return self._apply(writer, "set", path, plan, parent, holder)
         if _is_scalar(value):
             # a number, string, boolean or null is written the same on one line or indented, wherever it
             # goes: of the style only the escaping matters, so the layout is not inferred
-            new = render_scalar(value, self._prefers_ascii())
-            return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
+            new = writer.scalar_text(value)
+            plan = [(member.value_start, member.value_end, new)]
+            return self._apply(writer, "set", path, plan, parent, holder, member)
         text = self._text
         old_multiline = (
             "\n" in text[member.value_start : member.value_end] or "\r" in text[member.value_start : member.value_end]
         )
         inner = skip_gap(text, member.value_start + 1, self._dialect.comments)
         old_container = text[member.value_start] in "{[" and text[inner] not in "]}"
-        style = self._style([*chain, parent], member.value_start)
+        style = self._style(writer, [*chain, parent], member.value_start)
         if old_container and not old_multiline:
             pretty = False
         elif old_multiline:
             pretty = True
         else:  # (``multiline`` describes the whole document, wherever the style was inferred)
             pretty = style.multiline and starts_line(text, member.start, parent.start + 1)
-        new = render(value, style, line_indent(text, member.value_start), pretty)
-        return self._apply("set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
+        new = writer.value_text(value, style, line_indent(text, member.value_start), pretty)
+        return self._apply(writer, "set", path, [(member.value_start, member.value_end, new)], parent, holder, member)
 
     def _set_with_parents(self, path: tuple[PathElement, ...], value: Any) -> Edit:
         """``set`` where a parent of ``path[-1]`` is missing: add the first missing key with the rest nested."""
@@ -353,7 +353,8 @@ class JsoncDocument:
     def insert(self, path: JsonPath, index: int, value: Any) -> Edit:
         """Insert ``value`` into the array at ``path`` so that it gets ``index`` (``len`` or -1: append)."""
         path = tuple(path)
-        check_value(value)
+        writer = self._writing()
+        writer.check(value)
         chain, array, holder = self._container(path)
         self._walk_on(array)
         if array.is_object:
@@ -363,13 +364,9 @@ class JsoncDocument:
             index = size
         if isinstance(index, bool) or not 0 <= index <= size:
             raise IndexError(f"insert index {index} out of range for an array of {size}")
-        style = self._style([*chain, array], array.start)
-
-        def entry(base: str, pretty: bool) -> str:
-            return render(value, style, base, pretty)
-
-        plan = plan_insert(self._text, array, index, entry, style, self._own_line(holder))
-        return self._apply("insert", (*path, index), plan, array, holder)
+        style = self._style(writer, [*chain, array], array.start)
+        plan = writer.insertion(array, index, None, value, style, self._own_line(holder))
+        return self._apply(writer, "insert", (*path, index), plan, array, holder)
 
     def remove(self, path: JsonPath) -> Edit:
         """Remove the member or element at ``path`` with its comma, the comments on its last line and the comment
@@ -382,8 +379,9 @@ class JsoncDocument:
         _, parent, holder = self._container(path[:-1], path[-1])
         member = self._member(parent, path[-1], path)
         self._walk_on(parent)
-        plan = plan_remove(self._text, parent, parent.members.index(member))
-        return self._apply("remove", path, plan, parent, holder)
+        writer = self._writing()
+        plan = writer.removal(parent, parent.members.index(member))
+        return self._apply(writer, "remove", path, plan, parent, holder)
 
     def undo(self) -> Edit:
         """Revert the most recent edit (its splices, exactly) and return it."""
@@ -397,10 +395,11 @@ class JsoncDocument:
     def _own_line(self, holder: Member | None) -> bool:
         return holder is None or starts_line(self._text, holder.start)
 
-    def _replace_root(self, value: Any) -> Edit:
+    def _replace_root(self, writer: JsoncWriter, value: Any) -> Edit:
         text, start, end = self._text, self._root_start, self._root_end
         pretty = "\n" in text[start:end] or "\r" in text[start:end]
-        new = render(value, self._style([] if self._root is None else [self._root], start), "", pretty)
+        style = self._style(writer, [] if self._root is None else [self._root], start)
+        new = writer.value_text(value, style, "", pretty)
         edit = Edit("set", (), (Splice(start, end, new, text[start:end]),))
         self._load(edit.apply(text))
         self._edits.append(edit)
@@ -408,6 +407,7 @@ class JsoncDocument:
 
     def _apply(
         self,
+        writer: JsoncWriter,
         op: str,
         path: tuple[PathElement, ...],
         plan: Plan,
@@ -421,10 +421,10 @@ class JsoncDocument:
         old_scanner.release()  # not carried over: the new text and the old lane text would coexist
         edit = Edit(op, path, tuple([Splice(s, e, new, old_text[s:e]) for s, e, new in plan]))
         if replaced is not None:
-            delta = check_value_text(old_scanner, plan[0][2], self._path) - (replaced.value_end - replaced.value_start)
+            delta = writer.replaced_length(old_scanner, plan[0][2]) - (replaced.value_end - replaced.value_start)
             rebuilt = container
         else:
-            rebuilt, delta = rebuilt_container(old_text, plan, container, self._dialect, self._path)
+            rebuilt, delta = writer.rebuilt(plan, container)
         if self._data is not None:
             # bytes in, bytes out: splice the UTF-8 and drop the old text; the new one is decoded when asked for
             self._data = splice_utf8(self._data, old_text, plan)
@@ -447,8 +447,7 @@ class JsoncDocument:
             shift(self._root, container.end, delta, skip=container)
             holder.node = rebuilt
         self._root_end += delta
-        self._multiline = None
-        self._ascii = None
+        self._writer = None
         self._edits.append(edit)
         return edit
 

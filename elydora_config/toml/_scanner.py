@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from elydora_config.toml._values import Path, detect_newline
+from elydora_config.toml._values import Path
 
-from .._hashlines import line_start
+from .._hashlines import detect_newline, line_start
 from ..records import record
 
 

@@ -214,9 +214,3 @@ def render_block(header: Path, table: dict[str, Any], *, array: bool, style: Sty
             for entry in item:
                 lines.extend(render_block((*header, key), entry, array=True, style=style))
     return lines
-
-
-def detect_newline(text: str) -> str:
-    """The line ending of ``text``: "\\r\\n" when its first line ends so, else "\\n"."""
-    first = text.find("\n")
-    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"

@@ -56,7 +56,9 @@ TRANSACTIONS = (
 )
 TOML_EDITOR = ("tomlkit", "elydora_config.toml._tomlkit_edit")
 CRYPTOGRAPHY = ("cryptography",)
-READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY)
+EDITING = ("elydora_config.jsonc._editing", "elydora_config.toml._editing")
+"""The documents' editing halves: a document that is only read loads neither (nor what they import)."""
+READ_ONLY = (*TRANSACTIONS, *TOML_EDITOR, *CRYPTOGRAPHY, *EDITING)
 
 
 def _loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
@@ -103,7 +105,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (("status",), "elydora_config.toml._plain", READ_ONLY),  # codex's config.toml was read
         (("verify", "--all"), "elydora_config.toml._plain", READ_ONLY),
         (("audit", "tail", "--provider", "claudecode"), "elydora_cli.runtime.ledger", READ_ONLY),
-        (("agent", "show", "--provider", "claudecode"), "elydora_cli.identity", (*TRANSACTIONS, *TOML_EDITOR)),
+        (("agent", "show", "--provider", "claudecode"), "elydora_cli.identity",
+         (*TRANSACTIONS, *TOML_EDITOR, *EDITING)),
     ],
     ids=["status", "verify", "audit tail", "agent show"],
 )
@@ -131,6 +134,13 @@ START_UP = (
     "select",  # the guard template's
     "signal",  # a child's process group is killed only when a probe timed out
     "fcntl",  # the flusher's lock is probed in /proc/locks; the drop markers are read without the spool's locking
+    "elydora_cli.plug.provider",  # the plug's protocol: for type checking only
+    "elydora_config.jsonc._layout",  # the editing halves' modules (EDITING): only an edit imports them
+    "elydora_config.jsonc._edit_plan",
+    "elydora_config.jsonc._revalidate",
+    "elydora_config.toml._spans",
+    "elydora_config.toml._scanner",
+    "elydora_config.toml._localcheck",
 )
 
 
@@ -175,6 +185,8 @@ LAZY = {
     # heavy: what a read-only command must not pay for
     "cryptography": "keys and signatures, only where a key is used",
     "elydora_config.toml._tomlkit_edit": "the TOML editor's fallback (tomlkit)",
+    "elydora_config.toml._editing": "the TOML editing half (span editor, its scanner and checks), by a first edit only",
+    "elydora_config.jsonc._editing": "the JSONC editing half (layout, splice plans, checks), by a first edit only",
     "elydora_config.yaml": "PyYAML, for the one agent whose config is YAML",
     "elydora_config.Transaction": "the commit engine, not on read-only commands",
     "elydora_config.transaction": "the commit engine (preloaded before privileges are dropped)",

@@ -98,8 +98,8 @@ def test_an_invalid_edit_still_leaves_the_document_unchanged() -> None:
 def test_a_replaced_value_that_is_not_one_value_is_refused_and_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     text = '{\n  "a": 1, // one\n  "b": [2]\n}'
     doc = JsoncDocument.parse_bytes(text.encode(), JSONC)
-    monkeypatch.setattr("elydora_config.jsonc._document.render", lambda *args: "1, 2")
-    monkeypatch.setattr("elydora_config.jsonc._document.render_scalar", lambda *args: "1, 2")  # (scalars)
+    monkeypatch.setattr("elydora_config.jsonc._editing.render", lambda *args: "1, 2")
+    monkeypatch.setattr("elydora_config.jsonc._editing.render_scalar", lambda *args: "1, 2")  # (scalars)
     with pytest.raises(MalformedConfigError, match="internal error"):
         doc.set(("a",), 5)
     with pytest.raises(MalformedConfigError, match="internal error"):

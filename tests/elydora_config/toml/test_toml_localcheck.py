@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from elydora_config.toml import TomlDocument
-from elydora_config.toml import _document as document
+from elydora_config.toml import _editing as editing
 from elydora_config.toml._localcheck import NOT_LOCAL, appended_table, swapped_value
 from elydora_config.toml._scanner import scan
 from elydora_config.toml._spans import SpanEditor
@@ -44,14 +44,14 @@ def _editor(text: str) -> SpanEditor:
 
 @pytest.fixture
 def whole_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The sizes of the texts the document parses whole from here on."""
+    """The sizes of the texts an edit parses whole from here on."""
     sizes: list[int] = []
 
     def counting(text: str) -> dict[str, Any]:
         sizes.append(len(text))
         return dict(tomllib.loads(text))
 
-    monkeypatch.setattr(document, "loads", counting)
+    monkeypatch.setattr(editing, "loads", counting)
     return sizes
 
 
