@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, Literal, TypeVar, overload
 
 from elydora_config.errors import PathLike
-from elydora_config.files import PhysicalRead, decode_text, read_physical_stat
+from elydora_config.files import PhysicalRead, decode_text, read_physical_stat, read_split
 from elydora_config.paths import DirectoryCache, target_parts
 
 T = TypeVar("T")
@@ -83,12 +83,12 @@ class ReadPass(Reads):
     def read_physical_stat(self, path: PathLike, *, max_bytes: int, allow_links: bool = False) -> PhysicalRead | None:
         """The file as the pass first read it when that read fits ``max_bytes`` (a read under another limit gives
         the same bytes, or a missing file, whenever the file fits both), else a read under this limit."""
-        full = target_parts(path)[2]
+        parent, name, full = target_parts(path)
         key = (full, allow_links)
         if key in self.files:
             known = self.files[key]
             if known is None or len(known.data) <= max_bytes:
                 return known
-        result = read_physical_stat(full, max_bytes=max_bytes, allow_links=allow_links, cache=self.directories)
+        result = read_split(parent, name, full, max_bytes=max_bytes, allow_links=allow_links, cache=self.directories)
         self.files.setdefault(key, result)
         return result
