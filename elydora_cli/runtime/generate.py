@@ -281,7 +281,7 @@ def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
     """``source`` with each import of a template module ``# @inline`` (:data:`INLINE_LINE`: on one line, or with
     its names in parentheses on the lines up to the next ``)`` line, as the import sorter writes a long list)
     replaced by ``code_of(<module>)``."""
-    parts = []
+    parts: list[str] = []
     done = 0
     for start, end, match in line_matches(INLINE_LINE, source):
         parts += (source[done:start], code_of(match[1]))
