@@ -218,9 +218,9 @@ def audit_health(agent_dir: str, *, now: float | None = None, reads: Reads = DIR
     health = AuditHealth()
     now = time.time() if now is None else now
     offset, health.gaps = _saved_state(agent_dir, reads)
-    health.gaps_unreviewed = max(0, health.gaps - trace.reviewed_gaps(agent_dir))
-    health.host_check = trace.host_counts(agent_dir)
-    disagreement = chaincheck.disagreement(agent_dir)
+    health.gaps_unreviewed = max(0, health.gaps - trace.reviewed_gaps(agent_dir, reads=reads))
+    health.host_check = trace.host_counts(agent_dir, reads=reads)
+    disagreement = chaincheck.disagreement(agent_dir, reads=reads)
     if disagreement is not None:
         health.problems.append(chaincheck.describe(disagreement))
     spool_path = os.path.join(agent_dir, names.SPOOL)

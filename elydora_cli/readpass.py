@@ -2,9 +2,10 @@
 (:class:`ReadPass`) that a command reading many files (``elydora status``) creates and passes down.
 
 Inside a pass every directory is opened once (:class:`elydora_config.paths.DirectoryCache`), every file read
-once per limit and every value derived from them (:meth:`Reads.kept`) computed once. The status command holds
-the pass for its run (``with ReadPass() as reads:``) and hands it down in the context (``ctx.reads``) and as the
-``reads`` argument of the readers below it; what it kept ends with the block. Writers never use one.
+once (a read under another size limit gets the first read's result when the file fits that limit too) and every
+value derived from them (:meth:`Reads.kept`) computed once. The status command holds the pass for its run
+(``with ReadPass() as reads:``) and hands it down in the context (``ctx.reads``) and as the ``reads`` argument of
+the readers below it; what it kept ends with the block. Writers never use one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, Literal, TypeVar, overload
 
 from elydora_config.errors import PathLike
-from elydora_config.files import PhysicalRead, decode_text, read_physical_stat
+from elydora_config.files import PhysicalRead, decode_text, read_physical_stat, read_split
 from elydora_config.paths import DirectoryCache, target_parts
 
 T = TypeVar("T")
@@ -29,7 +30,7 @@ class Reads:
         return compute()
 
     def read_physical_stat(self, path: PathLike, *, max_bytes: int, allow_links: bool = False) -> PhysicalRead | None:
-        """:func:`elydora_config.files.read_physical_stat` (a pass reads it once per file and limit)."""
+        """:func:`elydora_config.files.read_physical_stat` (a pass reads each file once)."""
         return read_physical_stat(path, max_bytes=max_bytes, allow_links=allow_links)
 
     @overload
@@ -43,7 +44,7 @@ class Reads:
     def read_physical(
         self, path: PathLike, *, max_bytes: int, text: bool = False, allow_links: bool = False
     ) -> bytes | str | None:
-        """:func:`elydora_config.files.read_physical` (a pass reads it once per file and limit)."""
+        """:func:`elydora_config.files.read_physical` (a pass reads each file once)."""
         result = self.read_physical_stat(path, max_bytes=max_bytes, allow_links=allow_links)
         if result is None:
             return None
@@ -57,16 +58,18 @@ DIRECT = Reads()
 class ReadPass(Reads):
     """One read-only pass (``with ReadPass() as reads:``): what a status run shares across agents."""
 
-    __slots__ = ("directories", "values")
+    __slots__ = ("directories", "files", "values")
 
     def __init__(self) -> None:
         self.directories = DirectoryCache()
+        self.files: dict[tuple[str, bool], PhysicalRead | None] = {}  # (path, allow_links) -> what a read gave
         self.values: dict[object, Any] = {}
 
     def __enter__(self) -> ReadPass:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.files.clear()
         self.values.clear()
         self.directories.__exit__()
 
@@ -78,8 +81,14 @@ class ReadPass(Reads):
         return found
 
     def read_physical_stat(self, path: PathLike, *, max_bytes: int, allow_links: bool = False) -> PhysicalRead | None:
-        full = target_parts(path)[2]
-        return self.kept(
-            ("read", full, allow_links, max_bytes),
-            lambda: read_physical_stat(full, max_bytes=max_bytes, allow_links=allow_links, cache=self.directories),
-        )
+        """The file as the pass first read it when that read fits ``max_bytes`` (a read under another limit gives
+        the same bytes, or a missing file, whenever the file fits both), else a read under this limit."""
+        parent, name, full = target_parts(path)
+        key = (full, allow_links)
+        if key in self.files:
+            known = self.files[key]
+            if known is None or len(known.data) <= max_bytes:
+                return known
+        result = read_split(parent, name, full, max_bytes=max_bytes, allow_links=allow_links, cache=self.directories)
+        self.files.setdefault(key, result)
+        return result

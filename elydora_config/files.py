@@ -64,7 +64,14 @@ def read_physical_stat(
 ) -> PhysicalRead | None:
     """Read ``path`` physically; ``None`` when it does not exist. See the module docstring. ``cache``: the
     directories of a read-only pass (:class:`~elydora_config.paths.DirectoryCache`)."""
-    parent, name, full = target_parts(path)
+    return read_split(*target_parts(path), max_bytes=max_bytes, allow_links=allow_links, cache=cache)
+
+
+def read_split(
+    parent: str, name: str, full: str, *, max_bytes: int, allow_links: bool = False, cache: DirectoryCache | None = None
+) -> PhysicalRead | None:
+    """:func:`read_physical_stat` of a path given as its :func:`~elydora_config.paths.target_parts` (for a caller
+    that split it already: a read-only pass keys its reads by the whole normalised path)."""
     try:
         with opened_directory(parent, allow_links=allow_links, cache=cache) as dfd:
             return read_at(dfd, name, full, max_bytes, allow_links)

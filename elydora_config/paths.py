@@ -135,15 +135,17 @@ class DirectoryCache:
     Every directory a read walks link-free stays open until the block ends, and a later walk continues from the
     deepest one already open, so each directory is opened once (with ``O_NOFOLLOW``, relative to its checked
     parent) instead of once per file read in it. A descriptor is the physical directory that was checked when
-    first opened: a link swapped in later is never followed. A walk that fails falls back to
-    :func:`open_directory`, which reports the failure precisely; a directory it finds missing is missing for the
-    rest of the block. Writers never use one."""
+    first opened: a link swapped in later is never followed. A walk that finds a directory missing raises what
+    :func:`open_directory` raises, and that directory (with every one below it) is missing for the rest of the
+    block; a walk that fails otherwise falls back to :func:`open_directory`, which reports the failure
+    precisely. Writers never use one."""
 
-    __slots__ = ("_fds", "_missing")
+    __slots__ = ("_fds", "_gone", "_missing")
 
     def __init__(self) -> None:
         self._fds: dict[str, int] = {}  # open directories, by absolute path
         self._missing: dict[str, tuple[str | None, str]] = {}  # path -> the MissingDirectoryError of its walk
+        self._gone: set[str] = set()  # directories a walk found missing (absolute paths)
 
     def __enter__(self) -> DirectoryCache:
         return self
@@ -151,13 +153,16 @@ class DirectoryCache:
     def __exit__(self, *exc: object) -> None:
         fds, self._fds = self._fds, {}
         self._missing.clear()
+        self._gone.clear()
         for fd in fds.values():
             _sysio.close(fd)
 
     def open(self, path: str, one_call: bool) -> tuple[int, bool]:
         """A descriptor of the directory ``path`` and whether the caller must close it: the kept one (walked
-        and kept now if need be), or, when the kept walk fails, one from :func:`open_directory`, which reports
-        the failure precisely (a missing directory is remembered for the block)."""
+        and kept now if need be), or, when the kept walk fails other than on a missing directory, one from
+        :func:`open_directory`, which reports the failure precisely. A missing directory raises what
+        :func:`open_directory` raises, without a second walk, and stays missing for the block (with every
+        directory below it)."""
         missing = self._missing.get(path)
         if missing is not None:  # a walk of this block found it missing: it stays so for the block
             raise MissingDirectoryError(*missing)
@@ -171,7 +176,8 @@ class DirectoryCache:
             raise
 
     def _walk(self, path: str) -> int | None:
-        """The kept descriptor of ``path``, walking (and keeping) what is not open yet; ``None`` on any error."""
+        """The kept descriptor of ``path``, walking (and keeping) what is not open yet; ``None`` on an error
+        other than a missing directory, which raises what :func:`open_directory` raises and is remembered."""
         fds = self._fds
         fd = fds.get(path)  # most callers pass a normalised absolute path, as the walk keeps them
         if fd is not None:
@@ -186,14 +192,40 @@ class DirectoryCache:
             if fd is None:
                 fd = fds[walked] = _sysio.open_file(walked, _DIR_FLAGS)
             for part in parts:
-                walked = _child(walked, part)
+                parent, walked = walked, _child(walked, part)
                 child = fds.get(walked)
                 if child is None:
-                    child = fds[walked] = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
+                    if walked in self._gone:
+                        raise self._missing_below(path, walked)
+                    try:
+                        child = _sysio.open_file(part, _DIR_FLAGS | _sysio.O_NOFOLLOW, dir_fd=fd)
+                    except FileNotFoundError:
+                        if not _still_named(parent, fd):  # the kept parent was moved away: walk afresh
+                            return None
+                        self._gone.add(walked)
+                        raise self._missing_below(path, walked) from None
+                    fds[walked] = child
                 fd = child
+        except MissingDirectoryError:
+            raise
         except OSError:
             return None
         return fd
+
+    def _missing_below(self, path: str, gone: str) -> MissingDirectoryError:
+        """The error of :func:`open_directory` for ``path`` whose walk found ``gone`` missing, remembered."""
+        error = _missing(path, gone)
+        self._missing[path] = (error.path, error.reason)
+        return error
+
+
+def _still_named(path: str, fd: int) -> bool:
+    """Whether ``path`` names (without following a link at its end) the directory open as ``fd``."""
+    try:
+        entry, opened = _platform.stat_at(path, follow_symlinks=False), os.fstat(fd)
+    except OSError:
+        return False
+    return (entry.st_dev, entry.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 class opened_directory:  # lower case: used as the function it was, ``with opened_directory(path) as fd``

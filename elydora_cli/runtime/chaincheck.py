@@ -20,6 +20,7 @@ import os
 from elydora_config import _platform
 from elydora_config.errors import ConfigError
 
+from ..readpass import DIRECT, Reads
 from ..statefiles import CHAIN_STATE, LEDGER, SPOOL
 from . import ledgertail, state
 from .dropmark import GAP_EVENT
@@ -71,11 +72,12 @@ def crash_witness(agent_dir: str, entry: dict[str, object], after: int) -> bool:
     return received == 0 or line.startswith(b"%d " % received)
 
 
-def disagreement(agent_dir: str) -> str | None:
-    """Why ``chain-state.json`` and the ledger of ``agent_dir`` disagree (see the module docstring), else ``None``."""
+def disagreement(agent_dir: str, *, reads: Reads = DIRECT) -> str | None:
+    """Why ``chain-state.json`` and the ledger of ``agent_dir`` disagree (see the module docstring), else ``None``
+    (``reads``: how ``chain-state.json`` is read, :mod:`elydora_cli.readpass`)."""
     path = os.path.join(agent_dir, CHAIN_STATE)
     try:
-        saved = state.load(agent_dir)
+        saved = state.load(agent_dir, reads=reads)
         last = last_entry(agent_dir)
     except ConfigError as exc:
         return str(exc)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -27,7 +26,7 @@ from elydora_config import _platform
 from .. import __version__, catalog, managed, packagedata
 from ..identity import check_agent_id
 from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
-from .templateparams import cut_python, joined
+from .templateparams import cut_python, joined, line_matches
 
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
@@ -282,7 +281,13 @@ def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
     """``source`` with each import of a template module ``# @inline`` (:data:`INLINE_LINE`: on one line, or with
     its names in parentheses on the lines up to the next ``)`` line, as the import sorter writes a long list)
     replaced by ``code_of(<module>)``."""
-    return re.sub(INLINE_LINE, lambda match: code_of(match[1]), source, flags=re.MULTILINE)
+    parts: list[str] = []
+    done = 0
+    for start, end, match in line_matches(INLINE_LINE, source):
+        parts += (source[done:start], code_of(match[1]))
+        done = end
+    parts.append(source[done:])
+    return "".join(parts)
 
 
 def _inlined(module: str) -> str:

@@ -8,6 +8,7 @@ JavaScript ones. :func:`cut` returns the texts between those lines and their nam
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 PYTHON_LINE = r"^([A-Z_]+)(?:: [^=\n]+)? = .*  # @param$"
 """A parameter line of a Python template (its group: the name)."""
@@ -32,12 +33,25 @@ def cut(source: str, line: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     texts: list[str] = []
     names: list[str] = []
     done = 0
-    for match in re.finditer(line, source, re.MULTILINE):
-        texts.append(source[done : match.start()])
+    for start, end, match in line_matches(line, source):
+        texts.append(source[done:start])
         names.append(match[1])
-        done = match.end()
+        done = end
     texts.append(source[done:])
     return tuple(texts), tuple(names)
+
+
+def line_matches(line: str, source: str) -> Iterator[tuple[int, int, re.Match[str]]]:
+    """``(start, end, match)`` for each match in ``source`` of ``line``, a pattern that starts with ``^``: what
+    ``re.finditer(line, source, re.MULTILINE)`` finds, the positions in ``source``.
+
+    The search is for the newline before each such line, in ``"\n" + source``: a pattern that starts with a
+    literal is searched for by skipping ahead to that character, one that starts with ``^`` is tried at every
+    position of the text (``status`` cuts every template it renders, some 100 KB)."""
+    if not line.startswith("^"):
+        raise ValueError(f"the pattern of a line must start with ^: {line!r}")
+    for match in re.finditer("\n" + line[1:], "\n" + source, re.MULTILINE):
+        yield match.start(), match.end() - 1, match
 
 
 def joined(texts: tuple[str, ...], lines: list[str]) -> str:

@@ -19,6 +19,7 @@ import time
 from elydora_config import files
 from elydora_config.errors import ConfigError
 
+from ..readpass import DIRECT, Reads
 from ..statefiles import AUDIT_REVIEWED, HOST_LOG
 
 REVIEWED_LIMIT = 4 << 10
@@ -26,10 +27,10 @@ HOST_LOG_SCAN = 4 << 20
 HOST_KINDS = ("foreign", "unrecognised")
 
 
-def reviewed_gaps(agent_dir: str) -> int:
+def reviewed_gaps(agent_dir: str, *, reads: Reads = DIRECT) -> int:
     """The gap count ``audit verify`` last showed (0 when it never did, or the mark is unreadable)."""
     try:
-        data = files.read_physical(os.path.join(agent_dir, AUDIT_REVIEWED), max_bytes=REVIEWED_LIMIT)
+        data = reads.read_physical(os.path.join(agent_dir, AUDIT_REVIEWED), max_bytes=REVIEWED_LIMIT)
         value = json.loads(data).get("gaps") if data is not None else 0
     except (ConfigError, ValueError, OSError, AttributeError):
         return 0
@@ -42,12 +43,12 @@ def mark_reviewed(agent_dir: str, gaps: int, seq: int) -> None:
     files.write_atomic(os.path.join(agent_dir, AUDIT_REVIEWED), data, mode=0o600)
 
 
-def host_counts(agent_dir: str) -> dict[str, int]:
+def host_counts(agent_dir: str, *, reads: Reads = DIRECT) -> dict[str, int]:
     """``{"foreign": n, "unrecognised": m}`` from ``host-check.log`` and its rotated copy."""
     counts = dict.fromkeys(HOST_KINDS, 0)
     for name in (HOST_LOG + ".1", HOST_LOG):
         try:
-            data = files.read_physical(os.path.join(agent_dir, name), max_bytes=HOST_LOG_SCAN)
+            data = reads.read_physical(os.path.join(agent_dir, name), max_bytes=HOST_LOG_SCAN)
         except (ConfigError, OSError, ValueError):
             continue
         for line in (data or b"").splitlines():

@@ -1,6 +1,6 @@
 """How the CLI reads its files (``elydora_cli.readpass``): plain reads read again every time; inside one read
-pass a file is read once per limit, a value computed once, and every directory opened once
-(``elydora_config.paths.DirectoryCache``)."""
+pass a file is read once (whatever limit a later read gives, as long as the file fits it), a value computed once,
+and every directory opened once (``elydora_config.paths.DirectoryCache``)."""
 
 from __future__ import annotations
 
@@ -63,6 +63,38 @@ def test_a_pass_reads_a_file_once_per_limit(tmp_path: Path, monkeypatch: pytest.
             reads.read_physical(small, max_bytes=5)  # a refused read keeps nothing: the next one reads again
         small.write_bytes(b"12345")
         assert reads.read_physical(small, max_bytes=5) == b"12345"
+
+
+def test_one_read_serves_every_limit_the_file_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file read under one limit is not read again under another it fits (the bytes would be the same); under
+    a limit it exceeds it is read again, and refused as a plain read refuses it. A missing file is missing under
+    every limit."""
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 50)
+    opened: list[str] = []
+    real_open = _sysio.open_file
+
+    def counting(name: str, flags: int, *args: Any, **kwargs: Any) -> int:
+        if not flags & _sysio.O_DIRECTORY:
+            opened.append(name)
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(_sysio, "open_file", counting)
+    with ReadPass() as reads:
+        first = reads.read_physical_stat(path, max_bytes=100)
+        assert first is not None and first.data == b"x" * 50
+        assert reads.read_physical_stat(path, max_bytes=1000) is first
+        assert reads.read_physical_stat(path, max_bytes=50) is first
+        assert opened == ["f"]
+        with pytest.raises(FileTooLargeError) as kept:
+            reads.read_physical(path, max_bytes=49)
+        assert opened == ["f", "f"]  # over the limit: read again, and refused
+        assert reads.read_physical(tmp_path / "absent", max_bytes=10) is None
+        assert reads.read_physical(tmp_path / "absent", max_bytes=1 << 20, text=True) is None
+        assert opened == ["f", "f", "absent"]
+    with pytest.raises(FileTooLargeError) as fresh:
+        DIRECT.read_physical(path, max_bytes=49)
+    assert str(kept.value) == str(fresh.value)
 
 
 def test_plain_reads_read_again(tmp_path: Path) -> None:

@@ -167,6 +167,35 @@ def test_a_directory_cache_remembers_a_missing_directory(tmp_path, monkeypatch):
         assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10, cache=cache) == b"f"  # a new cache looks
 
 
+def test_a_directory_cache_walks_to_a_missing_directory_once(tmp_path, monkeypatch):
+    """A walk that finds a directory missing raises the plain walk's error without walking again, and a later
+    walk below that directory opens nothing more."""
+    (tmp_path / "d").mkdir()
+    deep = tmp_path / "d" / "absent" / "x"
+    with pytest.raises(MissingDirectoryError) as plain, opened_directory(deep):
+        pass
+    with pytest.raises(MissingDirectoryError) as plain_below, opened_directory(deep / "y"):
+        pass
+    opened: list[str] = []
+    real_open = _sysio.open_file
+
+    def counting(name, flags, *args, **kwargs):
+        opened.append(name)
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(_sysio, "open_file", counting)
+    with DirectoryCache() as cache:
+        with pytest.raises(MissingDirectoryError) as kept, opened_directory(deep, cache=cache):
+            pass
+        assert opened[-2:] == ["d", "absent"] and len(opened) == len(tmp_path.parts) + 2  # one walk, to "absent"
+        with pytest.raises(MissingDirectoryError) as kept_below, opened_directory(deep / "y", cache=cache):
+            pass
+        assert read_physical(tmp_path / "d" / "absent" / "f", max_bytes=10, cache=cache) is None
+        assert len(opened) == len(tmp_path.parts) + 2  # below a missing directory: nothing opened
+    assert (str(kept.value), str(kept_below.value)) == (str(plain.value), str(plain_below.value))
+    assert "absent is missing" in str(kept_below.value)
+
+
 @posix_only("paths are written in POSIX syntax here")
 @settings(max_examples=500)
 @given(st.lists(st.sampled_from(["a", "..", ".", "", "b c", "é"]), max_size=5).map("/".join), st.booleans())

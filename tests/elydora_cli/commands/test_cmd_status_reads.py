@@ -1,11 +1,14 @@
 """``status`` lists and walks the state directory once per run (every provider asks for the same manifests and
-directories), and what it remembers ends with the run: a change between two runs in one process is seen."""
+directories), reads each file once, and what it remembers ends with the run: a change between two runs in one
+process is seen."""
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +16,7 @@ from elydora_cli.main import main
 from elydora_cli.plug.context import Context
 from elydora_cli.plug.contract import Sources
 from elydora_cli.providers import claudecode
+from elydora_config import files
 
 
 def _states(capsys: pytest.CaptureFixture[str], root: Path) -> dict[str, str]:
@@ -37,6 +41,30 @@ def test_status_lists_the_manifests_once(
     assert _states(capsys, root) == {"claudecode": "healthy", "gemini": "healthy"}
     assert listed.count(str(root / "home" / ".elydora")) == 1
     assert _open_below(root / "home") == []  # the run's pass ended with it: no directory it walked stays open
+
+
+def test_status_reads_each_file_once(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's settings (read for its entries and for the state roots they name) and its chain state (read
+    for the delivered offset and for the chain check) are read once, whatever limit each reader sets."""
+    assert main(["install", "claudecode", "gemini", "--root", str(root / "home")]) == 0
+    capsys.readouterr()
+    read: collections.Counter[str] = collections.Counter()
+    real_read_at = files.read_at
+
+    def counting(dfd: int, name: str, full: str, *args: Any, **kwargs: Any) -> files.PhysicalRead | None:
+        read[full] += 1
+        return real_read_at(dfd, name, full, *args, **kwargs)
+
+    monkeypatch.setattr(files, "read_at", counting)
+    main(["status", "--json", "--root", str(root / "home")])  # every agent, the two installed ones healthy
+    states = {row["provider"]: row["state"] for row in json.loads(capsys.readouterr().out)["providers"]}
+    assert states["claudecode"] == states["gemini"] == "healthy"
+    home = root / "home"
+    assert read[str(home / ".claude" / "settings.json")] == read[str(home / ".gemini" / "settings.json")] == 1
+    assert read[str(home / ".elydora" / "gemini" / "chain-state.json")] == 1
+    assert [path for path, count in read.items() if count > 1] == []
 
 
 def _open_below(directory: Path) -> list[str]:

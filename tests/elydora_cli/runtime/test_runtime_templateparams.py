@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from elydora_cli import packagedata
 from elydora_cli.runtime import templateparams
-from elydora_cli.runtime.generate import _inlined, with_inlined_imports
-from elydora_cli.runtime.templateparams import cut_javascript, cut_python, joined
+from elydora_cli.runtime.generate import INLINE_LINE, _inlined, with_inlined_imports
+from elydora_cli.runtime.templateparams import (
+    JAVASCRIPT_LINE,
+    PYTHON_LINE,
+    cut_javascript,
+    cut_python,
+    joined,
+    line_matches,
+)
 
 TEMPLATES = Path(templateparams.__file__).parent / "templates"
 
@@ -89,3 +99,20 @@ def test_joined_puts_each_line_in_place() -> None:
     texts, names = cut_python("a\nX = 1  # @param\nb\nY: int = 2  # @param\n")
     assert names == ("X", "Y")
     assert joined(texts, ["X = 5", "Y: int = 6"]) == "a\nX = 5\nb\nY: int = 6\n"
+
+
+_PIECES = ["\n", "A = 1  # @param", "B: int = 2  # @param", "const C = 3; // @param", "from .x import a  # @inline",
+           "from .y import (  # @inline", "    b,", ")", "x", " ", "# @param", "\r\n", "É"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), st.sampled_from([PYTHON_LINE, JAVASCRIPT_LINE,
+                                                                                       INLINE_LINE]))
+def test_line_matches_finds_what_a_multiline_search_finds(source: str, line: str) -> None:
+    """The search for the newline before a line finds the lines ``re.MULTILINE`` finds, at the same places."""
+    expected = [(m.start(), m.end(), m.groups()) for m in re.finditer(line, source, re.MULTILINE)]
+    assert [(start, end, m.groups()) for start, end, m in line_matches(line, source)] == expected
+
+
+def test_a_line_pattern_starts_with_a_caret() -> None:
+    with pytest.raises(ValueError, match="must start with"):
+        list(line_matches("A = 1", "A = 1"))
