@@ -16,6 +16,7 @@ Non-2xx answers come back as a :class:`Response` with the server's error ``code`
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import os
 import ssl
@@ -54,11 +55,16 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=cafile, capath=capath)
 
 
-_OPENER = urllib.request.build_opener(
-    _NoRedirect,
-    urllib.request.ProxyHandler({}),  # no proxy from the environment (see the module docstring)
-    urllib.request.HTTPSHandler(context=tls_context()),
-)
+@functools.cache
+def _opener() -> urllib.request.OpenerDirector:
+    """The opener of every request, built by the first one: loading the trust store is the costliest step of
+    importing this module, and a command that never asks a server (``agent freeze`` of a local agent, ``--help``)
+    must not pay for it."""
+    return urllib.request.build_opener(
+        _NoRedirect,
+        urllib.request.ProxyHandler({}),  # no proxy from the environment (see the module docstring)
+        urllib.request.HTTPSHandler(context=tls_context()),
+    )
 
 
 class TransportError(Exception):
@@ -126,7 +132,7 @@ def _headers(token: str | None, *, body: bool) -> dict[str, str]:
 
 def _call(request: urllib.request.Request, timeout: float) -> Response:
     try:
-        with _OPENER.open(request, timeout=timeout) as reply:
+        with _opener().open(request, timeout=timeout) as reply:
             body = _decode(reply.read(MAX_RESPONSE)) if _is_json(reply.headers) else None
             return Response(reply.status, body, None, parse_date(reply.headers.get("Date")))
     except urllib.error.HTTPError as exc:

@@ -86,3 +86,23 @@ def test_tls_trusts_the_interpreters_store_not_the_one_the_environment_names(
     paths = ssl.get_default_verify_paths()
     if os.path.isfile(paths.openssl_cafile):
         assert context.cert_store_stats()["x509_ca"] > 0  # the compiled-in bundle was loaded, not the planted file
+
+
+def test_the_trust_store_is_loaded_by_the_first_request_not_by_the_import() -> None:
+    """Loading the trust store was the costliest step of importing the client, paid by every ``agent`` command
+    and ``--help`` even with no server configured; it now happens on the first request."""
+    script = (
+        "import ssl\n"
+        "calls = []\n"
+        "real = ssl.create_default_context\n"
+        "ssl.create_default_context = lambda *a, **k: calls.append(1) or real(*a, **k)\n"
+        "from elydora_cli.runtime import client\n"
+        "print(len(calls))\n"
+        "try:\n"
+        "    client.get_agent('https://127.0.0.1:9', None, 'a' * 32, timeout=0.5)\n"
+        "except client.TransportError:\n"
+        "    pass\n"
+        "print(len(calls))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["0", "1"]
