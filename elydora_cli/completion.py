@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from elydora_config.records import field, record
 
 from . import catalog
+from .commands import Parser
 
 SHELLS = ("bash", "zsh", "fish")
 PROVIDER_FLAGS = ("--provider",)
@@ -43,27 +44,19 @@ class Table:
     provider_words: list[str]
 
 
-def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    return list(parser._actions)  # argparse has no public way to list a parser's arguments
-
-
-def _walk(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+def _walk(parser: Parser, path: str) -> Iterator[tuple[str, Parser]]:
     yield path, parser
-    for action in _actions(parser):
-        if action.option_strings or not isinstance(action.choices, dict):
-            continue
-        for name, sub in action.choices.items():
-            if isinstance(sub, argparse.ArgumentParser):
-                yield from _walk(sub, f"{path} {name}".strip())
+    for name, sub in parser.subcommands().items():
+        yield from _walk(sub, f"{path} {name}".strip())
 
 
-def table(parser: argparse.ArgumentParser) -> Table:
+def table(parser: Parser) -> Table:
     """The words of every command path of ``parser``."""
     nodes: dict[str, Node] = {}
     values: set[str] = set()
     for path, sub in _walk(parser, ""):
         node = nodes[path] = Node()
-        for action in _actions(sub):
+        for action in sub.actions:
             if action.help == argparse.SUPPRESS:
                 continue
             if action.option_strings:
@@ -78,7 +71,7 @@ def table(parser: argparse.ArgumentParser) -> Table:
     return Table(nodes, sorted(values), words)
 
 
-def script(shell: str, parser: argparse.ArgumentParser) -> str:
+def script(shell: str, parser: Parser) -> str:
     """The completion script for ``shell`` (one of :data:`SHELLS`)."""
     found = table(parser)
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](found)

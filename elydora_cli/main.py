@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from elydora_config import log
 
 from . import __version__, catalog, exitcodes
+from .commands import Parser
 from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion
 
 if TYPE_CHECKING:
@@ -75,7 +76,10 @@ def _columns() -> int:
     return columns or 80
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(Parser):
+    """A parser of the ``elydora`` tree: help as wide as the terminal; a usage error is one ``Error:`` line (exit 2),
+    with a "did you mean" for a misspelt sub-command."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
@@ -109,11 +113,11 @@ class _SubParser(_Parser):
         add_global_flags(self, top=False)
 
 
-def add_global_flags(parser: argparse.ArgumentParser, *, top: bool) -> None:
+def add_global_flags(parser: Parser, *, top: bool) -> None:
     def default(value: object) -> object:
         return value if top else argparse.SUPPRESS
 
-    group = parser.add_argument_group("global options (before or after the command)")
+    group = parser.add_group("global options (before or after the command)")
     verbose = "verbose" if top else "verbose_after"  # `-v status -v` counts both (see _main)
     group.add_argument(
         "-v", "--verbose", dest=verbose, action="count", default=default(0), help="more log output (-vv: tracebacks)"
@@ -169,7 +173,7 @@ def _epilog() -> str:
     )
 
 
-def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> Parser:
     parser = _TopParser(prog="elydora", description="Install and manage Elydora hooks for AI coding agents.")
     parser.add_argument("-V", "--version", action="version", version=f"elydora {__version__}")
     add_global_flags(parser, top=True)

@@ -7,7 +7,8 @@
 * ``--allow-read-only``: replace a settings file whose permission bits do not let the caller write it.
 
 A refusal from the library carries the name of the library option (``ConfigError.opt_in``); :func:`hint_for`
-turns it into the words a CLI user needs.
+turns it into the words a CLI user needs; :func:`elydora_cli.commands.options.add_opt_in_flags` gives a
+command these flags.
 """
 
 from __future__ import annotations
@@ -24,20 +25,6 @@ _HINTS = {
     "follow_symlinks": f"pass {FOLLOW_SYMLINKS_FLAG} (or set {FOLLOW_SYMLINKS_SETTING}=1) to edit what it points to",
     "allow_read_only": f"pass {ALLOW_READ_ONLY_FLAG} to replace it anyway",
 }
-
-
-def add_opt_in_flags(parser: argparse.ArgumentParser) -> None:
-    follow = parser.add_mutually_exclusive_group()
-    follow.add_argument(
-        FOLLOW_SYMLINKS_FLAG,
-        action="store_true",
-        help=f"edit the real file a symlinked dotfile points to (setting: {FOLLOW_SYMLINKS_SETTING}=1); "
-        "remembered by the install",
-    )
-    follow.add_argument(
-        NO_FOLLOW_SYMLINKS_FLAG, action="store_true", help="refuse links, even where an install remembered following"
-    )
-    parser.add_argument(ALLOW_READ_ONLY_FLAG, action="store_true", help="replace settings files that are read-only")
 
 
 def follow_symlinks(args: argparse.Namespace, env: Mapping[str, str]) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 from .. import exitcodes
 from ..completion import SHELLS, script
 from ..exitcodes import UsageError, suggestion
+from . import Parser
 
 HELP_EXAMPLES = """examples:
   elydora help                       # the commands, the provider ids, the exit codes
@@ -51,10 +52,10 @@ def register(sub: Any) -> None:
 
 
 def run_help(args: argparse.Namespace) -> int:
-    parser: argparse.ArgumentParser = args.top_parser
+    parser: Parser = args.top_parser
     path: list[str] = []
     for word in args.words:
-        commands = _subcommands(parser)
+        commands = parser.subcommands()
         if word not in commands:
             where = f"elydora {' '.join(path)}".strip()
             if not commands:
@@ -63,13 +64,6 @@ def run_help(args: argparse.Namespace) -> int:
         parser, path = commands[word], [*path, word]
     sys.stdout.write(parser.format_help())
     return exitcodes.OK
-
-
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:  # argparse has no public way to list a parser's arguments
-        if not action.option_strings and isinstance(action.choices, dict):
-            return {n: p for n, p in action.choices.items() if isinstance(p, argparse.ArgumentParser)}
-    return {}
 
 
 def run_completion(args: argparse.Namespace) -> int:

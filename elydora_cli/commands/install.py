@@ -49,7 +49,7 @@ def register(sub: Any) -> None:
         "--trust", action="store_true",
         help="Codex: record Codex's own trust of our hooks in config.toml (asked on a terminal when not given)",
     )
-    lock = install.add_mutually_exclusive_group()
+    lock = install.add_exclusive_group()
     lock.add_argument(
         "--lock-down", dest="lock_down", action="store_true", default=None,
         help="--scope system: also make the agent run managed hooks only (allowManagedHooksOnly, "

@@ -20,17 +20,41 @@ from ..exitcodes import UsageError
 from ..installer.manifest import MANIFEST_NAME, Manifest, read_manifest
 from ..managed import SCOPES, STATE_ROOT, SYSTEM, USER, placed, require_root
 from ..neutral.hookcommand import HookCommandError, parse_hook_command
-from ..optins import add_opt_in_flags, allow_read_only, follow_symlinks, follow_symlinks_decided
+from ..optins import (
+    ALLOW_READ_ONLY_FLAG,
+    FOLLOW_SYMLINKS_FLAG,
+    FOLLOW_SYMLINKS_SETTING,
+    NO_FOLLOW_SYMLINKS_FLAG,
+    allow_read_only,
+    follow_symlinks,
+    follow_symlinks_decided,
+)
 from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
 from ..providers import implemented_ids, load
+from . import Parser
 
 MAX_TIMEOUT_SECONDS = 3600
 
 
-def add_location_flags(parser: argparse.ArgumentParser) -> None:
+def add_location_flags(parser: Parser) -> None:
     parser.add_argument("--repo-root", help="the project whose read-only settings are consulted (default: cwd)")
     parser.add_argument("--agent-id", help="agent id (default: the provider id)")
     add_opt_in_flags(parser)
+
+
+def add_opt_in_flags(parser: Parser) -> None:
+    """The opt-ins of :mod:`elydora_cli.optins`: follow symlinks (or refuse them), replace read-only files."""
+    follow = parser.add_exclusive_group()
+    follow.add_argument(
+        FOLLOW_SYMLINKS_FLAG,
+        action="store_true",
+        help=f"edit the real file a symlinked dotfile points to (setting: {FOLLOW_SYMLINKS_SETTING}=1); "
+        "remembered by the install",
+    )
+    follow.add_argument(
+        NO_FOLLOW_SYMLINKS_FLAG, action="store_true", help="refuse links, even where an install remembered following"
+    )
+    parser.add_argument(ALLOW_READ_ONLY_FLAG, action="store_true", help="replace settings files that are read-only")
 
 
 def provider_help() -> str:
@@ -43,19 +67,19 @@ ALL_SUPPORTED = "every supported agent"
 
 
 def add_provider_args(
-    parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
+    parser: Parser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
 ) -> None:
     """Provider ids, ``--all`` (what "all" means for the command) and, where "all" is narrower than every
     supported agent, ``--every`` (the two together are a usage error)."""
     parser.add_argument("providers", nargs="*", metavar="PROVIDER", help=provider_help())
-    group = parser.add_mutually_exclusive_group() if all_help is not None else parser
+    group = parser.add_exclusive_group() if all_help is not None else parser
     if all_help is not None:
         group.add_argument("--all", action="store_true", help=all_help)
     if every_help is not None:
         group.add_argument("--every", action="store_true", help=every_help)
 
 
-def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
+def add_timeout_flag(parser: Parser) -> None:
     parser.add_argument(
         "--hook-timeout-seconds",
         type=int,
@@ -66,7 +90,7 @@ def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_hook_command_flag(parser: argparse.ArgumentParser) -> None:
+def add_hook_command_flag(parser: Parser) -> None:
     parser.add_argument(
         "--hook-command",
         metavar="CMD",
@@ -81,7 +105,7 @@ def add_hook_command_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_hook_flags(
-    parser: argparse.ArgumentParser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
+    parser: Parser, *, all_help: str | None = ALL_SUPPORTED, every_help: str | None = None
 ) -> None:
     """The flags of the commands that work on agents' hooks: providers, locations, timeout, hook command."""
     add_provider_args(parser, all_help=all_help, every_help=every_help)
@@ -91,7 +115,7 @@ def add_hook_flags(
     add_scope_flag(parser)
 
 
-def add_scope_flag(parser: argparse.ArgumentParser) -> None:
+def add_scope_flag(parser: Parser) -> None:
     parser.add_argument(
         "--scope",
         choices=SCOPES,

@@ -3,9 +3,9 @@ suggestions, aliases, version, quiet, help with examples and provider ids, a clo
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
+import re
 import site
 import subprocess
 import sys
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from elydora_cli import __version__, catalog, exitcodes
+from elydora_cli.commands import Parser
 from elydora_cli.main import COMMANDS, build_parser, main
 
 
@@ -161,14 +162,44 @@ def test_help_lists_provider_ids_and_every_command_has_examples(capsys: pytest.C
     assert all(p.id in out for p in catalog.providers())
 
 
-def _help_pages(parser: argparse.ArgumentParser, path: list[str]) -> list[list[str]]:
+def _help_pages(parser: Parser, path: list[str]) -> list[list[str]]:
     """Every command and verb (``["agent", "freeze"]``...) that has a help page of its own."""
     pages = [path] if path else []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                pages += _help_pages(sub, [*path, name])
+    for name, sub in parser.subcommands().items():
+        pages += _help_pages(sub, [*path, name])
     return pages
+
+
+def _parsers(parser: Parser) -> list[Parser]:
+    return [parser, *(p for sub in parser.subcommands().values() for p in _parsers(sub))]
+
+
+def test_a_parser_lists_the_arguments_of_its_groups_in_order(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = Parser(prog="tool")
+    parser.add_argument("--plain")
+    parser.add_group("extra options").add_argument("--titled", action="store_true")
+    either = parser.add_exclusive_group()
+    either.add_argument("--this", action="store_true")
+    either.add_argument("--that", action="store_true")
+    verbs = parser.add_subparsers(dest="verb")
+    run_verb = verbs.add_parser("run")
+    assert [a.dest for a in parser.actions] == ["help", "plain", "titled", "this", "that", "verb"]
+    assert parser.subcommands() == {"run": run_verb} and type(run_verb) is Parser and run_verb.subcommands() == {}
+    assert "\nextra options:\n  --titled\n" in parser.format_help()  # the groups are argparse's own
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--this", "--that"])
+    assert "argument --that: not allowed with argument --this" in capsys.readouterr().err
+
+
+def test_every_option_of_every_command_is_in_its_parsers_list() -> None:
+    """What completion and `elydora help` read: an argument added through argparse's own groups
+    (``add_argument_group``, ``add_mutually_exclusive_group``) would show in the usage but be missing here."""
+    parsers = _parsers(build_parser([]))
+    assert len(parsers) >= 22
+    for parser in parsers:
+        shown = set(re.findall(r"[\[ |](--?[A-Za-z][\w-]*)", parser.format_usage()))
+        listed = {option for action in parser.actions for option in action.option_strings}
+        assert {"-h", "-v", "--json", "--root"} <= shown <= listed, parser.prog
 
 
 def test_quiet_prints_errors_only(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
