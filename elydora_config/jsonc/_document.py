@@ -79,15 +79,15 @@ class JsoncDocument:
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
         data = data if isinstance(data, bytes) else bytes(data)
-        lane_text = None
-        if dialect.comments and (b"//" in data or b"/*" in data):  # comments likely: the lane text, built from
-            lane_text = scan_text_of_bytes(data, dialect.trailing_commas)  # the bytes before they are decoded
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             head = data[: exc.start].decode("utf-8", "replace")
             line, column = line_and_column(head, len(head))
             raise MalformedConfigError(path, f"invalid UTF-8 at byte {exc.start}", line=line, column=column) from None
+        lane_text = None
+        if dialect.comments and (b"//" in data or b"/*" in data):  # comments likely: the lane text, built from
+            lane_text = scan_text_of_bytes(data, dialect.trailing_commas)  # the bytes (one byte per ASCII char)
         doc = cls.__new__(cls)
         doc._dialect, doc._path, doc._edits = dialect, path, []
         doc._load(text, lane_text if lane_text is not None and len(lane_text) == len(text) else None)
