@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 import sys
-from itertools import repeat
 
 from ._lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
 
@@ -136,9 +135,9 @@ def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, 
         size < _SEARCH_AT_ONCE or re.compile(_TRAILING_RE).search(b"".join(pieces[::2])) is not None
     )
     try:
-        pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
+        pieces[1::2] = [_TAB_RUNS[len(run)] for run in runs]
     except IndexError:  # a run longer than the table
-        pieces[1::2] = map(bytes.translate, runs, repeat(_ALL_TABS))
+        pieces[1::2] = [run.translate(_ALL_TABS) for run in runs]
     del runs
     return b"".join(pieces), may_trail
 
