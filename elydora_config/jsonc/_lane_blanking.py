@@ -100,13 +100,19 @@ def _chunk_end(source: Source, pos: int) -> int:
     return len(source) if found is None else found.end()
 
 
+def blanked_at_once(size: int) -> bool:
+    """Whether a source of ``size`` characters (or bytes of UTF-8) is blanked in one chunk: its transients (the
+    folded text, the pieces, the blanked text) are then each about as large as the source."""
+    return size <= 2 * _CHUNK
+
+
 def _chunk(source: Source, pos: int, split: re.Pattern[bytes]) -> tuple[int, list[bytes]]:
     """Where the chunk of ``source`` that starts at ``pos`` ends, and the "text, comment run, text, ..." pieces of
     its fold. A chunk ends before a line whose first token (after block comments) is a key or a value, so that no
     comment and no trailing comma runs across its end; it is extended past a block comment that runs on. Each chunk
     is folded on its own: no folded copy of the whole text is made."""
     total = len(source)
-    end = _chunk_end(source, pos + _CHUNK) if total - pos > 2 * _CHUNK else total
+    end = total if blanked_at_once(total - pos) else _chunk_end(source, pos + _CHUNK)
     while True:
         pieces = split.split(_fold(source[pos:end]))
         if end == total or not _ends_in_comment(pieces):
@@ -142,7 +148,7 @@ def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, 
     return b"".join(pieces), may_trail
 
 
-def _tab_trailing_commas(blanked: bytes, before: str) -> bytes:
+def _tab_trailing_commas(blanked: bytes, before: str) -> bytearray:
     """``blanked`` (a chunk) with its trailing commas made TABs: those that end a member (the last character
     before them that is not whitespace, in the chunk or else ``before``, the text's last one before the chunk,
     closes a value; ``[ /* c */ ,]`` is left for the scanner to refuse)."""
@@ -155,7 +161,7 @@ def _tab_trailing_commas(blanked: bytes, before: str) -> bytes:
         previous = chr(out[at]) if at >= 0 else before
         if previous and previous not in "{[,:":
             out[comma] = 9  # a TAB
-    return bytes(out)
+    return out
 
 
 def _last_token_char(parts: list[str]) -> str:
@@ -177,10 +183,10 @@ def _scan_text(source: Source, commas: bool) -> str:
     start = 0
     while start < len(source):
         end, pieces = _chunk(source, start, split)
-        chunk, may_trail = _blank_pieces(pieces, commas, end - start)
+        blanked, may_trail = _blank_pieces(pieces, commas, end - start)
         del pieces
-        if may_trail:
-            chunk = _tab_trailing_commas(chunk, _last_token_char(parts))
+        chunk = _tab_trailing_commas(blanked, _last_token_char(parts)) if may_trail else blanked
+        del blanked  # (one copy of the chunk at a time)
         parts.append(chunk.decode("ascii"))
         del chunk
         start = end
