@@ -221,4 +221,5 @@ def scan_text_of_str(text: str, commas: bool) -> str | None:
     text's (see :func:`keys_compare_faithfully`)."""
     if not text.isascii() and not keys_compare_faithfully(text):
         return None
-    return _scan_text(text, commas)
+    # folded at once, by the ASCII codec: slicing a wide text chunk by chunk costs more than the folded copy
+    return _scan_text(text.encode("ascii", "replace"), commas)
