@@ -10,7 +10,7 @@ from ._diagnostics import line_and_column
 from ._dialect import JSONC, Dialect
 from ._edits import Edit, PathElement, Splice
 from ._fast_scan import ValueScanner
-from ._lane_blanking import scan_text_of_bytes, scan_text_of_str
+from ._lane_blanking import blanked_at_once, scan_text_of_bytes, scan_text_of_str
 from ._lexical import encode_utf8, line_indent, skip_gap, splice_utf8, starts_line
 from ._located import Container, Member, Walker, locate_document, shift
 
@@ -81,15 +81,20 @@ class JsoncDocument:
             raise TypeError(f"JsoncDocument.parse_bytes takes bytes, not {type(data).__name__}{hint}")
         _check_dialect(dialect)
         data = data if isinstance(data, bytes) else bytes(data)
-        lane_text = None
-        if dialect.comments and (b"//" in data or b"/*" in data):  # comments likely: the lane text, built from
-            lane_text = scan_text_of_bytes(data, dialect.trailing_commas)  # the bytes before they are decoded
+        # comments likely: the lane text, built from the bytes. A text blanked in chunks is decoded first: the
+        # decoder's buffers, freed, then hold the scan text instead of fresh pages. One blanked at once is decoded
+        # after: its transients, each as large as the text, would otherwise come on top of the decoded text.
+        lanes = dialect.comments and (b"//" in data or b"/*" in data)
+        lanes_first = lanes and blanked_at_once(len(data))
+        lane_text = scan_text_of_bytes(data, dialect.trailing_commas) if lanes_first else None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             head = data[: exc.start].decode("utf-8", "replace")
             line, column = line_and_column(head, len(head))
             raise MalformedConfigError(path, f"invalid UTF-8 at byte {exc.start}", line=line, column=column) from None
+        if lanes and not lanes_first:
+            lane_text = scan_text_of_bytes(data, dialect.trailing_commas)
         doc = cls.__new__(cls)
         doc._dialect, doc._path, doc._edits = dialect, path, []
         doc._load(text, lane_text if lane_text is not None and len(lane_text) == len(text) else None)

@@ -4,13 +4,14 @@ The C scanner only needs a text in which every comment (and every allowed traili
 the same offsets as the original.  This module builds such a *scan text* with no Python code per comment,
 one *lane* (an ASCII byte) per character:
 
-* the text is folded to one ASCII byte per character, every non-ASCII character made ``FOLD_MARK`` (a
+* the text (a ``str``, or its UTF-8) is taken in chunks, each ending before a line that starts with a key or
+  a value, so that nothing runs across its end;
+* each chunk is folded to one ASCII byte per character, every non-ASCII character made ``FOLD_MARK`` (a
   ``str`` by the ASCII codec's ``replace``, UTF-8 bytes by deleting continuation bytes and translating the
-  others);
-* each chunk (ending before a line that starts with a key or a value, so that nothing runs across its end)
-  is cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
+  others), cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
   comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length (one
-  list lookup per run), and the pieces are joined again;
+  list lookup per run), and the pieces are joined again; the blanked chunks are joined once, into the scan
+  text, the only copy of the whole text this makes;
 * trailing commas (a comma that ends a member, followed only by whitespace up to ``]`` or ``}``, comments
   being TABs by then) become TABs too, found by one regex search per blanked chunk (most find none).
 
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import re
 import sys
-from itertools import repeat
 
 from ._lexical import NON_ASCII_ESCAPE_BYTES_RE, NON_ASCII_ESCAPE_RE
 
@@ -73,21 +73,52 @@ _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 _CHUNK = 1 << 16  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
+Source = bytes | str  # the text a scan text is built from: its UTF-8, or the text itself
 
-def _chunk(data: bytes, view: memoryview, pos: int, split: re.Pattern[bytes]) -> tuple[int, list[bytes]]:
-    """Where the chunk of ``data`` that starts at ``pos`` ends, and its "text, comment run, text, ..." pieces.
-    A chunk ends before a line whose first token (after block comments) is a key or a value, so that no comment
-    and no trailing comma runs across its end; it is extended past a block comment that runs on."""
-    total = len(data)
-    found = re.compile(_CHUNK_END_RE).search(data, pos + _CHUNK) if total - pos > 2 * _CHUNK else None
-    end = found.end() if found is not None else total
+
+def _fold(piece: Source) -> bytes:
+    """``piece`` (whole characters of the text) folded to one ASCII byte per character."""
+    if isinstance(piece, str):
+        return piece.encode("ascii", "replace")
+    return piece if piece.isascii() else piece.translate(_FOLD, _CONTINUATION)
+
+
+def _find(source: Source, needle: str, pos: int = 0) -> int:
+    """``source.find(needle, pos)``, ``needle`` being ASCII, whether ``source`` is the text or its UTF-8."""
+    if isinstance(source, str):
+        return source.find(needle, pos)
+    return source.find(needle.encode("ascii"), pos)
+
+
+def _chunk_end(source: Source, pos: int) -> int:
+    """Where a chunk that must reach ``pos`` may end: before the next line whose first token (after block
+    comments) opens a value or a key (or at the end of ``source``)."""
+    if isinstance(source, str):
+        found_in_text = re.compile(_CHUNK_END_RE.decode("ascii")).search(source, pos)
+        return len(source) if found_in_text is None else found_in_text.end()
+    found = re.compile(_CHUNK_END_RE).search(source, pos)
+    return len(source) if found is None else found.end()
+
+
+def blanked_at_once(size: int) -> bool:
+    """Whether a source of ``size`` characters (or bytes of UTF-8) is blanked in one chunk: its transients (the
+    folded text, the pieces, the blanked text) are then each about as large as the source."""
+    return size <= 2 * _CHUNK
+
+
+def _chunk(source: Source, pos: int, split: re.Pattern[bytes]) -> tuple[int, list[bytes]]:
+    """Where the chunk of ``source`` that starts at ``pos`` ends, and the "text, comment run, text, ..." pieces of
+    its fold. A chunk ends before a line whose first token (after block comments) is a key or a value, so that no
+    comment and no trailing comma runs across its end; it is extended past a block comment that runs on. Each chunk
+    is folded on its own: no folded copy of the whole text is made."""
+    total = len(source)
+    end = total if blanked_at_once(total - pos) else _chunk_end(source, pos + _CHUNK)
     while True:
-        pieces = split.split(view[pos:end])
+        pieces = split.split(_fold(source[pos:end]))
         if end == total or not _ends_in_comment(pieces):
             return end, pieces
-        close = data.find(b"*/", end)  # a block comment runs on: take it whole
-        found = re.compile(_CHUNK_END_RE).search(data, close) if close >= 0 else None
-        end = found.end() if found is not None else total
+        close = _find(source, "*/", end)
+        end = _chunk_end(source, close) if close >= 0 else total  # a block comment runs on: take it whole
 
 
 def _ends_in_comment(pieces: list[bytes]) -> bool:
@@ -110,45 +141,56 @@ def _blank_pieces(pieces: list[bytes], commas: bool, size: int) -> tuple[bytes, 
         size < _SEARCH_AT_ONCE or re.compile(_TRAILING_RE).search(b"".join(pieces[::2])) is not None
     )
     try:
-        pieces[1::2] = map(_TAB_RUNS.__getitem__, map(len, runs))
+        pieces[1::2] = [_TAB_RUNS[len(run)] for run in runs]
     except IndexError:  # a run longer than the table
-        pieces[1::2] = map(bytes.translate, runs, repeat(_ALL_TABS))
+        pieces[1::2] = [run.translate(_ALL_TABS) for run in runs]
     del runs
     return b"".join(pieces), may_trail
 
 
-def _tab_trailing_commas(out: bytearray, base: int, blanked: bytes | memoryview) -> None:
-    """Turn the trailing commas of ``blanked`` (just appended to ``out`` at ``base``) into TABs: those that end
-    a member (the last character before them that is not whitespace closes a value; ``[ /* c */ ,]`` is left
-    for the scanner to refuse)."""
+def _tab_trailing_commas(blanked: bytes, before: str) -> bytearray:
+    """``blanked`` (a chunk) with its trailing commas made TABs: those that end a member (the last character
+    before them that is not whitespace, in the chunk or else ``before``, the text's last one before the chunk,
+    closes a value; ``[ /* c */ ,]`` is left for the scanner to refuse)."""
+    out = bytearray(blanked)
     for found in re.compile(_TRAILING_RE).finditer(blanked):
-        comma = base + found.start()
+        comma = found.start()
         at = comma - 1
         while at >= 0 and out[at] in _WHITESPACE:
             at -= 1
-        if at >= 0 and out[at] not in b"{[,:":
+        previous = chr(out[at]) if at >= 0 else before
+        if previous and previous not in "{[,:":
             out[comma] = 9  # a TAB
+    return out
 
 
-def _scan_text(folded: bytes, commas: bool) -> str:
-    """The scan text of ``folded`` (ASCII, one byte per character), chunk by chunk (see :func:`_chunk`; the pieces of
-    one chunk are all that exist at once). A line comment ends at LF alone unless the text holds a CR."""
-    out = bytearray(len(folded))  # every chunk's blanked text has its length: written in place
-    split = re.compile(_SPLIT_RE if b"\r" in folded else _SPLIT_LF_RE)
-    view = memoryview(folded)  # chunks split without a copy
+def _last_token_char(parts: list[str]) -> str:
+    """The last character of the joined ``parts`` that is not whitespace ("" when there is none)."""
+    for part in reversed(parts):
+        stripped = part.rstrip(" \t\r\n")
+        if stripped:
+            return stripped[-1]
+    return ""
+
+
+def _scan_text(source: Source, commas: bool) -> str:
+    """The scan text of ``source`` (the text, or its UTF-8), chunk by chunk (see :func:`_chunk`; the pieces of one
+    chunk are all that exist at once, and the scan text is the only copy of the whole text made). A line comment
+    ends at LF alone unless the text holds a CR."""
+    crlf = _find(source, "\r") >= 0
+    split = re.compile(_SPLIT_RE if crlf else _SPLIT_LF_RE)
+    parts: list[str] = []
     start = 0
-    while start < len(folded):
-        end, pieces = _chunk(folded, view, start, split)
-        chunk, may_trail = _blank_pieces(pieces, commas, end - start)
+    while start < len(source):
+        end, pieces = _chunk(source, start, split)
+        blanked, may_trail = _blank_pieces(pieces, commas, end - start)
         del pieces
-        out[start:end] = chunk
-        if may_trail:
-            _tab_trailing_commas(out, start, chunk)
+        chunk = _tab_trailing_commas(blanked, _last_token_char(parts)) if may_trail else blanked
+        del blanked  # (one copy of the chunk at a time)
+        parts.append(chunk.decode("ascii"))
         del chunk
         start = end
-    view.release()
-    del view, folded  # a folded copy made for this call is freed before the scan text is: one copy less at the peak
-    return out.decode("ascii")
+    return "".join(parts)
 
 
 def keys_compare_faithfully(text: bytes | str) -> bool:
@@ -169,11 +211,9 @@ def keys_compare_faithfully(text: bytes | str) -> bool:
 
 def scan_text_of_bytes(data: bytes, commas: bool) -> str | None:
     """The scan text of UTF-8 ``data`` (see the module docstring); ``None`` as for :func:`scan_text_of_str`."""
-    if data.isascii():  # already one byte per character: the fold would copy it unchanged
-        return _scan_text(data, commas)
-    if not keys_compare_faithfully(data):
+    if not data.isascii() and not keys_compare_faithfully(data):
         return None
-    return _scan_text(data.translate(_FOLD, _CONTINUATION), commas)
+    return _scan_text(data, commas)
 
 
 def scan_text_of_str(text: str, commas: bool) -> str | None:
@@ -181,4 +221,5 @@ def scan_text_of_str(text: str, commas: bool) -> str | None:
     text's (see :func:`keys_compare_faithfully`)."""
     if not text.isascii() and not keys_compare_faithfully(text):
         return None
+    # folded at once, by the ASCII codec: slicing a wide text chunk by chunk costs more than the folded copy
     return _scan_text(text.encode("ascii", "replace"), commas)
