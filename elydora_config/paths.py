@@ -222,7 +222,8 @@ class DirectoryCache:
 def _still_named(path: str, fd: int) -> bool:
     """Whether ``path`` names (without following a link at its end) the directory open as ``fd``."""
     try:
-        entry, opened = _platform.stat_at(path, follow_symlinks=False), os.fstat(fd)
+        entry = _platform.stat_at(path, follow_symlinks=False)
+        opened = _platform.stat_at(".", dir_fd=fd, follow_symlinks=False)  # the layer's descriptor (fstat on POSIX)
     except OSError:
         return False
     return (entry.st_dev, entry.st_ino) == (opened.st_dev, opened.st_ino)
