@@ -4,13 +4,14 @@ The C scanner only needs a text in which every comment (and every allowed traili
 the same offsets as the original.  This module builds such a *scan text* with no Python code per comment,
 one *lane* (an ASCII byte) per character:
 
-* the text (a ``str``, or its UTF-8) is taken in chunks, each ending before a line that starts with a key or
-  a value, so that nothing runs across its end;
-* each chunk is folded to one ASCII byte per character, every non-ASCII character made ``FOLD_MARK`` (a
-  ``str`` by the ASCII codec's ``replace``, UTF-8 bytes by deleting continuation bytes and translating the
-  others), cut by one compiled regular expression into "text, comment run, text, ..." pieces (a run is one
-  comment, or two separated only by whitespace), every run is replaced by a run of TABs of its length (one
-  list lookup per run), and the pieces are joined again; the blanked chunks are joined once, into the scan
+* a ``str`` is folded whole to one ASCII byte per character by the ASCII codec's ``replace`` (every
+  non-ASCII character made ``FOLD_MARK``); UTF-8 bytes are taken as they are;
+* that text is taken in chunks, each ending before a line that starts with a key or a value, so that nothing
+  runs across its end;
+* each chunk of UTF-8 is folded on its own (continuation bytes deleted, the others translated), cut by one
+  compiled regular expression into "text, comment run, text, ..." pieces (a run is one comment, or two
+  separated only by whitespace), every run is replaced by a run of TABs of its length (one list lookup per
+  run), and the pieces are joined again; the blanked chunks are joined once, into the scan
   text, the only copy of the whole text this makes;
 * trailing commas (a comma that ends a member, followed only by whitespace up to ``]`` or ``}``, comments
   being TABs by then) become TABs too, found by one regex search per blanked chunk (most find none).
@@ -73,52 +74,37 @@ _ALL_TABS = bytes([9]) * 256  # translation table: everything a TAB
 _CHUNK = 1 << 16  # characters blanked at least at a time: the pieces of one chunk are all that exist at once
 _SEARCH_AT_ONCE = 1 << 16  # a shorter chunk is searched for trailing commas without testing first
 
-Source = bytes | str  # the text a scan text is built from: its UTF-8, or the text itself
-
-
-def _fold(piece: Source) -> bytes:
-    """``piece`` (whole characters of the text) folded to one ASCII byte per character."""
-    if isinstance(piece, str):
-        return piece.encode("ascii", "replace")
+def _fold(piece: bytes) -> bytes:
+    """``piece`` (whole characters of UTF-8) folded to one ASCII byte per character."""
     return piece if piece.isascii() else piece.translate(_FOLD, _CONTINUATION)
 
 
-def _find(source: Source, needle: str, pos: int = 0) -> int:
-    """``source.find(needle, pos)``, ``needle`` being ASCII, whether ``source`` is the text or its UTF-8."""
-    if isinstance(source, str):
-        return source.find(needle, pos)
-    return source.find(needle.encode("ascii"), pos)
-
-
-def _chunk_end(source: Source, pos: int) -> int:
+def _chunk_end(data: bytes, pos: int) -> int:
     """Where a chunk that must reach ``pos`` may end: before the next line whose first token (after block
-    comments) opens a value or a key (or at the end of ``source``)."""
-    if isinstance(source, str):
-        found_in_text = re.compile(_CHUNK_END_RE.decode("ascii")).search(source, pos)
-        return len(source) if found_in_text is None else found_in_text.end()
-    found = re.compile(_CHUNK_END_RE).search(source, pos)
-    return len(source) if found is None else found.end()
+    comments) opens a value or a key (or at the end of ``data``)."""
+    found = re.compile(_CHUNK_END_RE).search(data, pos)
+    return len(data) if found is None else found.end()
 
 
 def blanked_at_once(size: int) -> bool:
-    """Whether a source of ``size`` characters (or bytes of UTF-8) is blanked in one chunk: its transients (the
-    folded text, the pieces, the blanked text) are then each about as large as the source."""
+    """Whether a text of ``size`` bytes (UTF-8, or folded) is blanked in one chunk: its transients (the folded
+    text, the pieces, the blanked text) are then each about as large as the text."""
     return size <= 2 * _CHUNK
 
 
-def _chunk(source: Source, pos: int, split: re.Pattern[bytes]) -> tuple[int, list[bytes]]:
-    """Where the chunk of ``source`` that starts at ``pos`` ends, and the "text, comment run, text, ..." pieces of
+def _chunk(data: bytes, pos: int, split: re.Pattern[bytes]) -> tuple[int, list[bytes]]:
+    """Where the chunk of ``data`` that starts at ``pos`` ends, and the "text, comment run, text, ..." pieces of
     its fold. A chunk ends before a line whose first token (after block comments) is a key or a value, so that no
     comment and no trailing comma runs across its end; it is extended past a block comment that runs on. Each chunk
     is folded on its own: no folded copy of the whole text is made."""
-    total = len(source)
-    end = total if blanked_at_once(total - pos) else _chunk_end(source, pos + _CHUNK)
+    total = len(data)
+    end = total if blanked_at_once(total - pos) else _chunk_end(data, pos + _CHUNK)
     while True:
-        pieces = split.split(_fold(source[pos:end]))
+        pieces = split.split(_fold(data[pos:end]))
         if end == total or not _ends_in_comment(pieces):
             return end, pieces
-        close = _find(source, "*/", end)
-        end = _chunk_end(source, close) if close >= 0 else total  # a block comment runs on: take it whole
+        close = data.find(b"*/", end)
+        end = _chunk_end(data, close) if close >= 0 else total  # a block comment runs on: take it whole
 
 
 def _ends_in_comment(pieces: list[bytes]) -> bool:
@@ -173,16 +159,15 @@ def _last_token_char(parts: list[str]) -> str:
     return ""
 
 
-def _scan_text(source: Source, commas: bool) -> str:
-    """The scan text of ``source`` (the text, or its UTF-8), chunk by chunk (see :func:`_chunk`; the pieces of one
-    chunk are all that exist at once, and the scan text is the only copy of the whole text made). A line comment
-    ends at LF alone unless the text holds a CR."""
-    crlf = _find(source, "\r") >= 0
-    split = re.compile(_SPLIT_RE if crlf else _SPLIT_LF_RE)
+def _scan_text(data: bytes, commas: bool) -> str:
+    """The scan text of ``data`` (UTF-8, or a text already folded to ASCII), chunk by chunk (see :func:`_chunk`;
+    the pieces of one chunk are all that exist at once, and the scan text is the only copy of the whole text
+    made). A line comment ends at LF alone unless the text holds a CR."""
+    split = re.compile(_SPLIT_RE if b"\r" in data else _SPLIT_LF_RE)
     parts: list[str] = []
     start = 0
-    while start < len(source):
-        end, pieces = _chunk(source, start, split)
+    while start < len(data):
+        end, pieces = _chunk(data, start, split)
         blanked, may_trail = _blank_pieces(pieces, commas, end - start)
         del pieces
         chunk = _tab_trailing_commas(blanked, _last_token_char(parts)) if may_trail else blanked
