@@ -226,7 +226,7 @@ def _still_named(path: str, fd: int) -> bool:
         opened = _platform.stat_at(".", dir_fd=fd, follow_symlinks=False)  # the layer's descriptor (fstat on POSIX)
     except OSError:
         return False
-    return (entry.st_dev, entry.st_ino) == (opened.st_dev, opened.st_ino)
+    return os.path.samestat(entry, opened)
 
 
 class opened_directory:  # lower case: used as the function it was, ``with opened_directory(path) as fd``
