@@ -27,20 +27,29 @@ from ..errors import PathLike
 from ._blanking import blank_for_scanner, follows_value, replace_chars
 from ._dialect import Dialect
 from ._lane_blanking import scan_text_of_str
-from ._lexical import scanstring, splice_text
+from ._lexical import scanstring, skip_gap, splice_text
 from ._reference_scanner import ReferenceScanner
 from ._refusals import check_pairs, strict_decoder
 
 ScanOnce = Callable[[str, int], tuple[Any, int]]
 
 
-def _error_offset(exc: BaseException) -> int:
-    """Where the C scanner stopped: ``JSONDecodeError.pos``, or the offset a ``StopIteration`` carries."""
+def _error_offset(exc: BaseException, text: str) -> int:
+    """Where the C scanner stopped in ``text``: ``JSONDecodeError.pos``, or the offset a ``StopIteration``
+    carries. A stop at a comma that only whitespace separates from a closing bracket is given as the stop at
+    that bracket: Python 3.13 and later report a trailing comma at the comma itself, earlier versions at the
+    bracket, and the remedies look for the bracket."""
     if isinstance(exc, json.JSONDecodeError):
-        return exc.pos
-    if isinstance(exc, StopIteration) and isinstance(exc.value, int):
-        return exc.value
-    return -1
+        pos = exc.pos
+    elif isinstance(exc, StopIteration) and isinstance(exc.value, int):
+        pos = exc.value
+    else:
+        return -1
+    if text.startswith(",", pos):
+        after = skip_gap(text, pos + 1, comments=False)
+        if text.startswith(("]", "}"), after):
+            return after
+    return pos
 
 
 def _decoder(hook: Callable[[list[tuple[str, Any]]], Any] | None) -> ScanOnce:
@@ -148,8 +157,8 @@ class ValueScanner:
         """Build the lane scan text, once, when the C scanner stopped at a comment or a trailing comma."""
         if self.lanes_tried or self.prepared or self.inherited is not None:
             return False
-        where = _error_offset(exc)
         text, dialect = self.text, self.dialect
+        where = _error_offset(exc, text)
         if not 0 <= where < len(text):
             return False
         comment = dialect.comments and text.startswith(("//", "/*"), where)
@@ -183,8 +192,7 @@ class ValueScanner:
     def recover(self, pos: int, exc: BaseException, scan: ScanOnce) -> tuple[Any, int]:
         """Continue a scan the fast decoder stopped at: fix what it could not read and retry."""
         while True:
-            where = _error_offset(exc)
-            if not self._remedy(where):
+            if not self._remedy(_error_offset(exc, self.scan_text)):
                 break
             try:
                 return scan(self.scan_text, pos)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -13,6 +14,7 @@ from test_jsonc_properties import PROFILE, roots
 
 from elydora_config.errors import MalformedConfigError
 from elydora_config.jsonc import JSONC, JSONC_NO_TRAILING_COMMAS, STRICT_JSON, Dialect, JsoncDocument
+from elydora_config.jsonc import _fast_scan as fast_scan
 from elydora_config.jsonc import _lane_blanking as lane_blanking
 from elydora_config.jsonc._blanking import (
     blank,
@@ -284,6 +286,40 @@ def test_a_trailing_comma_after_whitespace_or_a_comment_is_found_too(text: str, 
     assert JsoncDocument.parse(text, JSONC).value == value
     with pytest.raises(MalformedConfigError, match="trailing comma"):
         JsoncDocument.parse(text, JSONC_NO_TRAILING_COMMAS)
+
+
+def _stopping_at_the_comma(scan: Any) -> Any:
+    """``scan`` made to report a trailing comma as the C scanner of Python 3.13 and later does: at the comma, with
+    its own message (earlier versions stop at the bracket after it)."""
+
+    def scan_at_comma(text: str, pos: int) -> Any:
+        try:
+            return scan(text, pos)
+        except (StopIteration, json.JSONDecodeError) as exc:
+            where = exc.value if isinstance(exc, StopIteration) else exc.pos
+            back = len(text[:where].rstrip(" \t\r\n"))
+            if text.startswith(("]", "}"), where) and text[back - 1 : back] == ",":
+                raise json.JSONDecodeError("Illegal trailing comma before end of array", text, back - 1) from None
+            raise
+
+    return scan_at_comma
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("[1 ,]", [1]), ("[1, // c\n]", [1]), ('{"a": 1, /* c */\n}', {"a": 1}), ("[[1,],\r\n  ]", [[1]])],
+)
+def test_a_trailing_comma_reported_at_the_comma_takes_the_same_paths(
+    monkeypatch: pytest.MonkeyPatch, text: str, value: Any
+) -> None:
+    for name in ("_VALIDATING", "_VALIDATING_WITH_DUPLICATES", "_SKIPPING", "_BUILDING"):
+        monkeypatch.setattr(fast_scan, name, _stopping_at_the_comma(getattr(fast_scan, name)))
+    scanner = ValueScanner(text, JSONC)
+    assert scanner.end(0) == len(text) and scanner.lane_text is not None and not scanner.prepared
+    monkeypatch.setattr(fast_scan, "scan_text_of_str", lambda text, commas: None)  # the exact blanking's remedies
+    exact = ValueScanner(text, JSONC)
+    assert exact.value(0) == (value, len(text)) and exact.prepared
+    assert JsoncDocument.parse(text, JSONC).value == value
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
