@@ -25,6 +25,7 @@ elif sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10: the marker only matters to type checkers
 
     def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
+        """``typing.dataclass_transform`` of Python 3.11: a marker for type checkers, nothing at run time."""
         return lambda function: function
 
 
