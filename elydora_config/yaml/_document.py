@@ -51,7 +51,13 @@ def holds(container: Any, key: str | int) -> bool:
 
 def _compose(text: str, path: PathLike | None) -> tuple[yaml.Node | None, Any]:
     """The node tree and the data of ``text`` (one document), or the parse error as a refusal."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # refuses a character YAML does not allow (NUL, most C0 and C1 controls)
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - text.rfind("\n", 0, exc.position)
+        reason = f"invalid YAML: the character U+{exc.character:04X} is not allowed in YAML"
+        raise MalformedConfigError(path, reason, line=line, column=column) from None
     try:
         node = loader.get_single_node()
         value = loader.construct_document(node) if node is not None else None

@@ -187,6 +187,8 @@ def test_a_value_it_cannot_splice_is_refused_and_the_text_stays(
         ("- 1\n- 2\n", "the top level must be a YAML mapping"),
         ("a: 1\n---\nb: 2\n", "invalid YAML"),
         ("a:\n\tb: 1\n", "invalid YAML"),
+        ("a: 1\nb: x\x00y\n", "config.yaml:2:5: invalid YAML: the character U+0000 is not allowed"),
+        ("a: \x85\x07\n", "config.yaml:1:5: invalid YAML: the character U+0007 is not allowed"),
     ],
 )
 def test_malformed_text_is_refused_with_its_place(text: str, message: str) -> None:
