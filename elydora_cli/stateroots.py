@@ -9,6 +9,7 @@ entry the user merely wrote by hand with such a path is not counted.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -29,6 +30,13 @@ TEXT_LIMIT = 4 << 20
 _ANCHOR = f"/{STATE_DIR_NAME}/"
 _SCRIPT = rf"(/[^\s\"'=;|&<>`$\\]*?)/{re.escape(STATE_DIR_NAME)}/([A-Za-z0-9._-]+)/(?:guard|hook)\.py"
 """A runtime script of ours named in a config's text (its groups: the state root, the agent id)."""
+_WINDOWS_ANCHOR = f"\\{STATE_DIR_NAME}\\"
+_WINDOWS_SCRIPT = (
+    rf"([A-Za-z]:(?:\\\\?[^\\/:*?\"'<>|`$=;&\r\n]+)*?)"
+    rf"\\\\?{re.escape(STATE_DIR_NAME)}\\\\?([A-Za-z0-9._-]+)\\\\?(?:guard|hook)\.py"
+)
+"""The same on Windows: a drive, then folders parted by a backslash, or by two where the text is a JSON or
+JavaScript string (its first group with those escapes is read back as one backslash)."""
 
 
 def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
@@ -51,10 +59,26 @@ def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
 def scripts_named(text: str) -> Iterator[tuple[str, str]]:
     """``(root, agent id)`` of each ``<root>/.elydora/<id>/guard.py`` (or ``hook.py``) ``text`` names, left to
     right (:data:`_SCRIPT`: the root is absolute, free of white space and of quoting, assignment and shell
-    operators, the shortest one for the leftmost start)."""
+    operators, the shortest one for the leftmost start), then of each Windows path of a drive's
+    ``.elydora\\<id>\\guard.py`` (:data:`_WINDOWS_SCRIPT`: its root may hold blanks, as a user's folder on
+    Windows often does)."""
     if _ANCHOR in text:  # a config without our state directory's name: no pattern run over it
         for match in re.finditer(_SCRIPT, text):
             yield match[1], match[2]
+    if _WINDOWS_ANCHOR in text:
+        for match in re.finditer(_WINDOWS_SCRIPT, text):
+            yield _read_back(match[1]), match[2]
+
+
+def _read_back(root: str) -> str:
+    """A Windows root as a JSON or JavaScript string spells it (``\\\\`` for a backslash, ``\\u00e9`` for a
+    character outside ASCII), read back; one spelled with single backslashes is already the path."""
+    if "\\\\" not in root:
+        return root
+    try:
+        return str(json.loads(f'"{root}"'))
+    except ValueError:  # not a string literal after all: only its doubled backslashes are read back
+        return root.replace("\\\\", "\\")
 
 
 def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:

@@ -146,12 +146,22 @@ def parameters(facts: catalog.Provider, marker: Marker, ctx: Context) -> dict[st
     }
 
 
+def _line(name: str, value: Any) -> str:
+    """The ``// @param`` line of one parameter (a JSON value is a JavaScript literal)."""
+    return f"const {name} = {json.dumps(value)}{JAVASCRIPT_TRAIL}"
+
+
+def _guard_line(marker: Marker, ctx: Context) -> str:
+    """The line naming the guard script of ``ctx``'s state root, which a module written for that root holds."""
+    return _line("GUARD", str(script_path(ctx, marker.agent_id, GUARD)))
+
+
 def render(facts: catalog.Provider, marker: Marker, ctx: Context, form: ModuleForm = OPENCODE_FORM) -> str:
     """The whole plugin file of ``facts``' agent for ``marker``."""
     params = parameters(facts, marker, ctx)
 
     texts, names = _template(form)
-    body = joined(texts, [f"const {name} = {json.dumps(params[name])}{JAVASCRIPT_TRAIL}" for name in names])
+    body = joined(texts, [_line(name, params[name]) for name in names])
     lines = body.split("\n", 2)
     lines[0] = lines[0].replace("for HOST,", f"for {facts.display_name},", 1)
     lines[1] = marker.line()
@@ -257,14 +267,15 @@ class PluginAgent:
         return [Finding(problem, path) for problem in self._problems(path, text, ctx, agent_id)]
 
     def installed_entries(self, docs: Documents, ctx: Context) -> list[defaults.Found]:
-        """Each hook of our module as this operation read it (a broken marker is left to ``check``); the
-        handler names the module and the hook, and the agent sets no timeout."""
+        """Each hook of our module as this operation read it, when the module runs the runtime of ``ctx``'s
+        state root (a broken marker is left to ``check``; a module that runs another state root's runtime is
+        that root's entry); the handler names the module and the hook, and the agent sets no timeout."""
         path, text = self._file(docs)
         try:
             marker = marker_of(text, path) if text is not None else None
         except MalformedConfigError:
             return []
-        if marker is None:
+        if text is None or marker is None or _guard_line(marker, ctx) not in text:
             return []
         return [
             defaults.Found(

@@ -212,15 +212,20 @@ def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
 
 
 def installed_entries(docs: Documents, ctx: Context) -> list[defaults.Found]:
-    """Every hook file of ours as this operation read it, the file's path as the handler (a file whose marker
-    is broken is left to ``check``, which reports it); Cline sets no timeout."""
+    """Every hook file of ours that runs the runtime of ``ctx``'s state root, as this operation read it, the
+    file's path as the handler (a file whose marker is broken is left to ``check``, which reports it; one that
+    runs another state root's runtime is that root's entry); Cline sets no timeout."""
     found: list[defaults.Found] = []
     for path, _, text in _files(docs):
         try:
             marker = marker_of(text, path) if text is not None else None
         except MalformedConfigError:
             continue
-        if marker is not None and marker.python is not None:
+        if (
+            marker is not None
+            and marker.python is not None
+            and marker.runtime_path == str(script_path(ctx, marker.agent_id, marker.kind))
+        ):
             ref = Ref(marker.agent_id, marker.kind, marker.python)
             found.append(defaults.Found(path, path.stem, ref, str(path), None))
     return found

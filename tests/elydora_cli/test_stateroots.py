@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from elydora_cli.stateroots import scripts_named
 
 
@@ -28,3 +30,14 @@ def test_only_guard_and_hook_scripts_of_a_named_agent() -> None:
 def test_a_hook_command_names_its_state_root() -> None:
     text = '{"command": "\'/usr/bin/python3\' \'-I\' \'-S\' \'/srv/state/.elydora/claudecode/guard.py\'"}'
     assert list(scripts_named(text)) == [("/srv/state", "claudecode")]
+
+
+def test_windows_paths_with_blanks_and_their_string_escapes() -> None:
+    command = r'{"command": "\"C:\\Py\\python.exe\" -I -S \"C:\\Users\\John Smith\\.elydora\\claudecode\\guard.py\""}'
+    assert list(scripts_named(command)) == [("C:\\Users\\John Smith", "claudecode")]
+    module = "const GUARD = " + json.dumps("D:\\Users\\Jos\u00e9\\.elydora\\opencode\\guard.py") + "; // @param"
+    assert list(scripts_named(module)) == [("D:\\Users\\Jos\u00e9", "opencode")]
+    assert list(scripts_named(r"hook = 'C:\state\.elydora\codex\hook.py'")) == [("C:\\state", "codex")]
+    assert list(scripts_named(r"C:\Python\python.exe -I -S C:\me\.elydora\x\guard.py")) == [("C:\\me", "x")]
+    for text in (r"C:\a\.elydora\x\flush.py", r"\.elydora\y\guard.py", r"C:\a\.elydora\x y\guard.py"):
+        assert list(scripts_named(text)) == [], text

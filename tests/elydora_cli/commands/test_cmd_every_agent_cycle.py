@@ -43,3 +43,38 @@ def test_every_agent_installs_reports_and_uninstalls(tmp_path: Path) -> None:
     assert _run("--root", root, "uninstall", "--all")[0] == 0
     left = [os.path.relpath(os.path.join(d, f), root) for d, _dirs, files in os.walk(root) for f in files]
     assert [path for path in left if not path.startswith(".elydora" + os.sep)] == []
+
+
+def test_a_home_under_a_folder_with_a_blank_is_not_another_state_root(tmp_path: Path) -> None:
+    """``/Volumes/Macintosh HD/Users/me``: the state-root search of a config's text, which stops at blanks, sees
+    ``/Users/me/.elydora/...`` there. The agents whose hook file or plugin module is ours by its marker
+    (Cline, OpenCode, Kilo Code, Pi) took that for entries of another state root: status said ``other state
+    root`` and uninstall refused. Their entries are now ours only for the state root their script names."""
+    root = str(tmp_path / "Macintosh HD" / "home")
+    os.makedirs(root)
+    agents = ("cline", "opencode", "kilo", "pi", "claudecode")
+    assert _run("--root", root, "install", *agents)[0] == 0
+    _code, out = _run("--root", root, "--json", "status", *agents)
+    rows = {row["provider"]: row for row in json.loads(out)["providers"]}
+    assert {provider: row["state"] for provider, row in rows.items()} == dict.fromkeys(agents, "healthy")
+    assert all(row["elsewhere"] == {} for row in rows.values())
+    assert _run("--root", root, "uninstall", "--all")[0] == 0
+    left = [os.path.relpath(os.path.join(d, f), root) for d, _dirs, files in os.walk(root) for f in files]
+    assert [path for path in left if not path.startswith(".elydora" + os.sep)] == []
+
+
+def test_marker_agents_installed_for_another_state_root_are_reported_there(tmp_path: Path) -> None:
+    """The other side of the test above: the hook files and plugin modules written for ``--state-root other``
+    are that root's entries (status: ``other state root``, uninstall without the flag refuses)."""
+    root, other = str(tmp_path / "home"), str(tmp_path / "other")
+    os.mkdir(root)
+    agents = ("cline", "opencode", "kilo", "pi")
+    assert _run("--root", root, "--state-root", other, "install", *agents)[0] == 0
+    code, out = _run("--root", root, "--json", "status", *agents)
+    rows = {row["provider"]: row for row in json.loads(out)["providers"]}
+    assert code == 1
+    assert {provider: (row["state"], row["elsewhere"]) for provider, row in rows.items()} == {
+        agent: ("other state root", {other: [agent]}) for agent in agents
+    }
+    assert _run("--root", root, "uninstall", "cline")[0] == 1
+    assert _run("--root", root, "--state-root", other, "uninstall", "--all")[0] == 0
