@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shlex
 import sys
 from typing import Any
 
@@ -75,7 +76,7 @@ def _kept(box: Any) -> str:
     """The last line: where the sandbox stays (nothing removes it), and what to do with it."""
     return (
         f"the sandbox is kept in {box.root} (its home: {box.home}): look around, then delete that folder, "
-        f"or run `elydora demo {box.root}` to build it again there"
+        f"or run `{shlex.join(['elydora', 'demo', str(box.root)])}` to build it again there"
     )
 
 

@@ -20,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -192,7 +193,7 @@ class Tour:
 
     def install(self) -> None:
         code, out, err = cli("install", "--every", "--root", self.home, "--repo-root", str(self.box.project))
-        self.say(f"$ elydora install --every --root {self.home}   -> exit {code}")
+        self.say(f"$ {shlex.join(['elydora', 'install', '--every', '--root', self.home])}   -> exit {code}")
         for line in out.splitlines():
             if not line.startswith("  note:"):
                 self.say(f"  {line}")
@@ -251,7 +252,7 @@ class Tour:
 
     def uninstall(self) -> None:
         code, _, err = cli("uninstall", "--all", "--root", self.home, "--repo-root", str(self.box.project))
-        self.say(f"$ elydora uninstall --all --root {self.home}   -> exit {code}")
+        self.say(f"$ {shlex.join(['elydora', 'uninstall', '--all', '--root', self.home])}   -> exit {code}")
         if code != 0:
             for pid in self.providers:
                 self.rows[pid].held("uninstall identical", False, err.strip() or f"exit {code}")

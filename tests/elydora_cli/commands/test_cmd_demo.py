@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,17 @@ def test_the_demo_ends_saying_where_its_sandbox_is_kept(
     code = main(["demo", str(root), "claude", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and (report["sandbox"], report["home"], report["kept"]) == (str(root), str(root / "home"), True)
+
+
+def test_the_commands_the_demo_shows_are_quoted_for_a_shell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "my sandbox 'x'"
+    assert main(["demo", str(root), "claude"]) == 0
+    out = capsys.readouterr().out
+    assert f"$ elydora install --every --root {shlex.quote(str(root / 'home'))}   -> exit 0" in out
+    shown = re.search(r"or run `([^`]+)` to build it again there$", out.rstrip())
+    assert shown is not None and shlex.split(shown[1]) == ["elydora", "demo", str(root)]
 
 
 def test_powershell_that_cannot_run_a_script_is_named_as_the_reason() -> None:
