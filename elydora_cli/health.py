@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -285,38 +284,22 @@ def _undelivered(path: str, offset: int, health: AuditHealth) -> tuple[int, int 
 
 
 def flusher_alive(agent_dir: str) -> bool:
-    """Whether a process holds ``flush.lock`` (read from ``/proc/locks`` on Linux, so the probe never takes the
-    lock the audit hook tests before it starts a flusher); elsewhere (Windows, macOS) a non-blocking probe of
-    the lock, held for the moment of the test."""
+    """Whether a process holds ``flush.lock``: asked of the system where it says without taking the lock (Linux),
+    so that the probe never takes the lock the audit hook tests before it starts a flusher; elsewhere (Windows,
+    macOS) a non-blocking probe of the lock, held for the moment of the test."""
     path = os.path.join(agent_dir, names.FLUSH_LOCK)
     try:
         info = os.stat(path, follow_symlinks=False)
     except OSError:
         return False
-    held = _proc_locks_hold(info)
+    held = _platform.flock_held(info)
     if held is not None:
         return held
     return _probe_lock(path)
 
 
-def _proc_locks_hold(info: os.stat_result) -> bool | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        with open("/proc/locks", "rb") as handle:
-            text = handle.read(4 << 20).decode("ascii", "replace")
-    except OSError:
-        return None
-    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
-    for line in text.splitlines():
-        words = line.split()
-        if "FLOCK" in words and any(word == wanted for word in words):
-            return True
-    return False
-
-
 def _probe_lock(path: str) -> bool:
-    # The fallback where /proc/locks cannot be read: status loads no fcntl otherwise.
+    # The fallback where the system does not say: status loads no fcntl otherwise.
     from elydora_config._platform import locking
 
     try:

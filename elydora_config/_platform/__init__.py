@@ -17,7 +17,8 @@ What each half gives (docs/transactions.md, "Platforms", says what each promise 
 * the inter-process lock: in :mod:`.locking` (``flock`` with ``LOCK_EX_NB`` and ``LOCK_UN``, ``pread``,
   ``pwrite``), apart, so that only the state lock loads ``fcntl`` (a read-only command does not);
 * reading: ``pread`` (Windows: a seek and a read);
-* processes: ``pid_alive``, ``after_fork_in_child``, ``spawn_detached`` (a background process that outlives
+* processes: ``pid_alive``, ``flock_held`` (whether a process holds a lock on a file, where the system says
+  without taking it), ``after_fork_in_child``, ``spawn_detached`` (a background process that outlives
   its starter), ``NEW_SESSION`` and ``kill_session`` (a child in a process group of its own, killed with
   what it started); ``OPEN_FILES_PIN_NAMES``: whether a file we hold open
   keeps others from deleting or replacing its name (Windows), so that no descriptor may be kept idle;
@@ -45,6 +46,7 @@ if sys.platform == "win32":
         fchmod,
         fchown,
         file_mode,
+        flock_held,
         fsync,
         fsync_dir,
         is_link,
@@ -88,6 +90,7 @@ else:
         fchmod,
         fchown,
         file_mode,
+        flock_held,
         fsync,
         fsync_dir,
         is_link,
@@ -131,6 +134,7 @@ __all__ = [
     "fchmod",
     "fchown",
     "file_mode",
+    "flock_held",
     "fsync",
     "fsync_dir",
     "is_link",

@@ -118,6 +118,20 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def flock_held(info: os.stat_result) -> bool | None:
+    """Whether some process holds a ``flock`` on the file ``info`` describes, read from ``/proc/locks`` on Linux
+    (without taking the lock); ``None`` where the system does not say (macOS, or no ``/proc``)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        with open("/proc/locks", "rb") as handle:
+            text = handle.read(4 << 20).decode("ascii", "replace")
+    except OSError:
+        return None
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    return any("FLOCK" in words and wanted in words for words in (line.split() for line in text.splitlines()))
+
+
 def after_fork_in_child(function: Callable[[], object]) -> None:
     """Run ``function`` in every child this process forks."""
     os.register_at_fork(after_in_child=function)

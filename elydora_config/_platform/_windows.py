@@ -372,6 +372,11 @@ def pid_alive(pid: int) -> bool:
         kernel.CloseHandle(handle)
 
 
+def flock_held(info: os.stat_result) -> bool | None:
+    """``None``: Windows does not say who holds a lock on a file without taking it."""
+    return None
+
+
 def after_fork_in_child(function: Callable[[], object]) -> None:
     """Nothing: Windows does not fork."""
 

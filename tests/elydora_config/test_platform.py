@@ -309,3 +309,22 @@ def test_the_released_lock_leaves_the_state_directory_removable(tmp_path: Path) 
         path.rmdir() if path.is_dir() else path.unlink()
     state.rmdir()
     assert not state.exists()
+
+
+def test_flock_held_says_whether_a_lock_is_held_where_the_system_tells(tmp_path: Path) -> None:
+    """Linux answers from ``/proc/locks`` without taking the lock; macOS and Windows do not say (``None``)."""
+    path = tmp_path / "flush.lock"
+    path.write_bytes(b"")
+    info = os.stat(path)
+    if not sys.platform.startswith("linux"):
+        assert _platform.flock_held(info) is None
+        return
+    assert _platform.flock_held(info) is False
+    fd = os.open(path, os.O_RDWR)
+    try:
+        locking.flock(fd, locking.LOCK_EX_NB)
+        assert _platform.flock_held(info) is True
+        assert _platform.flock_held(os.stat(tmp_path)) is False  # another file: not that lock
+    finally:
+        os.close(fd)
+    assert _platform.flock_held(info) is False
