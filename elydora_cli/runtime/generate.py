@@ -26,7 +26,7 @@ from elydora_config import _platform
 from .. import __version__, catalog, managed, packagedata
 from ..identity import check_agent_id
 from ..statefiles import AUDIT_MODULE, AUDIT_SCRIPT, GUARD_MODULE, GUARD_SCRIPT, POLICY_MODULE, RUNTIME_FLAGS
-from .templateparams import cut_python, joined, line_matches
+from .templateparams import cut, cut_python, joined
 
 GUARD_NAME = GUARD_SCRIPT
 HOOK_NAME = AUDIT_SCRIPT
@@ -281,13 +281,8 @@ def with_inlined_imports(source: str, code_of: Callable[[str], str]) -> str:
     """``source`` with each import of a template module ``# @inline`` (:data:`INLINE_LINE`: on one line, or with
     its names in parentheses on the lines up to the next ``)`` line, as the import sorter writes a long list)
     replaced by ``code_of(<module>)``."""
-    parts: list[str] = []
-    done = 0
-    for start, end, match in line_matches(INLINE_LINE, source):
-        parts += (source[done:start], code_of(match[1]))
-        done = end
-    parts.append(source[done:])
-    return "".join(parts)
+    texts, modules = cut(source, INLINE_LINE)
+    return joined(texts, [code_of(module) for module in modules])
 
 
 def _inlined(module: str) -> str:
