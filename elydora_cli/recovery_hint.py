@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
+
+from .plug.cmdforms import windows_word
 
 if TYPE_CHECKING:
     from typing import Any
@@ -26,11 +29,14 @@ def elydora_command(ctx: Any, *args: str) -> str:
         words += ["--root", str(ctx.home)]
     if ctx.state_root != ctx.home:
         words += ["--state-root", str(ctx.state_root)]
-    return _quoted(words)
+    return command_line(words)
 
 
-def _quoted(words: list[str]) -> str:
-    """``words`` as one shell command line, each word quoted only where a shell needs it."""
+def command_line(words: Sequence[str]) -> str:
+    """``words`` as one command line for this system's shell, each word quoted only where it needs it: for a
+    POSIX shell (:func:`shlex.join`), or for cmd.exe and PowerShell alike (:func:`.plug.cmdforms.windows_word`)."""
+    if os.name == "nt":
+        return " ".join(windows_word(word) for word in words)
     return shlex.join(words)
 
 
@@ -43,7 +49,7 @@ def command_for_journal(journal: str) -> str:
     """``elydora recover`` for the state root that holds ``journal`` (``<root>/.elydora/transactions/<txid>``):
     what any command that met the journal without knowing its own flags can name."""
     state_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(journal))))
-    return _quoted(["elydora", "recover", "--state-root", state_root])
+    return command_line(["elydora", "recover", "--state-root", state_root])
 
 
 def pending_recovery(ctx: Any) -> dict[str, Any] | None:

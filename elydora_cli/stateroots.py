@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ from elydora_config.errors import ConfigError
 from .installer import operations
 from .installer.operations import sources_of
 from .providers import load
+from .recovery_hint import command_line
 from .statefiles import STATE_DIR_NAME
 
 if TYPE_CHECKING:
@@ -28,8 +28,15 @@ if TYPE_CHECKING:
 
 TEXT_LIMIT = 4 << 20
 _ANCHOR = f"/{STATE_DIR_NAME}/"
-_SCRIPT = rf"(/[^\s\"'=;|&<>`$\\]*?)/{re.escape(STATE_DIR_NAME)}/([A-Za-z0-9._-]+)/(?:guard|hook)\.py"
-"""A runtime script of ours named in a config's text (its groups: the state root, the agent id)."""
+_SCRIPT = rf"/{re.escape(STATE_DIR_NAME)}/([A-Za-z0-9._-]+)/(?:guard|hook)\.py"
+"""A runtime script of ours named in a config's text, from the slash before our state directory (its group:
+the agent id); its root is in the text before it."""
+_WORD_BOUNDS = "\"'\r\n\\"
+"""What ends, looking back from a script, the text that may hold its root: a quote, a line break, or a
+backslash (an escape in a JSON or JavaScript string)."""
+_ROOT_START = r"(?:^|(?<=[\s=:;|&<>`$(]))/"
+"""Where a POSIX root may start in that text: at its start, or at a slash after white space, a shell
+operator or a colon (a list of paths)."""
 _WINDOWS_ANCHOR = f"\\{STATE_DIR_NAME}\\"
 _WINDOWS_SCRIPT = (
     rf"([A-Za-z]:(?:\\\\?[^\\/:*?\"'<>|`$=;&\r\n]+)*?)"
@@ -57,14 +64,21 @@ def candidates(provider_id: str, ctx: Any) -> dict[Path, set[str]]:
 
 
 def scripts_named(text: str) -> Iterator[tuple[str, str]]:
-    """``(root, agent id)`` of each ``<root>/.elydora/<id>/guard.py`` (or ``hook.py``) ``text`` names, left to
-    right (:data:`_SCRIPT`: the root is absolute, free of white space and of quoting, assignment and shell
-    operators, the shortest one for the leftmost start), then of each Windows path of a drive's
-    ``.elydora\\<id>\\guard.py`` (:data:`_WINDOWS_SCRIPT`: its root may hold blanks, as a user's folder on
-    Windows often does)."""
+    """``(root, agent id)`` of each ``<root>/.elydora/<id>/guard.py`` (or ``hook.py``) ``text`` may name, left
+    to right, then of each Windows path of a drive's ``.elydora\\<id>\\guard.py`` (:data:`_WINDOWS_SCRIPT`).
+
+    A POSIX root is absolute and free of quotes, line breaks and backslashes; it may hold blanks, as a folder
+    on macOS often does (``/Volumes/Macintosh HD/Users/me``). Where a blank or a shell operator parts the text
+    before the script (an unquoted ``/usr/bin/python3 /home/me/.elydora/...``), each root it could be is
+    given, longest first: the caller keeps only the ones whose entries it confirms."""
     if _ANCHOR in text:  # a config without our state directory's name: no pattern run over it
+        bound = 0
         for match in re.finditer(_SCRIPT, text):
-            yield match[1], match[2]
+            start = max(bound, *(text.rfind(c, bound, match.start()) + 1 for c in _WORD_BOUNDS))
+            before = text[start : match.start()]
+            for root in re.finditer(_ROOT_START, before):
+                yield before[root.start() :], match[1]
+            bound = match.end()
     if _WINDOWS_ANCHOR in text:
         for match in re.finditer(_WINDOWS_SCRIPT, text):
             yield _read_back(match[1]), match[2]
@@ -97,7 +111,7 @@ def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:
 
 
 def flags_for(root: str) -> str:
-    return f"--state-root {shlex.quote(root)}"
+    return command_line(["--state-root", root])
 
 
 class ElsewhereError(ConfigError):

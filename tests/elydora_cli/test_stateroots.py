@@ -12,13 +12,20 @@ def test_every_script_named_left_to_right() -> None:
     assert list(scripts_named(text)) == [("/h", "a"), ("/k", "b.c-d_e"), ("/m/n", "f")]
 
 
-def test_a_root_is_absolute_and_free_of_blanks_quotes_and_shell_operators() -> None:
-    assert list(scripts_named("/a /b/.elydora/x/guard.py")) == [("/b", "x")]
-    assert list(scripts_named("/a b/.elydora/x/guard.py")) == []
-    assert list(scripts_named("C:/a/.elydora/x/guard.py")) == [("/a", "x")]
+def test_a_root_is_absolute_free_of_quotes_and_may_hold_blanks() -> None:
+    assert list(scripts_named("/a b/.elydora/x/guard.py")) == [("/a b", "x")]
+    assert list(scripts_named("'/Volumes/Macintosh HD/me/.elydora/x/guard.py'")) == [("/Volumes/Macintosh HD/me", "x")]
     assert list(scripts_named("a$/.elydora/x/guard.py")) == []  # no / before the stop
-    assert list(scripts_named("/p;/q/.elydora/x/hook.py")) == [("/q", "x")]
     assert list(scripts_named("/h/.elydora/x/.elydora/y/guard.py")) == [("/h/.elydora/x", "y")]
+    assert list(scripts_named('"/a"/b/.elydora/x/guard.py')) == [("/b", "x")]  # its text starts after a quote
+    assert list(scripts_named("/a\\/b/.elydora/x/guard.py")) == [("/b", "x")]  # nor across a backslash
+
+
+def test_where_a_blank_or_an_operator_parts_the_text_each_root_it_could_be_is_given() -> None:
+    assert list(scripts_named("/usr/bin/python3 /b/.elydora/x/guard.py")) == [("/usr/bin/python3 /b", "x"), ("/b", "x")]
+    assert list(scripts_named("/p;/q/.elydora/x/hook.py")) == [("/p;/q", "x"), ("/q", "x")]
+    assert list(scripts_named("C:/a/.elydora/x/guard.py")) == [("/a", "x")]
+    assert list(scripts_named("P=/a:/b c/.elydora/x/guard.py")) == [("/a:/b c", "x"), ("/b c", "x")]
 
 
 def test_only_guard_and_hook_scripts_of_a_named_agent() -> None:

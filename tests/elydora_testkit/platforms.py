@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
+
+from elydora_cli.plug.cmdforms import parse_msvc
 
 WINDOWS = sys.platform == "win32"
 SITE_FORCED = WINDOWS and any(Path(sys.executable).parent.glob("python*._pth"))
@@ -13,6 +16,12 @@ SITE_FORCED = WINDOWS and any(Path(sys.executable).parent.glob("python*._pth"))
 makes our checkout importable, asks for it. An installed CPython for Windows honours ``-S``."""
 
 windows_only = pytest.mark.skipif(not WINDOWS, reason="a Windows behaviour (run by the Windows leg, under Wine)")
+
+
+def split_command_line(text: str) -> list[str]:
+    """The words the program gets when ``text``, a command line we print, is pasted into this system's shell
+    (a POSIX shell; on Windows the C runtime's reading, the same from cmd.exe and PowerShell)."""
+    return (parse_msvc(text) or []) if WINDOWS else shlex.split(text)
 
 
 def posix_only(reason: str) -> pytest.MarkDecorator:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from elydora_testkit.platforms import NO_LINKS, posix_only, split_command_line
 
 from elydora_cli.main import main
 from elydora_cli.runtime import stubs
@@ -49,6 +51,7 @@ def test_uninstall_blocks_running_sessions(root: Path, capsys: pytest.CaptureFix
     assert cli(capsys, root, "uninstall", "claudecode")[0] == 0 and not guard.exists()
 
 
+@posix_only(NO_LINKS)  # and a POSIX venv layout and a `#!/bin/sh` interpreter
 def test_hooks_tied_to_a_venv_warn_and_python_flag(
     root: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -70,7 +73,7 @@ def test_hooks_tied_to_a_venv_warn_and_python_flag(
 
 
 def test_uninstall_with_another_state_root_says_success(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    other = root / "state"
+    other = root / "the state"
     assert cli(capsys, root, "install", "claudecode", "--state-root", str(other))[0] == 0
     settings = root / "home" / ".claude" / "settings.json"
     before = settings.read_bytes()
@@ -78,7 +81,9 @@ def test_uninstall_with_another_state_root_says_success(root: Path, capsys: pyte
     row = json.loads(out)["providers"][0]
     assert code == 1 and row["state"] == "other state root" and row["elsewhere"] == {str(other): ["claudecode"]}
     code, _, err = cli(capsys, root, "uninstall", "claudecode")
-    assert code == 1 and f"--state-root {other}" in err and err.startswith("Error: ")
+    advice = re.search(r"pass (--state-root .*) to uninstall them", err)
+    assert code == 1 and err.startswith("Error: ") and advice is not None
+    assert split_command_line(advice[1]) == ["--state-root", str(other)]  # pasted into this system's shell
     assert settings.read_bytes() == before  # refused: nothing changed, nothing claimed
     assert cli(capsys, root, "uninstall", "claudecode", "--state-root", str(other))[0] == 0
     code, out, _ = cli(capsys, root, "status", "claudecode")
