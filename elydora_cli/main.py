@@ -198,6 +198,19 @@ def _quiet_stdout(args: argparse.Namespace) -> None:
         sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed when the command ends
 
 
+def _null_for_closed_streams() -> None:
+    """A standard stream its caller closed (``elydora status >&-``) becomes the null device: the command runs
+    and its exit code says how it went, as Python's ``print`` writes nothing to a closed stream; and no file the
+    command opens can take the free descriptor number, where a child process would write its output."""
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        if getattr(sys, name) is None:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
 def _closed_pipe() -> int:
     """The reader went away (``elydora ... | head``): end quietly, as git and pip do."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -207,6 +220,7 @@ def _closed_pipe() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _null_for_closed_streams()
     try:
         return _main(argv)
     except BrokenPipeError:

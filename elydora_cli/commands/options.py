@@ -164,6 +164,18 @@ def checked_agent_id(value: str | None) -> str | None:
         raise UsageError(f"--agent-id: {exc.message}") from None
 
 
+def working_directory() -> Path:
+    """The current directory: the project whose settings layers the agents read, unless ``--repo-root`` names
+    one. A usage error when it no longer exists (removed while the shell was in it)."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise UsageError(
+            "the current directory no longer exists (it was removed or renamed): cd into an existing directory, "
+            "or pass --repo-root with the project whose agent settings to use"
+        ) from None
+
+
 def context_from(args: argparse.Namespace) -> Context:
     timeout = getattr(args, "hook_timeout_seconds", None)
     if timeout is not None and not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
@@ -173,7 +185,7 @@ def context_from(args: argparse.Namespace) -> Context:
     resolve = os.path.realpath if follow else os.path.abspath  # a symlinked home: work on the real one
     home = Path(resolve(home_from(args)))
     state_root = Path(resolve(args.state_root)) if args.state_root else home
-    repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else Path.cwd()
+    repo_root = Path(os.path.abspath(args.repo_root)) if args.repo_root else working_directory()
     system = _system_scope(args)
     if system and not args.state_root:
         state_root = placed(STATE_ROOT, home if args.root else None)

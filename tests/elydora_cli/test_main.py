@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from elydora_testkit.platforms import posix_only
 
 from elydora_cli import __version__, catalog, exitcodes
 from elydora_cli.commands import Parser
@@ -225,6 +226,34 @@ def test_a_closed_pipe_ends_quietly(home: Path) -> None:
     err = process.stderr.read()
     assert process.wait(timeout=60) == exitcodes.PIPE_CLOSED
     assert err == b""
+
+
+@posix_only("a closed descriptor given to a child, as a POSIX shell's `>&-` does")
+def test_a_closed_standard_stream_is_the_null_device(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Python leaves ``sys.stdout`` None when descriptor 1 is closed: the command runs all the same, and its exit
+    code says how it went."""
+    elydora = [sys.executable, "-m", "elydora_cli"]
+    for closed, argv in ((">&-", ["install", "claudecode"]), (">&- 2>&- <&-", ["status", "-v"])):
+        shell = ["sh", "-c", f'exec "$@" {closed}', "sh", *elydora, *argv, "--root", str(home)]
+        done = subprocess.run(shell, capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), argv
+    assert run(capsys, "status", "claudecode", "--root", str(home))[:2] == (0, "claudecode   healthy\n")
+
+
+@posix_only("Windows does not remove a directory that is a process's current directory")
+def test_a_removed_current_directory_is_a_usage_error(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    for argv in (["install", "claudecode"], ["status"], ["uninstall", "--all"]):
+        code, out, err = run(capsys, *argv, "--root", str(home))
+        assert (code, out) == (2, ""), argv
+        assert err.startswith("Error: the current directory no longer exists (it was removed or renamed): cd ")
+    assert os.listdir(home) == []
+    assert run(capsys, "install", "claudecode", "--root", str(home), "--repo-root", str(tmp_path))[0] == 0
 
 
 @pytest.mark.parametrize("value", [None, "", "  "])
