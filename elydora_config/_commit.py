@@ -78,11 +78,18 @@ class Plan:
 
 
 def commit(plan: Plan) -> str | None:
-    """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing."""
+    """Run the protocol; returns the transaction id, or ``None`` when nothing needed writing. With nothing to
+    write and no transactions directory yet (so no interrupted transaction to recover first), the files read are
+    checked and nothing is created: not the state directory, nor its lock."""
     txdir = os.path.join(plan.state_dir, TRANSACTIONS_DIR)
     check_not_root_in_foreign_tree(*sorted({plan.state_dir} | {os.path.dirname(c.path) for c in plan.changes}))
     dirs = DirCache(plan.allow_links)
     try:
+        entries = _entries(plan)
+        if not entries and not _missing_dirs(plan) and not os.path.lexists(txdir):
+            for snap in plan.snapshots.values():
+                _verify_snapshot(dirs, snap)
+            return None
         _open_transactions_dir(plan, txdir, dirs)
         with shared_lock(plan.state_dir, plan.lock_timeout):
             names = _platform.listdir(dirs.fd(txdir))
@@ -94,7 +101,7 @@ def commit(plan: Plan) -> str | None:
                 )
             # Artifacts of retired transactions (a crash before their deletion) are deleted by the next commit.
             housekeeping = any(not n.endswith(_RECORDS) and n != TEMP_DIRS for n in names)
-            return _commit_locked(plan, txdir, dirs, housekeeping)
+            return _commit_locked(plan, entries, txdir, dirs, housekeeping)
     finally:
         dirs.close()
 
@@ -135,9 +142,8 @@ def _missing_dirs(plan: Plan) -> list[tuple[str, int]]:
     return missing
 
 
-def _commit_locked(plan: Plan, txdir: str, dirs: DirCache, housekeeping: bool) -> str | None:
+def _commit_locked(plan: Plan, entries: list[Entry], txdir: str, dirs: DirCache, housekeeping: bool) -> str | None:
     txid = new_txid()
-    entries = _entries(plan)
     missing = _missing_dirs(plan)
     single = entries[0] if len(entries) == 1 and not missing else None
     for snap in plan.snapshots.values():

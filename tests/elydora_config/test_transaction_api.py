@@ -69,6 +69,18 @@ def test_identical_write_is_a_no_op(tmp_path):
     assert tx.txid is None
     after = target.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert not (tmp_path / "state").exists()  # nothing to write: no state directory, no lock
+
+
+def test_a_commit_with_nothing_to_write_still_checks_what_it_read(tmp_path):
+    target = tmp_path / "f"
+    target.write_bytes(b"mine")
+    tx = Transaction(tmp_path / "state")
+    tx.read(target)
+    target.write_bytes(b"theirs")
+    with pytest.raises(ConcurrentModificationError, match="f"):
+        tx.commit()
+    assert target.read_bytes() == b"theirs" and not (tmp_path / "state").exists()
 
 
 def test_change_after_read_is_detected_and_nothing_lost(tmp_path):

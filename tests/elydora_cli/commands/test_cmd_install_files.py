@@ -127,3 +127,17 @@ def test_deeply_nested_install_manifest_ends_in_one_error_line(
     assert main(["uninstall", "claudecode", "--root", str(home)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"Error: {manifest}: install manifest is unreadable") and err.count("\n") == 1
+
+
+def test_uninstalling_what_was_never_installed_leaves_the_home_as_it_was(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing to remove: no state directory, no lock, so that a read-only home is no error either."""
+    home = root / "home"
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_bytes(ORIGINAL)
+    assert main(["uninstall", "--all", "--root", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "claudecode: not installed (nothing to remove)" in out
+    assert sorted(p.name for p in home.rglob("*")) == [".claude", "settings.json"]
+    assert (home / ".claude" / "settings.json").read_bytes() == ORIGINAL
