@@ -4,8 +4,9 @@
 Goals: installing the twelve agents of issue 20 (:data:`TWELVE`) into a fresh home <= 1 s (``install --every``,
 every supported agent, is printed beside it without a goal); status on a home with those twelve installed <= 8x
 the floor. Status on a home with every agent installed is printed beside it (no goal of its own, so that nothing is
-hidden by the choice of twelve), and so are ``python -c pass`` with ``site`` and the costliest top-level imports
-of one twelve-agent ``elydora status`` run, to show where the time goes.
+hidden by the choice of twelve), and so are ``python -c pass`` with ``site``, a process that imports every module
+one twelve-agent ``elydora status`` loads and runs nothing, and the costliest top-level imports of such a run, to
+show where the time goes.
 
 The gated figures run what a user of a regular ``pip install`` runs: the project installed as a wheel (not
 editable) into a throwaway venv without system site-packages, started by the console script pip wrote
@@ -81,6 +82,25 @@ def _install_time(elydora: list[str], agents: tuple[str, ...] = ()) -> float:
     return statistics.median(samples)
 
 
+_LOADED_BY = """import os, sys
+before = set(sys.modules)
+sys.stdout = open(os.devnull, "w")
+from elydora_cli.main import main
+main(sys.argv[1:])
+sys.stderr.write(" ".join(name for name in sys.modules if name not in before))
+"""
+"""A child that runs ``elydora <argv>`` and writes the names of the modules it loaded, in their order."""
+_IMPORT = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+"""A child that imports the modules it is given, in order, and does nothing else."""
+
+
+def _imports_alone(python: str, argv: list[str]) -> list[str]:
+    """A command that imports every module ``elydora <argv>`` loads, and runs nothing: what a run pays before it
+    starts its work."""
+    run = subprocess.run([python, "-c", _LOADED_BY, *argv], capture_output=True, text=True, check=False)
+    return [python, "-c", _IMPORT, *run.stderr.split()]
+
+
 def _installed(root: Path) -> list[Path]:
     """The agents installed under ``root`` (one manifest each)."""
     from elydora_cli.installer.manifest import MANIFEST_NAME
@@ -113,12 +133,14 @@ def _run(work: Path) -> None:
     here = [*console_script("elydora"), "status", "--root", str(twelve)]
     floor, site = "python -I -S -c pass", "python -c pass (with site, regular install's venv)"
     here_site, here_status = "python -c pass (with site, this environment)", f"{label[twelve]}, this environment"
+    imports = f"the imports alone of {label[twelve]}, no run, regular install"
     times = interleaved_command_times(
         {
             floor: (interpreter_floor(), b""),
             label[twelve]: (status[twelve], b""),
             label[every]: (status[every], b""),
             site: ([python, "-c", "pass"], b""),
+            imports: (_imports_alone(python, status[twelve][len(elydora) :]), b""),
             here_status: (here, b""),
             here_site: ([sys.executable, "-c", "pass"], b""),
         },
@@ -126,7 +148,7 @@ def _run(work: Path) -> None:
     )
     report(Figure(f"{label[twelve]}, regular install", times[label[twelve]], "s", floor, times[floor], STATUS_GOAL))
     report(Figure(f"{label[every]}, regular install", times[label[every]], "s", floor, times[floor]))
-    for name in (site, here_status, here_site):
+    for name in (site, imports, here_status, here_site):
         report(Figure(name, times[name], "s", floor, times[floor]))
     print(
         "top-level imports of one twelve-agent `elydora status` run of the regular install (median of 5, "
