@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import io
 import json
 import os
 import re
@@ -198,10 +199,14 @@ def _quiet_stdout(args: argparse.Namespace) -> None:
         sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed when the command ends
 
 
-def _null_for_closed_streams() -> None:
-    """A standard stream its caller closed (``elydora status >&-``) becomes the null device: the command runs
-    and its exit code says how it went, as Python's ``print`` writes nothing to a closed stream; and no file the
-    command opens can take the free descriptor number, where a child process would write its output."""
+def _usable_standard_streams() -> None:
+    """Standard streams every command can write to.
+
+    One its caller closed (``elydora status >&-``) becomes the null device: the command runs and its exit code
+    says how it went, as Python's ``print`` writes nothing to a closed stream; and no file the command opens can
+    take the free descriptor number, where a child process would write its output. Standard output writes what
+    its encoding cannot hold (a path with an ``é`` under ``PYTHONIOENCODING=ascii`` or a non-UTF-8 locale) as
+    backslash escapes, as Python's standard error does, rather than failing after the command did its work."""
     for fd, name in enumerate(("stdin", "stdout", "stderr")):
         if getattr(sys, name) is None:
             null = os.open(os.devnull, os.O_RDWR)
@@ -209,6 +214,8 @@ def _null_for_closed_streams() -> None:
                 os.dup2(null, fd)
                 os.close(null)
             setattr(sys, name, open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False))  # noqa: SIM115
+    if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors == "strict":
+        sys.stdout.reconfigure(errors="backslashreplace")
 
 
 def _closed_pipe() -> int:
@@ -220,7 +227,7 @@ def _closed_pipe() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _null_for_closed_streams()
+    _usable_standard_streams()
     try:
         return _main(argv)
     except BrokenPipeError:

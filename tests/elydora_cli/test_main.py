@@ -240,6 +240,18 @@ def test_a_closed_standard_stream_is_the_null_device(home: Path, capsys: pytest.
     assert run(capsys, "status", "claudecode", "--root", str(home))[:2] == (0, "claudecode   healthy\n")
 
 
+def test_output_its_encoding_cannot_hold_is_escaped_not_an_error(tmp_path: Path) -> None:
+    """Under ``PYTHONIOENCODING=ascii`` (or a locale without UTF-8), the install of a home named with an ``é``
+    used to end in ``Error: UnicodeEncodeError`` (exit 1) after it had installed."""
+    home = tmp_path / "Zoé"
+    home.mkdir()
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    done = subprocess.run([sys.executable, "-m", "elydora_cli", "install", "claudecode", "--root", str(home)],
+                          capture_output=True, text=True, encoding="ascii", env=env, timeout=60)  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert f"changed: {tmp_path}{os.sep}Zo\\xe9{os.sep}.claude{os.sep}settings.json" in done.stdout
+
+
 @posix_only("Windows does not remove a directory that is a process's current directory")
 def test_a_removed_current_directory_is_a_usage_error(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
