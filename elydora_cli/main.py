@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from elydora_config import log
+from elydora_config import _platform, log
 
 from . import __version__, catalog, exitcodes
 from .commands import Parser
@@ -218,6 +218,10 @@ def _usable_standard_streams() -> None:
         sys.stdout.reconfigure(errors="backslashreplace")
 
 
+STDOUT = 1
+"""The descriptor of standard output: where a pipe its reader closed ends the command quietly."""
+
+
 def _closed_pipe() -> int:
     """The reader went away (``elydora ... | head``): end quietly, as git and pip do."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -230,8 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _usable_standard_streams()
     try:
         return _main(argv)
-    except BrokenPipeError:
-        return _closed_pipe()
+    except OSError as exc:
+        if _platform.is_closed_pipe(exc, STDOUT):
+            return _closed_pipe()
+        raise
 
 
 QUICK_EXIT_COMMANDS = frozenset({"status"})
@@ -282,8 +288,6 @@ def _run(args: argparse.Namespace) -> int:
         code = int(args.func(args))
         sys.stdout.flush()
         return code
-    except BrokenPipeError:
-        raise
     except UsageError as exc:
         _report(args, exc)
         return exitcodes.USAGE
@@ -291,7 +295,7 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write("Error: interrupted\n")
         return exitcodes.INTERRUPTED
     except Exception as exc:  # the CLI boundary: one line, no traceback
-        if args.verbose >= 2:
+        if _platform.is_closed_pipe(exc, STDOUT) or args.verbose >= 2:  # main() ends a closed pipe quietly
             raise
         _report(args, exc)
         return exit_code_for(exc)

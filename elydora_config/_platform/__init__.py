@@ -17,8 +17,9 @@ What each half gives (docs/transactions.md, "Platforms", says what each promise 
 * the inter-process lock: in :mod:`.locking` (``flock`` with ``LOCK_EX_NB`` and ``LOCK_UN``, ``pread``,
   ``pwrite``), apart, so that only the state lock loads ``fcntl`` (a read-only command does not);
 * reading: ``pread`` (Windows: a seek and a read);
-* processes: ``pid_alive``, ``flock_held`` (whether a process holds a lock on a file, where the system says
-  without taking it), ``after_fork_in_child``, ``spawn_detached`` (a background process that outlives
+* processes: ``is_closed_pipe`` (a write to a pipe its reader closed, as each system reports it),
+  ``pid_alive``, ``flock_held`` (whether a process holds a lock on a file, where the system says without
+  taking it), ``after_fork_in_child``, ``spawn_detached`` (a background process that outlives
   its starter), ``NEW_SESSION`` and ``kill_session`` (a child in a process group of its own, killed with
   what it started); ``OPEN_FILES_PIN_NAMES``: whether a file we hold open
   keeps others from deleting or replacing its name (Windows), so that no descriptor may be kept idle;
@@ -49,6 +50,7 @@ if sys.platform == "win32":
         flock_held,
         fsync,
         fsync_dir,
+        is_closed_pipe,
         is_link,
         is_private,
         is_superuser,
@@ -93,6 +95,7 @@ else:
         flock_held,
         fsync,
         fsync_dir,
+        is_closed_pipe,
         is_link,
         is_private,
         is_superuser,
@@ -137,6 +140,7 @@ __all__ = [
     "flock_held",
     "fsync",
     "fsync_dir",
+    "is_closed_pipe",
     "is_link",
     "is_private",
     "is_superuser",

@@ -118,6 +118,11 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def is_closed_pipe(exc: BaseException, fd: int) -> bool:
+    """Whether ``exc`` is a write to the pipe on descriptor ``fd`` that its reader closed: ``EPIPE``."""
+    return isinstance(exc, BrokenPipeError)
+
+
 def flock_held(info: os.stat_result) -> bool | None:
     """Whether some process holds a ``flock`` on the file ``info`` describes, read from ``/proc/locks`` on Linux
     (without taking the lock); ``None`` where the system does not say (macOS, or no ``/proc``)."""

@@ -372,6 +372,20 @@ def pid_alive(pid: int) -> bool:
         kernel.CloseHandle(handle)
 
 
+def is_closed_pipe(exc: BaseException, fd: int) -> bool:
+    """Whether ``exc`` is a write to the pipe on descriptor ``fd`` that its reader closed: ``EPIPE``, or what the
+    C runtime makes of ``ERROR_NO_DATA`` ("the pipe is being closed"), ``EINVAL`` with no file name and no Windows
+    error code, while ``fd`` is a pipe (a file operation's ``EINVAL`` names its file and carries its code)."""
+    if isinstance(exc, BrokenPipeError):
+        return True
+    if not isinstance(exc, OSError) or exc.errno != errno.EINVAL or exc.filename is not None or exc.winerror:
+        return False
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
 def flock_held(info: os.stat_result) -> bool | None:
     """``None``: Windows does not say who holds a lock on a file without taking it."""
     return None

@@ -16,6 +16,7 @@ from elydora_testkit.platforms import posix_only
 
 from elydora_cli import __version__, catalog, exitcodes
 from elydora_cli.commands import Parser
+from elydora_cli.commands.options import HOME_VARIABLE
 from elydora_cli.main import COMMANDS, build_parser, main
 
 
@@ -274,13 +275,15 @@ def test_an_empty_or_unset_home_without_root_is_refused(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     if value is None:
-        monkeypatch.delenv("HOME", raising=False)
+        monkeypatch.delenv(HOME_VARIABLE, raising=False)
     else:
-        monkeypatch.setenv("HOME", value)
+        monkeypatch.setenv(HOME_VARIABLE, value)
     for argv in (["install", "claudecode"], ["status"], ["agent", "show", "--provider", "codex"]):
         code, out, err = run(capsys, *argv)
         assert (code, out) == (2, ""), argv
-        assert err == "Error: HOME is empty or unset: give --root DIR (the home whose agent configs to use)\n"
+        assert err == (
+            f"Error: {HOME_VARIABLE} is empty or unset: give --root DIR (the home whose agent configs to use)\n"
+        )
     assert os.listdir(tmp_path) == []
     (tmp_path / "h").mkdir()
     code, _, _ = run(capsys, "install", "claudecode", "--root", str(tmp_path / "h"))
@@ -346,7 +349,7 @@ def test_the_console_script_ends_quietly_on_a_closed_pipe_after_a_status(home: P
     process.stdout.close()  # before the status has written anything: its first write meets a closed pipe
     err = process.stderr.read()
     assert process.wait(timeout=60) == exitcodes.PIPE_CLOSED
-    assert err == b"finalized\n"  # the harness's marker alone: no error, no traceback
+    assert err.splitlines() == [b"finalized"]  # the harness's marker alone: no error, no traceback
 
 
 def test_all_and_every_together_are_a_usage_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+from elydora_testkit.platforms import posix_only, split_command_line
 
 
 def _elydora(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -20,16 +23,19 @@ def test_agent_create_on_a_pending_journal_names_the_recover_command(tmp_path: P
     transactions.mkdir(parents=True, mode=0o700)
     (transactions / "00000000000000000001-1-abcd.journal").write_bytes(b'{"torn')  # unreadable: blocks all
     created = _elydora("agent", "create", "--provider", "claudecode", "--root", str(home))
-    expected = f"run `elydora recover --state-root {shlex.quote(str(home))}` first"
+    shown = re.search(r"run `(elydora recover [^`]*)` first", created.stderr)
     assert created.returncode == 4, created.stderr
-    assert created.stderr.count("Error:") == 1 and expected in created.stderr
-    recovered = _elydora(*shlex.split(expected.split("`")[1])[1:])  # the command as printed resolves it
+    assert created.stderr.count("Error:") == 1 and shown is not None, created.stderr
+    words = split_command_line(shown[1])  # pasted into this system's shell
+    assert words == ["elydora", "recover", "--state-root", str(home)]
+    recovered = _elydora(*words[1:])  # the command as printed resolves it
     assert recovered.returncode == 0, recovered.stderr
     assert _elydora("agent", "create", "--provider", "claudecode", "--root", str(home)).returncode == 0
 
 
+@posix_only("the POSIX shell's quoting (Windows: test_cmdforms.py, windows_word)")
 def test_a_command_is_quoted_as_shlex_quotes_each_word() -> None:
-    """The command line is built without importing shlex, and reads back word for word as shlex quotes it."""
+    """The command line reads back word for word as shlex quotes it."""
     from types import SimpleNamespace
 
     from elydora_cli.recovery_hint import elydora_command
