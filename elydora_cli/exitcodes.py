@@ -13,6 +13,7 @@ from elydora_config import errors
 from elydora_config.errors import ConfigError, RecoveryNeededError
 
 from .optins import hint_for
+from .pathtext import shown
 from .recovery_hint import command_for_journal
 
 if TYPE_CHECKING:
@@ -42,6 +43,11 @@ def exit_code_for(exc: BaseException) -> int:
 
 
 def describe_error(exc: BaseException) -> str:
+    """The error in the user's words, on one line (a path's undecodable bytes and control characters escaped)."""
+    return shown(_described(exc))
+
+
+def _described(exc: BaseException) -> str:
     if isinstance(exc, ConfigError):
         if isinstance(exc, RecoveryNeededError) and "elydora recover" not in str(exc):
             return f"{exc.path}: is an interrupted transaction; run `{command_for_journal(str(exc.path))}` first"

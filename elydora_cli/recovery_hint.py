@@ -4,11 +4,12 @@ pending journal is reported."""
 from __future__ import annotations
 
 import os
-import shlex
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
+
+from .pathtext import shell_line
 
 if TYPE_CHECKING:
     from typing import Any
@@ -30,8 +31,8 @@ def elydora_command(ctx: Any, *args: str) -> str:
 
 
 def _quoted(words: list[str]) -> str:
-    """``words`` as one shell command line, each word quoted only where a shell needs it."""
-    return shlex.join(words)
+    """``words`` as one shell command line, each word quoted only where a shell needs it (on one line)."""
+    return shell_line(words)
 
 
 def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from elydora_config.errors import ConfigError
 
 from .installer import operations
 from .installer.operations import sources_of
+from .pathtext import shell_word
 from .providers import load
 from .statefiles import STATE_DIR_NAME
 
@@ -97,7 +97,7 @@ def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:
 
 
 def flags_for(root: str) -> str:
-    return f"--state-root {shlex.quote(root)}"
+    return f"--state-root {shell_word(root)}"
 
 
 class ElsewhereError(ConfigError):

@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import shlex
 import sys
 from typing import Any
 
 from .. import catalog, exitcodes
 from ..demo import sandbox, tour
 from ..exitcodes import UsageError
+from ..pathtext import shell_line
 from ..providers import implemented_ids
 
 EXAMPLES = """examples:
@@ -76,7 +76,7 @@ def _kept(box: Any) -> str:
     """The last line: where the sandbox stays (nothing removes it), and what to do with it."""
     return (
         f"the sandbox is kept in {box.root} (its home: {box.home}): look around, then delete that folder, "
-        f"or run `{shlex.join(['elydora', 'demo', str(box.root)])}` to build it again there"
+        f"or run `{shell_line(['elydora', 'demo', str(box.root)])}` to build it again there"
     )
 
 

@@ -13,6 +13,7 @@ from ..exitcodes import exit_code_for, failure
 from ..installer import operations
 from ..introspect import probe_for
 from ..managed import LAYERS
+from ..pathtext import shown
 from ..presence import absence
 from ..providers import load
 from ..stateroots import refuse_if_elsewhere
@@ -198,9 +199,9 @@ def _print(outcome: Any, verb: str, dry_run: bool, verbose: int) -> None:
         print(f"{outcome.provider}: not installed (nothing to remove)")
         return
     what = f"changed: {_files(outcome.changed)}" if outcome.changed else "already up to date"
-    print(f"{outcome.provider}: {done} for {who} ({what})")
+    print(shown(f"{outcome.provider}: {done} for {who} ({what})"))
     for note in outcome.notes:
-        print(f"  note: {note}")
+        print(f"  note: {shown(note)}")
 
 
 def _files(paths: list[str]) -> str:

@@ -29,6 +29,7 @@ from ..optins import (
     follow_symlinks,
     follow_symlinks_decided,
 )
+from ..pathtext import NOT_UTF8, undecodable
 from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
 from ..providers import implemented_ids, load
 from . import Parser
@@ -151,6 +152,8 @@ def home_from(args: argparse.Namespace) -> Path:
     home = os.environ.get(HOME_VARIABLE, "")
     if not home.strip():
         raise UsageError(f"{HOME_VARIABLE} is empty or unset: give --root DIR (the home whose agent configs to use)")
+    if undecodable(home):
+        raise UsageError(f"{home}: {NOT_UTF8} (${HOME_VARIABLE})")
     return Path(os.path.abspath(home))
 
 

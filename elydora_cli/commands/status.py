@@ -18,6 +18,7 @@ from elydora_config.errors import ConfigError
 from .. import exitcodes, health, repairlog, stateroots
 from ..installer import operations
 from ..introspect import probe_for
+from ..pathtext import shown
 from ..plug.layers import OFF
 from ..providers import load
 from ..readpass import ReadPass, Reads
@@ -190,13 +191,13 @@ def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> 
         extra = f" (agent {agent_state})" if agent_state not in (None, "active", row["state"]) else ""
         print(f"{row['provider']:<12} {row['state']}{extra}")
         for problem in row["problems"] + row.get("enforcement", []):
-            print(f"  - {problem}")
+            print(f"  - {shown(problem)}")
         if row.get("check_note"):
-            print(f"  note: {row['check_note']}")
+            print(f"  note: {shown(row['check_note'])}")
         audit = row.get("audit")
         if audit:
             for problem in audit["problems"]:
-                print(f"  - audit: {problem}")
+                print(f"  - audit: {shown(problem)}")
             if audit["dropped"]:
                 print(f"  - audit: {audit['dropped']} event(s) dropped (disk full); a gap record follows")
             if audit.get("gaps_unreviewed"):
@@ -227,7 +228,10 @@ def run(args: argparse.Namespace) -> int:
         ]
     code = exit_code(rows, recovery)
     failures = [f for row in rows for f in row.pop("failures")]
-    repair = repairlog.report(ctx)
+    try:
+        repair = repairlog.report(ctx)
+    except ConfigError as exc:  # e.g. XDG_CONFIG_HOME, where its files are, is not a path one can use: the rows stay
+        repair = {"timer": None, "last": None, "problems": [f"the repair timer was not checked: {shown(str(exc))}"]}
     if repair and repair["problems"] and code == exitcodes.OK:
         code = exitcodes.UNHEALTHY  # a timer that is not ours byte for byte may run anything under our name
     if args.json:

@@ -7,6 +7,7 @@ from typing import Any
 from elydora_config.errors import ConfigError
 
 from ..exitcodes import failure
+from ..pathtext import shown
 
 
 def error_row(pid: str, exc: Exception) -> dict[str, Any]:
@@ -18,6 +19,6 @@ def error_row(pid: str, exc: Exception) -> dict[str, Any]:
         "state": "error",
         "healthy": False,
         "installed": None,
-        "problems": [message],
+        "problems": [shown(message)],
         "failures": [failure(pid, exc)],
     }

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
 
+from ..pathtext import NOT_UTF8, undecodable
+
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
@@ -31,7 +33,7 @@ Snapshot = dict[str, tuple[bytes, int]]
 
 
 class DemoDirError(ConfigError):
-    """A demo directory that is not empty and not an earlier demo's."""
+    """A demo directory that is not empty and not an earlier demo's, or not a path the agents can read."""
 
 
 @record(frozen=True)
@@ -60,6 +62,8 @@ def seeds() -> dict[str, bytes]:
 def prepare(directory: str | None) -> Sandbox:
     """A fresh sandbox in ``directory`` (default: a new temporary directory), seeded and marked."""
     root = Path(tempfile.mkdtemp(prefix="elydora-demo-")) if directory is None else Path(os.path.abspath(directory))
+    if undecodable(str(root)):
+        raise DemoDirError(root, NOT_UTF8)
     if root.exists() and not root.is_dir():
         raise DemoDirError(root, "is not a directory")
     if root.is_dir() and any(root.iterdir()):

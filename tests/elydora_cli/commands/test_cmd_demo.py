@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
@@ -70,6 +71,18 @@ def test_an_earlier_demo_is_replaced_and_a_foreign_directory_refused(
     refusal = "is not empty and holds no earlier demo; give an empty or new directory"
     assert code == 1 and err == f"Error: {foreign}: {refusal}\n"
     assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]
+
+
+def test_a_directory_that_is_not_utf8_is_refused_before_anything_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agents could not run a hook under it: one ``Error:`` line showing its bytes, nothing created."""
+    folder = os.fsdecode(os.fsencode(tmp_path) + b"/d\xe9mo")
+    code = main(["demo", folder, "claude"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err.startswith(f"Error: {tmp_path}/d\\xe9mo: is not valid UTF-8: the agents read paths as UTF-8 text")
+    assert os.listdir(tmp_path) == []
 
 
 def test_the_sandbox_environment_is_restored(monkeypatch: pytest.MonkeyPatch) -> None:
