@@ -240,6 +240,12 @@ def _check_root(args: argparse.Namespace) -> None:
         path = os.path.abspath(value)
         if undecodable(path):
             raise UsageError(f"{path}: {NOT_UTF8} ({flag})")
+        try:
+            os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            pass  # said below
+        except OSError as exc:  # a name too long, a loop of links, a folder one may not search...
+            raise UsageError(f"{path}: {exc.strerror} ({flag})") from None
         if flag == "--root" and not os.path.isdir(path):
             problem = "is not a directory" if os.path.lexists(path) else "no such directory"
             raise UsageError(f"{path}: {problem} (--root names the home directory whose agent configs to use)")

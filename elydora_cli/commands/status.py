@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import ConfigError
 
 from .. import exitcodes, health, repairlog, stateroots
+from ..exitcodes import describe_error
 from ..installer import operations
 from ..introspect import probe_for
 from ..pathtext import shown
@@ -230,8 +231,8 @@ def run(args: argparse.Namespace) -> int:
     failures = [f for row in rows for f in row.pop("failures")]
     try:
         repair = repairlog.report(ctx)
-    except ConfigError as exc:  # e.g. XDG_CONFIG_HOME, where its files are, is not a path one can use: the rows stay
-        repair = {"timer": None, "last": None, "problems": [f"the repair timer was not checked: {shown(str(exc))}"]}
+    except (ConfigError, OSError) as exc:  # its files' folder is no usable path (XDG_CONFIG_HOME not UTF-8, too long)
+        repair = {"timer": None, "last": None, "problems": [f"the repair timer was not checked: {describe_error(exc)}"]}
     if repair and repair["problems"] and code == exitcodes.OK:
         code = exitcodes.UNHEALTHY  # a timer that is not ours byte for byte may run anything under our name
     if args.json:

@@ -401,3 +401,17 @@ def test_a_state_root_that_is_not_a_directory_is_refused(
         assert (code, out) == (2, ""), argv
         assert err == f"Error: {target}: is not a directory (--state-root names where .elydora/ lives)\n"
     assert os.listdir(tmp_path / "h") == []
+
+
+def test_a_root_whose_name_is_too_long_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not "no such directory": the system's own reason, for either flag."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "h").mkdir()
+    long = tmp_path / ("x" * 300)
+    for flags in (["--root", str(long)], ["--root", str(tmp_path / "h"), "--state-root", str(long)]):
+        code, out, err = run(capsys, "status", *flags)
+        assert (code, out) == (2, "")
+        assert err == f"Error: {long}: File name too long ({flags[-2]})\n"
+    assert os.listdir(tmp_path / "h") == []

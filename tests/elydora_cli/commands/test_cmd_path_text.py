@@ -1,5 +1,5 @@
 """Paths a Linux user can produce that are awkward as text: bytes that are not UTF-8 in an agent's variable or the
-working directory, and control characters (a newline, a tab) in the home.
+working directory, control characters (a newline, a tab) in the home, and a home near PATH_MAX.
 
 A variable the agent would read as something else is refused for that agent in one ``Error:`` line showing its
 bytes, no file changed; the other agents go on. A home with a newline works (the agents run the hooks under it),
@@ -116,3 +116,22 @@ def test_a_home_with_a_newline_works_and_prints_one_line_per_fact(
     words = command.split(" ", 4)[4]  # what follows `elydora install codex --trust`, as a shell reads it
     argv = subprocess.run(["bash", "-c", f'printf "%s\\0" {words}'], capture_output=True, check=True).stdout
     assert argv.split(b"\0")[:2] == [b"--root", os.fsencode(home)]  # the shell reads the path back
+
+
+def test_a_home_so_deep_that_its_state_files_pass_path_max_is_reported_agent_by_agent(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Near PATH_MAX (4096 bytes) the state files cannot be named: each agent's row says so, none aborts the run."""
+    home = root
+    while len(str(home)) < 3800:
+        home /= "d" * 200
+    home /= "e" * (4070 - len(str(home)) - 1)
+    (home / ".claude").mkdir(parents=True)
+    code, out, err = cli(capsys, "status", "--root", str(home))
+    assert (code, err) == (1, "")
+    lines = out.splitlines()
+    assert len([line for line in lines if line[:1] != " "]) == 23  # 22 agents and the repair line
+    assert "File name too long" in lines[lines.index("claudecode   error") + 1]
+    assert lines[-1].startswith("  - the repair timer was not checked: ")
+    assert lines[-1].endswith("/.config/systemd/user/elydora-repair.service: File name too long")
+    assert os.listdir(home) == [".claude"]
