@@ -147,6 +147,14 @@ def test_the_commands_the_demo_shows_are_quoted_for_a_shell(
     assert shown is not None and shlex.split(shown[1]) == ["elydora", "demo", str(root)]
 
 
+def test_a_sandbox_path_with_a_newline_is_shown_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "new\nline"
+    assert main(["demo", str(root), "claude"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"sandbox: {tmp_path}/new\\nline  (home {tmp_path}/new\\nline/home, ")
+    assert lines[-1].endswith(f"or run `elydora demo $'{tmp_path}/new\\nline'` to build it again there")
+
+
 def test_powershell_that_cannot_run_a_script_is_named_as_the_reason() -> None:
     """No ``powershell.exe`` here: the demo's PowerShell rows would be ``n/a`` with this reason."""
     reason = tour.powershell_missing({"SystemRoot": "C:\\Windows"})

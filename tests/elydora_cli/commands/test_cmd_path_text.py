@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from elydora_testkit.system_root import runtime, system
 
 from elydora_cli.main import main
 
@@ -116,6 +118,8 @@ def test_a_home_with_a_newline_works_and_prints_one_line_per_fact(
     words = command.split(" ", 4)[4]  # what follows `elydora install codex --trust`, as a shell reads it
     argv = subprocess.run(["bash", "-c", f'printf "%s\\0" {words}'], capture_output=True, check=True).stdout
     assert argv.split(b"\0")[:2] == [b"--root", os.fsencode(home)]  # the shell reads the path back
+    code, out, _ = cli(capsys, "agent", "freeze", "--provider", "codex", "--root", str(home))
+    assert (code, out) == (0, f"agent 'codex' is now frozen (changed: {escaped}/.elydora/codex/status.json)\n")
 
 
 def test_a_home_so_deep_that_its_state_files_pass_path_max_is_reported_agent_by_agent(
@@ -135,3 +139,17 @@ def test_a_home_so_deep_that_its_state_files_pass_path_max_is_reported_agent_by_
     assert lines[-1].startswith("  - the repair timer was not checked: ")
     assert lines[-1].endswith("/.config/systemd/user/elydora-repair.service: File name too long")
     assert os.listdir(home) == [".claude"]
+
+
+def test_a_system_freeze_under_a_root_with_a_newline_prints_one_line(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sysroot = root / "sys\nroot"
+    sysroot.mkdir()
+    assert system(sysroot, "install", "claude", "--python", sys.executable) == 0
+    capsys.readouterr()
+    assert system(sysroot, "agent", "freeze", "--provider", "claude") == 0
+    out = capsys.readouterr().out
+    policy = str(runtime(sysroot, "claudecode")).replace("\n", "\\n")
+    assert out.count("\n") == 1
+    assert out.startswith(f"agent 'claudecode' for every user is now frozen (changed: {policy}/")
