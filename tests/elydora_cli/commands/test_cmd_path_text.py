@@ -153,3 +153,21 @@ def test_a_system_freeze_under_a_root_with_a_newline_prints_one_line(
     policy = str(runtime(sysroot, "claudecode")).replace("\n", "\\n")
     assert out.count("\n") == 1
     assert out.startswith(f"agent 'claudecode' for every user is now frozen (changed: {policy}/")
+
+
+def test_an_interpreter_whose_path_is_not_utf8_is_refused_before_anything_is_written(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--python``, or the Python running elydora (the default, and what the hooks' flusher runs)."""
+    home = root / "home"
+    (home / ".claude").mkdir()
+    python = os.path.join(odd_dir(root, b"py\xe9"), "python3")
+    os.symlink(sys.executable, python)
+    shown = f"{root}/py\\xe9/python3"
+    code, out, err = cli(capsys, "install", "claudecode", "--root", str(home), "--python", python)
+    assert (code, out, err) == (2, "", f"Error: --python {shown}: {NOT_UTF8}\n")
+    monkeypatch.setattr(sys, "executable", python)
+    code, out, err = cli(capsys, "install", "claudecode", "--root", str(home))
+    assert (code, out) == (2, "")
+    assert err == f"Error: {shown}: {NOT_UTF8} (the Python running elydora: the hooks would start it)\n"
+    assert os.listdir(home) == [".claude"] and os.listdir(home / ".claude") == []
