@@ -81,6 +81,10 @@ def test_status_reports_such_an_agent_as_an_error_and_checks_the_others(
         at = lines.index(f"{provider:<12} error")
         assert lines[at + 1] == f"  - {root}/caf\\xe9: {NOT_UTF8}"  # the value as set
     out.encode("utf-8")  # printable on a strict UTF-8 terminal
+    code, out, _ = cli(capsys, "status", "opencode", "--json", "--root", str(home))
+    failures = json.loads(out)["failures"]
+    assert code == 1 and failures[0]["file"] == f"{root}/caf\\xe9"
+    json.dumps(json.loads(out), ensure_ascii=False).encode("utf-8")  # no lone surrogate: valid for strict readers
 
 
 def test_verify_from_a_working_directory_that_is_not_utf8_sends_what_the_agent_sends(
