@@ -175,3 +175,46 @@ def test_an_interpreter_whose_path_is_not_utf8_is_refused_before_anything_is_wri
     assert (code, out) == (2, "")
     assert err == f"Error: {shown}: {NOT_UTF8} (the Python running elydora: the hooks would start it)\n"
     assert os.listdir(home) == [".claude"] and os.listdir(home / ".claude") == []
+
+
+NODE_LOADED = {  # the agents that load our generated module in Node: the file each one would load
+    "cline": ".cline/hooks/PreToolUse.mjs",
+    "opencode": ".config/opencode/plugins/elydora-audit.js",
+    "kilo": ".config/kilo/plugins/elydora-audit.js",
+    "pi": ".pi/agent/extensions/elydora-audit.js",
+}
+UNLOADABLE = "holds a backslash: the agent loads this file as a JavaScript module, which Node refuses"
+
+
+def test_a_module_the_agent_could_not_load_from_a_path_with_a_backslash_is_refused(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real Cline 3.0.65 then ran the tool without our guard, and Pi 0.73.1 failed to load the extension, while
+    status said healthy. Install refuses those agents, naming the file; the others install."""
+    home = root / "back\\slash"
+    home.mkdir()
+    code, _, err = cli(capsys, "install", "--every", "--root", str(home))
+    assert code == 1
+    errors = [line for line in err.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == len(NODE_LOADED)
+    for pid, rel in NODE_LOADED.items():
+        assert any(line.startswith(f"Error: {pid}: {home}/{rel}: {UNLOADABLE}") for line in errors), pid
+    for pid, rel in NODE_LOADED.items():
+        assert not (home / rel).exists() and not (home / ".elydora" / pid).exists()
+    assert (home / ".claude" / "settings.json").is_file()
+
+
+def test_status_says_an_agent_that_cannot_load_our_module_there_is_unhealthy(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, state = root / "plain", root / "state"
+    plain.mkdir()
+    state.mkdir()
+    assert cli(capsys, "install", *NODE_LOADED, "--root", str(plain), "--state-root", str(state))[0] == 0
+    home = plain.rename(root / "back\\slash")  # the same files, now below a folder whose name holds a backslash
+    code, out, _ = cli(capsys, "status", *NODE_LOADED, "--root", str(home), "--state-root", str(state))
+    assert code == 1
+    lines = out.splitlines()
+    for pid, rel in NODE_LOADED.items():
+        at = lines.index(f"{pid:<12} unhealthy")
+        assert lines[at + 1].startswith(f"  - {home}/{rel}: {UNLOADABLE}")
