@@ -145,8 +145,8 @@ the Node-based agents use there, and Python's ``Path.home()``; ``HOME`` is seldo
 
 
 def home_from(args: argparse.Namespace) -> Path:
-    """``--root``, else the home (:data:`HOME_VARIABLE`); an empty or unset one is refused (agent paths never
-    resolve from ``/``)."""
+    """``--root``, else the home (:data:`HOME_VARIABLE`); an empty, unset, relative or undecodable one is refused
+    (agent paths never resolve from ``/`` nor from a working directory)."""
     if args.root:
         return Path(os.path.abspath(args.root))
     home = os.environ.get(HOME_VARIABLE, "")
@@ -154,6 +154,9 @@ def home_from(args: argparse.Namespace) -> Path:
         raise UsageError(f"{HOME_VARIABLE} is empty or unset: give --root DIR (the home whose agent configs to use)")
     if undecodable(home):
         raise UsageError(f"{home}: {NOT_UTF8} (${HOME_VARIABLE})")
+    if not os.path.isabs(home):  # an agent started in another folder would look for its settings there
+        raise UsageError(f"{HOME_VARIABLE}={home} is not an absolute path: each agent would resolve it from its own "
+                         "working directory; set it to an absolute path, or give --root DIR")
     return Path(os.path.abspath(home))
 
 

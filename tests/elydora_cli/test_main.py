@@ -415,3 +415,17 @@ def test_a_root_whose_name_is_too_long_says_so(
         assert (code, out) == (2, "")
         assert err == f"Error: {long}: File name too long ({flags[-2]})\n"
     assert os.listdir(tmp_path / "h") == []
+
+
+def test_a_relative_home_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HOME=relhome``: installed below this folder, the agent started anywhere else would not find it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "relhome" / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", "relhome")
+    code, out, err = run(capsys, "install", "claudecode")
+    assert (code, out) == (2, "")
+    assert err == ("Error: HOME=relhome is not an absolute path: each agent would resolve it from its own working "
+                   "directory; set it to an absolute path, or give --root DIR\n")
+    assert os.listdir(tmp_path / "relhome" / ".claude") == [] and not (tmp_path / "relhome" / ".elydora").exists()
