@@ -38,7 +38,8 @@ def as_agents_read(text: str) -> str:
 
 def shown(text: str) -> str:
     """``text`` on one line that any terminal prints: a byte that is not UTF-8 as ``\\xe9``, a control character as
-    ``\\n``, ``\\t``, ``\\x1b``...; everything else (blanks and non-ASCII letters included) as it is."""
+    ``\\n``, ``\\t``, ``\\x1b``..., a mark that reorders text as ``\\u202e``; everything else (blanks, non-ASCII
+    letters, emoji) as it is."""
     if text.isprintable():
         return text
     return "".join(_escaped(c) for c in text)
@@ -74,6 +75,11 @@ def _escaped(char: str) -> str:
     code = ord(char)
     if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, as surrogateescape carries it
         return f"\\x{code - 0xDC00:02x}"
-    if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000 or code in (0x2028, 0x2029):
-        return repr(char)[1:-1]
+    if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000 or code in _REORDERING:
+        return f"\\u{code:04x}" if code > 0xFF else repr(char)[1:-1]
     return char
+
+
+_REORDERING = frozenset((0x2028, 0x2029, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+"""Line and paragraph separators, and the marks that reorder what follows them on a terminal (a right-to-left
+override makes a path read as another one): shown by their code."""
