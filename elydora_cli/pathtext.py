@@ -11,6 +11,7 @@ only their display is escaped (:func:`shown`).
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 
 NOT_UTF8 = (
     "is not valid UTF-8: the agents read paths as UTF-8 text and would neither find their settings nor run a hook "
@@ -54,7 +55,7 @@ def shell_word(word: str) -> str:
     return f"$'{inner}'"
 
 
-def shell_line(words: list[str]) -> str:
+def shell_line(words: Sequence[str]) -> str:
     """``words`` as one command line a user can paste (:func:`shell_word` each)."""
     return " ".join(shell_word(w) for w in words)
 

@@ -4,6 +4,7 @@ pending journal is reported."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
@@ -27,11 +28,12 @@ def elydora_command(ctx: Any, *args: str) -> str:
         words += ["--root", str(ctx.home)]
     if ctx.state_root != ctx.home:
         words += ["--state-root", str(ctx.state_root)]
-    return _quoted(words)
+    return command_line(words)
 
 
-def _quoted(words: list[str]) -> str:
-    """``words`` as one shell command line, each word quoted only where a shell needs it (on one line)."""
+def command_line(words: Sequence[str]) -> str:
+    """``words`` as one shell command line, each word quoted only where a shell needs it, on one line
+    (:func:`.pathtext.shell_line`)."""
     return shell_line(words)
 
 
@@ -44,7 +46,7 @@ def command_for_journal(journal: str) -> str:
     """``elydora recover`` for the state root that holds ``journal`` (``<root>/.elydora/transactions/<txid>``):
     what any command that met the journal without knowing its own flags can name."""
     state_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(journal))))
-    return _quoted(["elydora", "recover", "--state-root", state_root])
+    return command_line(["elydora", "recover", "--state-root", state_root])
 
 
 def pending_recovery(ctx: Any) -> dict[str, Any] | None:

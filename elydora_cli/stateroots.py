@@ -18,8 +18,8 @@ from elydora_config.errors import ConfigError
 
 from .installer import operations
 from .installer.operations import sources_of
-from .pathtext import shell_word
 from .providers import load
+from .recovery_hint import command_line
 from .statefiles import STATE_DIR_NAME
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def elsewhere(provider_id: str, ctx: Any) -> dict[str, list[str]]:
 
 
 def flags_for(root: str) -> str:
-    return f"--state-root {shell_word(root)}"
+    return command_line(["--state-root", root])
 
 
 class ElsewhereError(ConfigError):

@@ -12,8 +12,9 @@ from typing import Any
 from .. import catalog, exitcodes
 from ..demo import sandbox, tour
 from ..exitcodes import UsageError
-from ..pathtext import shell_line, shown
+from ..pathtext import shown
 from ..providers import implemented_ids
+from ..recovery_hint import command_line
 
 EXAMPLES = """examples:
   elydora demo                    # in a new temporary directory (its path is printed)
@@ -76,7 +77,7 @@ def _kept(box: Any) -> str:
     """The last line: where the sandbox stays (nothing removes it), and what to do with it."""
     return (
         f"the sandbox is kept in {box.root} (its home: {box.home}): look around, then delete that folder, "
-        f"or run `{shell_line(['elydora', 'demo', str(box.root)])}` to build it again there"
+        f"or run `{command_line(['elydora', 'demo', str(box.root)])}` to build it again there"
     )
 
 

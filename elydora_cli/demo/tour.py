@@ -30,10 +30,10 @@ from elydora_config.records import field, record
 
 from ..installer import verify
 from ..main import main
-from ..pathtext import shell_line
 from ..plug import runners
 from ..plug.context import Context
 from ..presence import config_dir
+from ..recovery_hint import command_line
 from .sandbox import Sandbox, differences, snapshot
 
 KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TERM", "USER", "LOGNAME")
@@ -193,7 +193,7 @@ class Tour:
 
     def install(self) -> None:
         code, out, err = cli("install", "--every", "--root", self.home, "--repo-root", str(self.box.project))
-        self.say(f"$ {shell_line(['elydora', 'install', '--every', '--root', self.home])}   -> exit {code}")
+        self.say(f"$ {command_line(['elydora', 'install', '--every', '--root', self.home])}   -> exit {code}")
         for line in out.splitlines():
             if not line.startswith("  note:"):
                 self.say(f"  {line}")
@@ -252,7 +252,7 @@ class Tour:
 
     def uninstall(self) -> None:
         code, _, err = cli("uninstall", "--all", "--root", self.home, "--repo-root", str(self.box.project))
-        self.say(f"$ {shell_line(['elydora', 'uninstall', '--all', '--root', self.home])}   -> exit {code}")
+        self.say(f"$ {command_line(['elydora', 'uninstall', '--all', '--root', self.home])}   -> exit {code}")
         if code != 0:
             for pid in self.providers:
                 self.rows[pid].held("uninstall identical", False, err.strip() or f"exit {code}")
