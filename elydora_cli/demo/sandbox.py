@@ -18,6 +18,7 @@ from elydora_config.errors import ConfigError
 from elydora_config.records import record
 
 from ..pathtext import NOT_UTF8, undecodable
+from ..plug.common import module_path_problem
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -64,6 +65,9 @@ def prepare(directory: str | None) -> Sandbox:
     root = Path(tempfile.mkdtemp(prefix="elydora-demo-")) if directory is None else Path(os.path.abspath(directory))
     if undecodable(str(root)):
         raise DemoDirError(root, NOT_UTF8)
+    if module_path_problem(root, os.name == "nt"):
+        raise DemoDirError(root, "holds a backslash: the demo installs every agent, and Cline, OpenCode, Kilo and Pi "
+                                 "could not load their module below it (docs/providers.md); choose another folder")
     if root.exists() and not root.is_dir():
         raise DemoDirError(root, "is not a directory")
     if root.is_dir() and any(root.iterdir()):

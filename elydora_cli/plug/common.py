@@ -47,9 +47,10 @@ UNLOADABLE_MODULE = (
 Pi's extension) cannot load it from a path holding a backslash (real agents and ``verify`` both fail there)."""
 
 
-def module_path_problem(path: Path, ctx: Context) -> str | None:
-    """:data:`UNLOADABLE_MODULE` when the agent could not load our module at ``path``; ``None`` when it can."""
-    return UNLOADABLE_MODULE if not ctx.windows and "\\" in str(path) else None
+def module_path_problem(path: Path, windows: bool) -> str | None:
+    """:data:`UNLOADABLE_MODULE` when the agent could not load our module at ``path`` (or below it); ``None`` when
+    it can (on Windows a backslash is the separator)."""
+    return UNLOADABLE_MODULE if not windows and "\\" in str(path) else None
 
 
 def refuse_if(condition: bool, path: Path, reason: str) -> None:

@@ -233,7 +233,7 @@ class PluginAgent:
             path,
             "is owned by another integration (it has no Elydora marker); move it away to install",
         )
-        unloadable = module_path_problem(path, ctx)
+        unloadable = module_path_problem(path, ctx.windows)
         refuse_if(unloadable is not None, path, str(unloadable))
         docs.set_text(path, render(self.facts, Marker(agent_id, ctx.python), ctx, self.form))
 
@@ -262,7 +262,7 @@ class PluginAgent:
             return [f"differs from what this version generates (edited?); run `elydora install {self.facts.id}`"]
         if not os.access(marker.python, os.X_OK):
             return [f"runs the interpreter {marker.python}, which does not exist or is not executable"]
-        unloadable = module_path_problem(path, ctx)
+        unloadable = module_path_problem(path, ctx.windows)
         return [] if unloadable is None else [unloadable]
 
     def check(self, docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:

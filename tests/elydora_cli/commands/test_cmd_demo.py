@@ -147,6 +147,19 @@ def test_the_commands_the_demo_shows_are_quoted_for_a_shell(
     assert shown is not None and shlex.split(shown[1]) == ["elydora", "demo", str(root)]
 
 
+def test_a_directory_whose_path_holds_a_backslash_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four agents could not load their module below it: every row would fail, for a reason the table hides."""
+    folder = tmp_path / "back\\slash"
+    code = main(["demo", str(folder), "claude"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err == (f"Error: {folder}: holds a backslash: the demo installs every agent, and Cline, OpenCode, Kilo "
+                   "and Pi could not load their module below it (docs/providers.md); choose another folder\n")
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_sandbox_path_with_a_newline_is_shown_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "new\nline"
     assert main(["demo", str(root), "claude"]) == 0
