@@ -13,6 +13,7 @@ from elydora_config import errors
 from elydora_config.errors import ConfigError, RecoveryNeededError
 
 from .optins import hint_for
+from .pathtext import shown, undecodable
 from .recovery_hint import command_for_journal
 
 if TYPE_CHECKING:
@@ -42,6 +43,11 @@ def exit_code_for(exc: BaseException) -> int:
 
 
 def describe_error(exc: BaseException) -> str:
+    """The error in the user's words, on one line (a path's undecodable bytes and control characters escaped)."""
+    return shown(_described(exc))
+
+
+def _described(exc: BaseException) -> str:
     if isinstance(exc, ConfigError):
         if isinstance(exc, RecoveryNeededError) and "elydora recover" not in str(exc):
             return f"{exc.path}: is an interrupted transaction; run `{command_for_journal(str(exc.path))}` first"
@@ -55,9 +61,13 @@ def describe_error(exc: BaseException) -> str:
 
 
 def failure(provider: str | None, exc: BaseException) -> dict[str, Any]:
-    """One failure as every ``--json`` output lists it: provider, file and message."""
+    """One failure as every ``--json`` output lists it: provider, file and message (a file whose path is not UTF-8
+    as :func:`~.pathtext.shown` writes it: a lone surrogate escape is not valid JSON text for strict readers)."""
     path = getattr(exc, "path", None) or getattr(exc, "filename", None)
-    return {"provider": provider, "file": None if path is None else str(path), "message": describe_error(exc)}
+    file = None if path is None else str(path)
+    if file is not None and undecodable(file):
+        file = shown(file)
+    return {"provider": provider, "file": file, "message": describe_error(exc)}
 
 
 def suggestion(word: str, choices: Sequence[str]) -> str:

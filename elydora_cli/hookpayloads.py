@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from . import packagedata
+from .pathtext import as_agents_read
 
 SESSION = "elydora-verify"
 
@@ -35,4 +36,4 @@ def payload(provider: str, event: str, cwd: str) -> bytes:
     if sample is None:
         sample = {"hook_event_name": event, "session_id": SESSION, "cwd": "{cwd}", "tool_name": "Bash"}
         sample["tool_input"] = {"command": "true"}
-    return json.dumps(_fill(sample, cwd), ensure_ascii=False).encode("utf-8")
+    return json.dumps(_fill(sample, as_agents_read(cwd)), ensure_ascii=False).encode("utf-8")

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 
 from .exitcodes import UsageError
+from .pathtext import NOT_UTF8, undecodable
 
 TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 CHECK_TIMEOUT = 10.0
@@ -26,6 +27,8 @@ CHECK_TIMEOUT = 10.0
 def choose(path: str) -> str:
     """``--python PATH`` made absolute and checked: an executable file that runs ``-I -S -c pass``."""
     chosen = os.path.abspath(os.path.expanduser(path))
+    if undecodable(chosen):
+        raise UsageError(f"--python {chosen}: {NOT_UTF8}")
     if not os.path.isfile(chosen):
         raise UsageError(f"--python {chosen}: no such file")
     if not os.access(chosen, os.X_OK):

@@ -27,6 +27,7 @@ from elydora_config import _platform, log
 from . import __version__, catalog, exitcodes
 from .commands import Parser
 from .exitcodes import UsageError, describe_error, exit_code_for, failure, suggestion
+from .pathtext import NOT_UTF8, shown, undecodable
 
 if TYPE_CHECKING:
     from typing import Any, NoReturn
@@ -87,7 +88,7 @@ class _Parser(Parser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"Error: {message}{self._suggest(message)}\n")
+        sys.stderr.write(f"Error: {shown(message)}{self._suggest(message)}\n")
         raise SystemExit(exitcodes.USAGE)
 
     def _suggest(self, message: str) -> str:
@@ -255,13 +256,28 @@ def entry() -> NoReturn:
 
 
 def _check_root(args: argparse.Namespace) -> None:
-    """``--root`` names an existing directory: a typo is refused (exit 2), never created nor reported healthy."""
-    if args.root is None:
-        return
-    root = os.path.abspath(args.root)
-    if not os.path.isdir(root):
-        problem = "is not a directory" if os.path.lexists(root) else "no such directory"
-        raise UsageError(f"{root}: {problem} (--root names the home directory whose agent configs to use)")
+    """``--root`` names an existing directory and ``--state-root`` none that is not one, both by a path the agents
+    can read (:mod:`.pathtext`): a typo is refused (exit 2), never created nor reported healthy. An empty value
+    (``--root "$UNSET"``) is refused too, never taken for the default."""
+    for flag, value in (("--root", args.root), ("--state-root", args.state_root)):
+        if value is None:
+            continue
+        if not value:
+            raise UsageError(f"{flag} is empty: name a directory (leave the flag out for the default)")
+        path = os.path.abspath(value)
+        if undecodable(path):
+            raise UsageError(f"{path}: {NOT_UTF8} ({flag})")
+        try:
+            os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            pass  # said below
+        except OSError as exc:  # a name too long, a loop of links, a folder one may not search...
+            raise UsageError(f"{path}: {exc.strerror} ({flag})") from None
+        if flag == "--root" and not os.path.isdir(path):
+            problem = "is not a directory" if os.path.lexists(path) else "no such directory"
+            raise UsageError(f"{path}: {problem} (--root names the home directory whose agent configs to use)")
+        if flag == "--state-root" and os.path.lexists(path) and not os.path.isdir(path):
+            raise UsageError(f"{path}: is not a directory (--state-root names where .elydora/ lives)")
 
 
 def _main(argv: Sequence[str] | None) -> int:

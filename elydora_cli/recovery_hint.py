@@ -4,13 +4,13 @@ pending journal is reported."""
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
 
+from .pathtext import shell_line
 from .plug.cmdforms import windows_word
 
 if TYPE_CHECKING:
@@ -33,11 +33,12 @@ def elydora_command(ctx: Any, *args: str) -> str:
 
 
 def command_line(words: Sequence[str]) -> str:
-    """``words`` as one command line for this system's shell, each word quoted only where it needs it: for a
-    POSIX shell (:func:`shlex.join`), or for cmd.exe and PowerShell alike (:func:`.plug.cmdforms.windows_word`)."""
+    """``words`` as one command line for this system's shell, on one line, each word quoted only where it needs
+    it: for a POSIX shell (:func:`.pathtext.shell_line`), or for cmd.exe and PowerShell alike
+    (:func:`.plug.cmdforms.windows_word`)."""
     if os.name == "nt":
         return " ".join(windows_word(word) for word in words)
-    return shlex.join(words)
+    return shell_line(words)
 
 
 def with_command(exc: RecoveryNeededError, ctx: Any) -> RecoveryNeededError:

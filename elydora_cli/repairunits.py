@@ -34,9 +34,22 @@ def repair_command(ctx: Context, python: str) -> list[str]:
     return argv
 
 
+_SYSTEMD_ESCAPES = {"\\": "\\\\", '"': '\\"', "%": "%%", "$": "$$", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
 def _systemd_quote(arg: str) -> str:
-    """One ``ExecStart`` word: double-quoted, ``\\`` and ``"`` escaped, ``%`` doubled (a specifier otherwise)."""
-    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%") + '"'
+    """One ``ExecStart`` word: double-quoted, ``\\`` and ``"`` escaped, ``%`` and ``$`` doubled (a specifier, a
+    variable otherwise), a control character as a C escape (``\\n``: a newline would end the line, and systemd
+    would refuse the unit)."""
+    return '"' + "".join(_systemd_char(c) for c in arg) + '"'
+
+
+def _systemd_char(char: str) -> str:
+    if char in _SYSTEMD_ESCAPES:
+        return _SYSTEMD_ESCAPES[char]
+    if char.isprintable():
+        return char
+    return f"\\x{ord(char):02x}" if ord(char) < 0x80 else f"\\u{ord(char):04x}"
 
 
 def systemd_units(command: list[str]) -> dict[str, str]:

@@ -19,6 +19,7 @@ from elydora_config import files, keys, paths
 
 from .. import agentstate, catalog, identity, managed
 from ..exitcodes import UsageError
+from ..pathtext import shown
 from ..runtime.flush import flush
 from ..runtime.generate import generate
 from ..runtime.refresh import read_cache, refresh, status_from, write_cache
@@ -243,7 +244,7 @@ def _set_status(args: argparse.Namespace, verb: str) -> int:
     status = _TRANSITIONS[verb]
     files.write_atomic(status_path, identity.status_bytes(status, args.reason), mode=0o600)
     _audit_change(directory, status, args.reason)
-    done = f"agent {config.agent_id!r} is now {status} (changed: {status_path})"
+    done = f"agent {config.agent_id!r} is now {status} (changed: {shown(str(status_path))})"
     text = "\n".join([done, *(f"note: {n}" for n in notes)])
     print_result(args, {"agent_dir": directory, "status": status, "changed": [status_path], "notes": notes}, text)
     return 0

@@ -18,6 +18,7 @@ from elydora_config.paths import ensure_directory
 
 from .. import identity, managed
 from ..exitcodes import UsageError
+from ..pathtext import shown
 from ..statefiles import GUARD_SCRIPT
 
 STATUS_FOR = {"freeze": "frozen", "unfreeze": "active", "revoke": "revoked"}
@@ -46,5 +47,5 @@ def set_status(args: argparse.Namespace, verb: str, agent_id: str) -> int:
     status = STATUS_FOR[verb]
     files.write_atomic(path, identity.status_bytes(status, args.reason), mode=managed.POLICY_MODE)
     who = f"user {args.user!r} of agent {agent_id!r}" if args.user else f"agent {agent_id!r} for every user"
-    sys.stdout.write(f"{who} is now {status} (changed: {path})\n")
+    sys.stdout.write(f"{who} is now {status} (changed: {shown(str(path))})\n")
     return 0

@@ -22,6 +22,7 @@ from elydora_config import files
 from .. import exitcodes, identity
 from ..exitcodes import UsageError
 from ..identity import LEDGER
+from ..pathtext import shown
 from ..pending import POLL_SECONDS, WAIT_SECONDS, catch_up
 from ..runtime import chaincheck, flush, flushlock, ledger, state, trace
 from ..runtime.receipt import jwks_keys
@@ -247,7 +248,7 @@ def _flush(args: argparse.Namespace, directory: str) -> int:
         ), exitcodes.UNHEALTHY
     if args.json:
         _emit(args, {"outcome": outcome}, "")
-    sys.stderr.write(f"Error: {os.path.join(directory, where)}: {problem}\n")
+    sys.stderr.write(f"Error: {shown(os.path.join(directory, where))}: {problem}\n")
     return code
 
 

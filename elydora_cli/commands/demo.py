@@ -12,6 +12,7 @@ from typing import Any
 from .. import catalog, exitcodes
 from ..demo import sandbox, tour
 from ..exitcodes import UsageError
+from ..pathtext import shown
 from ..providers import implemented_ids
 from ..recovery_hint import command_line
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(exc.message) from None
     box = sandbox.prepare(directory)
     narration = io.StringIO() if args.json else sys.stdout
-    narration.write(f"sandbox: {box.root}  (home {box.home}, project {box.project}; kept afterwards)\n")
+    narration.write(shown(f"sandbox: {box.root}  (home {box.home}, project {box.project}; kept afterwards)") + "\n")
     with tour.sandbox_environment(str(box.home)):
         rows = tour.Tour(box, narration, chosen).run()
     held = all(row.ok for row in rows)
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print("every step that could run held")
     else:
         print("every step held" if held else "some steps did not hold (see above)")
-    print(_kept(box))
+    print(shown(_kept(box)))
     return exitcodes.OK if held else exitcodes.UNHEALTHY
 
 

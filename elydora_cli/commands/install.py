@@ -9,10 +9,11 @@ import sys
 from typing import Any
 
 from .. import exitcodes, interpreter
-from ..exitcodes import exit_code_for, failure
+from ..exitcodes import UsageError, exit_code_for, failure
 from ..installer import operations
 from ..introspect import probe_for
 from ..managed import LAYERS
+from ..pathtext import NOT_UTF8, shown, undecodable
 from ..presence import absence
 from ..providers import load
 from ..stateroots import refuse_if_elsewhere
@@ -126,7 +127,10 @@ def _run(args: argparse.Namespace, verb: str) -> int:
 
 
 def _interpreter(args: argparse.Namespace, ctx: Any) -> Any:
-    """``--python`` checked (an install that does not give it keeps the one the agent's install remembered)."""
+    """``--python`` checked (an install that does not give it keeps the one the agent's install remembered); the
+    Python running elydora, which the flusher the hooks start runs, must have a path the agents can read too."""
+    if undecodable(ctx.python):
+        raise UsageError(f"{ctx.python}: {NOT_UTF8} (the Python running elydora: the hooks would start it)")
     if args.python is not None:
         ctx = ctx.with_options(python=interpreter.choose(args.python))
         if ctx.system and not ctx.hook_command:
@@ -198,9 +202,9 @@ def _print(outcome: Any, verb: str, dry_run: bool, verbose: int) -> None:
         print(f"{outcome.provider}: not installed (nothing to remove)")
         return
     what = f"changed: {_files(outcome.changed)}" if outcome.changed else "already up to date"
-    print(f"{outcome.provider}: {done} for {who} ({what})")
+    print(shown(f"{outcome.provider}: {done} for {who} ({what})"))
     for note in outcome.notes:
-        print(f"  note: {note}")
+        print(f"  note: {shown(note)}")
 
 
 def _files(paths: list[str]) -> str:

@@ -29,6 +29,7 @@ from ..optins import (
     follow_symlinks,
     follow_symlinks_decided,
 )
+from ..pathtext import NOT_UTF8, undecodable
 from ..plug.context import DEFAULT_TIMEOUT_SECONDS, Context
 from ..providers import implemented_ids, load
 from . import Parser
@@ -144,13 +145,18 @@ the Node-based agents use there, and Python's ``Path.home()``; ``HOME`` is seldo
 
 
 def home_from(args: argparse.Namespace) -> Path:
-    """``--root``, else the home (:data:`HOME_VARIABLE`); an empty or unset one is refused (agent paths never
-    resolve from ``/``)."""
+    """``--root``, else the home (:data:`HOME_VARIABLE`); an empty, unset, relative or undecodable one is refused
+    (agent paths never resolve from ``/`` nor from a working directory)."""
     if args.root:
         return Path(os.path.abspath(args.root))
     home = os.environ.get(HOME_VARIABLE, "")
     if not home.strip():
         raise UsageError(f"{HOME_VARIABLE} is empty or unset: give --root DIR (the home whose agent configs to use)")
+    if undecodable(home):
+        raise UsageError(f"{home}: {NOT_UTF8} (${HOME_VARIABLE})")
+    if not os.path.isabs(home):  # an agent started in another folder would look for its settings there
+        raise UsageError(f"{HOME_VARIABLE}={home} is not an absolute path: each agent would resolve it from its own "
+                         "working directory; set it to an absolute path, or give --root DIR")
     return Path(os.path.abspath(home))
 
 

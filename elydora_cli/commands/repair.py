@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import exitcodes, repair, repairlog, repairtimer
 from ..managed import SYSTEM
+from ..pathtext import shown
 from .options import add_location_flags, add_provider_args, add_scope_flag, context_from, selected_providers
 
 EXAMPLES = """examples:
@@ -63,4 +64,4 @@ def _say(args: argparse.Namespace, doc: dict[str, Any], lines: list[str]) -> Non
         print(json.dumps(doc, indent=2))
     else:
         for line in lines:
-            print(line)
+            print(shown(line))

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import ConfigError
 
 from .. import exitcodes, health, repairlog, stateroots
+from ..exitcodes import describe_error
 from ..installer import operations
 from ..introspect import probe_for
+from ..pathtext import shown
 from ..plug.layers import OFF
 from ..providers import load
 from ..readpass import ReadPass, Reads
@@ -190,13 +192,13 @@ def _print_text(rows: list[dict[str, Any]], recovery: dict[str, Any] | None) -> 
         extra = f" (agent {agent_state})" if agent_state not in (None, "active", row["state"]) else ""
         print(f"{row['provider']:<12} {row['state']}{extra}")
         for problem in row["problems"] + row.get("enforcement", []):
-            print(f"  - {problem}")
+            print(f"  - {shown(problem)}")
         if row.get("check_note"):
-            print(f"  note: {row['check_note']}")
+            print(f"  note: {shown(row['check_note'])}")
         audit = row.get("audit")
         if audit:
             for problem in audit["problems"]:
-                print(f"  - audit: {problem}")
+                print(f"  - audit: {shown(problem)}")
             if audit["dropped"]:
                 print(f"  - audit: {audit['dropped']} event(s) dropped (disk full); a gap record follows")
             if audit.get("gaps_unreviewed"):
@@ -227,7 +229,10 @@ def run(args: argparse.Namespace) -> int:
         ]
     code = exit_code(rows, recovery)
     failures = [f for row in rows for f in row.pop("failures")]
-    repair = repairlog.report(ctx)
+    try:
+        repair = repairlog.report(ctx)
+    except (ConfigError, OSError) as exc:  # its files' folder is no usable path (XDG_CONFIG_HOME not UTF-8, too long)
+        repair = {"timer": None, "last": None, "problems": [f"the repair timer was not checked: {describe_error(exc)}"]}
     if repair and repair["problems"] and code == exitcodes.OK:
         code = exitcodes.UNHEALTHY  # a timer that is not ours byte for byte may run anything under our name
     if args.json:

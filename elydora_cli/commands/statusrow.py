@@ -6,18 +6,19 @@ from typing import Any
 
 from elydora_config.errors import ConfigError
 
-from ..exitcodes import failure
+from ..exitcodes import describe_error, failure
+from ..pathtext import shown
 
 
 def error_row(pid: str, exc: Exception) -> dict[str, Any]:
     """The row of an agent whose files status could not read (``exc``), in either scope."""
-    message = str(exc) if isinstance(exc, ConfigError) else f"{getattr(exc, 'filename', '')}: {exc}"
+    message = str(exc) if isinstance(exc, ConfigError) else describe_error(exc)  # an OSError: "<file>: <problem>"
     return {
         "provider": pid,
         "agent_id": None,
         "state": "error",
         "healthy": False,
         "installed": None,
-        "problems": [message],
+        "problems": [shown(message)],
         "failures": [failure(pid, exc)],
     }

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import ConfigError
 from elydora_config.records import record
 
+from ..pathtext import NOT_UTF8, undecodable
+from ..plug.common import module_path_problem
+
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
@@ -31,7 +34,7 @@ Snapshot = dict[str, tuple[bytes, int]]
 
 
 class DemoDirError(ConfigError):
-    """A demo directory that is not empty and not an earlier demo's."""
+    """A demo directory that is not empty and not an earlier demo's, or not a path the agents can read."""
 
 
 @record(frozen=True)
@@ -60,6 +63,11 @@ def seeds() -> dict[str, bytes]:
 def prepare(directory: str | None) -> Sandbox:
     """A fresh sandbox in ``directory`` (default: a new temporary directory), seeded and marked."""
     root = Path(tempfile.mkdtemp(prefix="elydora-demo-")) if directory is None else Path(os.path.abspath(directory))
+    if undecodable(str(root)):
+        raise DemoDirError(root, NOT_UTF8)
+    if module_path_problem(root, os.name == "nt"):
+        raise DemoDirError(root, "holds a backslash: the demo installs every agent, and Cline, OpenCode, Kilo and Pi "
+                                 "could not load their module below it (docs/providers.md); choose another folder")
     if root.exists() and not root.is_dir():
         raise DemoDirError(root, "is not a directory")
     if root.is_dir() and any(root.iterdir()):

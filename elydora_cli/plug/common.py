@@ -38,6 +38,21 @@ class RefusedError(ConfigError):
     """The agent's own configuration forbids the operation (hooks disabled...); nothing was written."""
 
 
+UNLOADABLE_MODULE = (
+    "holds a backslash: the agent loads this file as a JavaScript module, which Node refuses from such a path outside "
+    "Windows (Pi's loader takes the backslash for a separator), so none of our hooks would run (Cline would run its "
+    "tools unguarded); use folders whose names hold no backslash"
+)
+"""Why an agent that loads our generated module in Node (Cline's hook scripts, the OpenCode family's plugins,
+Pi's extension) cannot load it from a path holding a backslash (real agents and ``verify`` both fail there)."""
+
+
+def module_path_problem(path: Path, windows: bool) -> str | None:
+    """:data:`UNLOADABLE_MODULE` when the agent could not load our module at ``path`` (or below it); ``None`` when
+    it can (on Windows a backslash is the separator)."""
+    return UNLOADABLE_MODULE if not windows and "\\" in str(path) else None
+
+
 def refuse_if(condition: bool, path: Path, reason: str) -> None:
     if condition:
         raise RefusedError(path, reason)

@@ -8,9 +8,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from elydora_config.errors import UnsafePathError
 from elydora_config.records import field, record, replace
 
 from ..managed import RUNTIME_ROOT
+from ..pathtext import NOT_UTF8, undecodable
 from ..readpass import DIRECT, Reads
 from ..statefiles import RUNTIME_FLAGS
 
@@ -101,7 +103,10 @@ class Context:
         return self.env.get(name)
 
     def place(self, value: str) -> Path:
-        """A path taken from the environment: relative to the project, absolute ones kept below ``--root``."""
+        """A path taken from the environment: relative to the project, absolute ones kept below ``--root``. One that
+        is not UTF-8 is refused: the agent, reading its environment as UTF-8, would look elsewhere."""
+        if undecodable(value):
+            raise UnsafePathError(value, NOT_UTF8)
         if os.path.isabs(value):
             if self.rooted:  # below the root with its anchor ("/", or a drive such as "C:\\") removed
                 absolute = Path(value)

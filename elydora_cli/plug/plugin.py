@@ -38,7 +38,7 @@ from elydora_config.records import record
 from .. import catalog, identity, packagedata
 from ..runtime.templateparams import JAVASCRIPT_TRAIL, cut_javascript, joined
 from . import defaults, markerline
-from .common import RefusedError, catalog_events, refuse_if
+from .common import RefusedError, catalog_events, module_path_problem, refuse_if
 from .context import RUNTIME_FLAGS, Context
 from .contract import Finding, Format, Sources, Target
 from .documents import Documents
@@ -233,6 +233,8 @@ class PluginAgent:
             path,
             "is owned by another integration (it has no Elydora marker); move it away to install",
         )
+        unloadable = module_path_problem(path, ctx.windows)
+        refuse_if(unloadable is not None, path, str(unloadable))
         docs.set_text(path, render(self.facts, Marker(agent_id, ctx.python), ctx, self.form))
 
     def uninstall(self, docs: Documents, ctx: Context, agent_ids: set[str] | None) -> None:
@@ -260,7 +262,8 @@ class PluginAgent:
             return [f"differs from what this version generates (edited?); run `elydora install {self.facts.id}`"]
         if not os.access(marker.python, os.X_OK):
             return [f"runs the interpreter {marker.python}, which does not exist or is not executable"]
-        return []
+        unloadable = module_path_problem(path, ctx.windows)
+        return [] if unloadable is None else [unloadable]
 
     def check(self, docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:
         path, text = self._file(docs)

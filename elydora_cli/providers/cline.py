@@ -24,7 +24,7 @@ from elydora_config.records import record
 
 from .. import catalog, identity, packagedata
 from ..plug import defaults, markerline
-from ..plug.common import RefusedError, catalog_events, refuse_if
+from ..plug.common import RefusedError, catalog_events, module_path_problem, refuse_if
 from ..plug.context import RUNTIME_FLAGS, Context
 from ..plug.contract import Finding, Format, Sources, Target
 from ..plug.documents import Documents
@@ -159,6 +159,8 @@ def install(docs: Documents, ctx: Context, agent_id: str) -> None:
             path,
             "is owned by another integration (it has no Elydora marker); move it away to install",
         )
+        unloadable = module_path_problem(path, ctx.windows)
+        refuse_if(unloadable is not None, path, str(unloadable))
     for path, role, _ in files:
         docs.set_text(path, render(ours(ctx, agent_id, role)))
 
@@ -200,7 +202,8 @@ def _problems(path: Path, role: str, text: str | None, ctx: Context, agent_id: s
         problems.append(f"runs the interpreter {marker.python}, which does not exist or is not executable")
     if os.name != "nt" and not os.access(path, os.X_OK):
         problems.append("is not executable, so Cline does not run it")
-    return problems
+    unloadable = module_path_problem(path, ctx.windows)
+    return problems if unloadable is None else [*problems, unloadable]
 
 
 def check(docs: Documents, ctx: Context, agent_id: str) -> list[Finding]:

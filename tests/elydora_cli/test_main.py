@@ -386,3 +386,90 @@ def test_a_missing_root_is_refused_never_created(
     (tmp_path / "file").write_text("")
     code, _, err = run(capsys, *argv, "--root", "file")
     assert code == 2 and f"Error: {tmp_path / 'file'}: is not a directory" in err
+
+
+@pytest.mark.parametrize("flag", ["--root", "--state-root"])
+def test_an_empty_root_or_state_root_is_refused_never_taken_for_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flag: str
+) -> None:
+    """``--root "$UNSET"`` must not install into the real home (``$HOME``) the flag was meant to keep out of."""
+    real = tmp_path / "real-home"
+    (real / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(real))
+    monkeypatch.chdir(tmp_path)
+    for argv in (["install", "claudecode"], ["status"], ["uninstall", "--all"]):
+        code, out, err = run(capsys, *argv, flag, "")
+        assert (code, out) == (2, ""), argv
+        assert err == f"Error: {flag} is empty: name a directory (leave the flag out for the default)\n"
+    assert sorted(os.listdir(real)) == [".claude"] and os.listdir(real / ".claude") == []
+
+
+@pytest.mark.parametrize("where", ["--root", "--state-root", "HOME"])
+def test_a_home_or_state_root_that_is_not_utf8_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The agents read paths as UTF-8: no hook command can name such a folder. One line shows its bytes."""
+    odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9")
+    os.mkdir(odd)
+    os.mkdir(os.path.join(odd, ".claude"))
+    (tmp_path / "h").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", odd if where == "HOME" else str(tmp_path / "h"))
+    flags = [] if where == "HOME" else [where, odd]
+    label = "$HOME" if where == "HOME" else where
+    for argv in (["install", "claudecode"], ["status", "--json"], ["agent", "freeze", "--provider", "claude"]):
+        code, _, err = run(capsys, *argv, *flags)
+        assert code == 2 and "Traceback" not in err, argv
+        assert err.splitlines()[-1] == (
+            f"Error: {tmp_path}/caf\\xe9: is not valid UTF-8: the agents read paths as UTF-8 text and would neither "
+            f"find their settings nor run a hook under it (rename it, or choose a path that is UTF-8) ({label})"
+        )
+    assert os.listdir(odd) == [".claude"] and os.listdir(os.path.join(odd, ".claude")) == []
+    assert os.listdir(tmp_path / "h") == []
+
+
+@pytest.mark.parametrize("special", ["file", "fifo"])
+def test_a_state_root_that_is_not_a_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, special: str
+) -> None:
+    """Not reported as "an interrupted transaction is pending" (exit 4): the flag names the wrong thing."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "h").mkdir()
+    target = tmp_path / special
+    if special == "fifo":
+        os.mkfifo(target)
+    else:
+        target.write_text("")
+    for argv in (["status"], ["install", "claudecode"], ["recover"]):
+        code, out, err = run(capsys, *argv, "--root", str(tmp_path / "h"), "--state-root", str(target))
+        assert (code, out) == (2, ""), argv
+        assert err == f"Error: {target}: is not a directory (--state-root names where .elydora/ lives)\n"
+    assert os.listdir(tmp_path / "h") == []
+
+
+def test_a_root_whose_name_is_too_long_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not "no such directory": the system's own reason, for either flag."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "h").mkdir()
+    long = tmp_path / ("x" * 300)
+    for flags in (["--root", str(long)], ["--root", str(tmp_path / "h"), "--state-root", str(long)]):
+        code, out, err = run(capsys, "status", *flags)
+        assert (code, out) == (2, "")
+        assert err == f"Error: {long}: File name too long ({flags[-2]})\n"
+    assert os.listdir(tmp_path / "h") == []
+
+
+def test_a_relative_home_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HOME=relhome``: installed below this folder, the agent started anywhere else would not find it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "relhome" / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", "relhome")
+    code, out, err = run(capsys, "install", "claudecode")
+    assert (code, out) == (2, "")
+    assert err == ("Error: HOME=relhome is not an absolute path: each agent would resolve it from its own working "
+                   "directory; set it to an absolute path, or give --root DIR\n")
+    assert os.listdir(tmp_path / "relhome" / ".claude") == [] and not (tmp_path / "relhome" / ".elydora").exists()

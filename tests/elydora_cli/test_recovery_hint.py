@@ -40,10 +40,20 @@ def test_a_command_is_quoted_as_shlex_quotes_each_word() -> None:
 
     from elydora_cli.recovery_hint import elydora_command
 
-    for home in ("/home/ann", "/home/a b", "/tmp/it's", "/h/$x", "/h/é", "/h/a*", "/h/-x", "/h/~", "/h/a\tb"):
+    for home in ("/home/ann", "/home/a b", "/tmp/it's", "/h/$x", "/h/é", "/h/a*", "/h/-x", "/h/~"):
         ctx = SimpleNamespace(rooted=True, home=Path(home), state_root=Path(home + "/state"))
         words = ["elydora", "install", "codex", "--trust", "--root", home, "--state-root", home + "/state"]
         assert elydora_command(ctx, "install", "codex", "--trust") == " ".join(shlex.quote(w) for w in words)
     assert elydora_command(SimpleNamespace(rooted=True, home=Path("/h"), state_root=Path("/h")), "") == (
         "elydora '' --root /h"
     )
+
+
+def test_a_command_naming_a_path_with_a_control_character_stays_on_one_line() -> None:
+    """A newline or a tab in the home: ``$'...'`` (a terminal's copy would turn a quoted tab into blanks)."""
+    from types import SimpleNamespace
+
+    from elydora_cli.recovery_hint import elydora_command
+
+    ctx = SimpleNamespace(rooted=True, home=Path("/h/new\nline"), state_root=Path("/h/a\tb"))
+    assert elydora_command(ctx, "recover") == "elydora recover --root $'/h/new\\nline' --state-root $'/h/a\\tb'"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -72,6 +73,18 @@ def test_an_earlier_demo_is_replaced_and_a_foreign_directory_refused(
     assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]
 
 
+def test_a_directory_that_is_not_utf8_is_refused_before_anything_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agents could not run a hook under it: one ``Error:`` line showing its bytes, nothing created."""
+    folder = os.fsdecode(os.fsencode(tmp_path) + b"/d\xe9mo")
+    code = main(["demo", folder, "claude"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err.startswith(f"Error: {tmp_path}/d\\xe9mo: is not valid UTF-8: the agents read paths as UTF-8 text")
+    assert os.listdir(tmp_path) == []
+
+
 def test_the_sandbox_environment_is_restored(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/elsewhere")
     with tour.sandbox_environment("/sandbox/home"):
@@ -134,6 +147,27 @@ def test_the_commands_the_demo_shows_are_quoted_for_a_shell(
     assert split_command_line(install[1]) == ["elydora", "install", "--every", "--root", str(root / "home")]
     shown = re.search(r"or run `([^`]+)` to build it again there$", out.rstrip())
     assert shown is not None and split_command_line(shown[1]) == ["elydora", "demo", str(root)]
+
+
+def test_a_directory_whose_path_holds_a_backslash_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four agents could not load their module below it: every row would fail, for a reason the table hides."""
+    folder = tmp_path / "back\\slash"
+    code = main(["demo", str(folder), "claude"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err == (f"Error: {folder}: holds a backslash: the demo installs every agent, and Cline, OpenCode, Kilo "
+                   "and Pi could not load their module below it (docs/providers.md); choose another folder\n")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_sandbox_path_with_a_newline_is_shown_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "new\nline"
+    assert main(["demo", str(root), "claude"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"sandbox: {tmp_path}/new\\nline  (home {tmp_path}/new\\nline/home, ")
+    assert lines[-1].endswith(f"or run `elydora demo $'{tmp_path}/new\\nline'` to build it again there")
 
 
 def test_powershell_that_cannot_run_a_script_is_named_as_the_reason() -> None:

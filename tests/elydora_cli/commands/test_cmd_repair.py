@@ -111,6 +111,23 @@ def test_systemd_user_timer_runs_the_repair(root: Path, capsys: pytest.CaptureFi
     assert "repair: timer off" in cli(root, capsys, "status", "claude")[1]
 
 
+def test_a_systemd_unit_for_a_home_with_a_newline_a_dollar_or_a_percent_stays_one_exec_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A newline in ``ExecStart=`` would end the line (systemd refuses the unit) and ``$X`` would be expanded."""
+    home = tmp_path / "new\nline $HOME 100% \x1b"
+    home.mkdir()
+    assert main(["repair", "--timer", "on", "--root", str(home)]) == 0
+    out = capsys.readouterr().out
+    unit = (home / ".config" / "systemd" / "user" / "elydora-repair.service").read_text()
+    exec_lines = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    assert len(exec_lines) == 1 and exec_lines[0].endswith(
+        '"--root" "' + str(tmp_path) + '/new\\nline $$HOME 100%% \\x1b"'
+    )
+    assert exec_start(unit)[-2:] == ["--root", str(home)]
+    assert f"{tmp_path}/new\\nline $HOME 100% \\x1b/.config/systemd/user/elydora-repair.service" in out
+
+
 def test_launchd_agent_runs_the_repair(root: Path, capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(layers, "on_macos", lambda: True)
