@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from elydora_config.errors import RecoveryNeededError
 from elydora_config.paths import TRANSACTIONS_DIR, pending_journals
 
-from .pathtext import shell_line
-from .plug.cmdforms import windows_word
+from .pathtext import shell_line, windows_word
 
 if TYPE_CHECKING:
     from typing import Any
@@ -35,7 +34,7 @@ def elydora_command(ctx: Any, *args: str) -> str:
 def command_line(words: Sequence[str]) -> str:
     """``words`` as one command line for this system's shell, on one line, each word quoted only where it needs
     it: for a POSIX shell (:func:`.pathtext.shell_line`), or for cmd.exe and PowerShell alike
-    (:func:`.plug.cmdforms.windows_word`)."""
+    (:func:`.pathtext.windows_word`)."""
     if os.name == "nt":
         return " ".join(windows_word(word) for word in words)
     return shell_line(words)

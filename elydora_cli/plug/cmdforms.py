@@ -35,22 +35,6 @@ def shell_plain(word: str) -> bool:
     return bool(word) and all(c in _SHELL_SAFE or c > "\x7f" for c in word)
 
 
-_WINDOWS_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:\\/-")
-"""Characters a word may hold unquoted in cmd.exe and in PowerShell alike (``,``, ``;``, ``@``, ``=``, ``&``
-and the parentheses mean something to one of the two)."""
-
-
-def windows_word(word: str) -> str:
-    """``word`` typed into cmd.exe or PowerShell: bare when made of :data:`_WINDOWS_PLAIN` characters or
-    non-ASCII letters, else in double quotes, its backslashes doubled before a quote and at the end, as the
-    Microsoft C runtime reads them back. ``%`` (cmd.exe) and ``$`` or a backtick (PowerShell) are still read
-    by the shell inside double quotes; no quoting is literal for both shells."""
-    if word and all(c in _WINDOWS_PLAIN or (c > "\x7f" and c.isalnum()) for c in word):
-        return word
-    body = re.sub(r'(\\*)"', r'\1\1\\"', word)  # backslashes before a quote doubled, the quote escaped
-    return '"' + re.sub(r"(\\+)$", r"\1\1", body) + '"'  # and the ones before the closing quote doubled
-
-
 def posix_command(argv: Sequence[str]) -> str:
     """Every argument single-quoted: no word splitting, globbing or expansion can touch it."""
     return " ".join(posix_quote(a) for a in argv)

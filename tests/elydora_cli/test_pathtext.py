@@ -7,8 +7,11 @@ import os
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from elydora_cli.pathtext import as_agents_read, shell_line, shown, undecodable
+from elydora_cli.pathtext import as_agents_read, shell_line, shown, undecodable, windows_word
+from elydora_cli.plug.cmdforms import parse_msvc
 
 ODD = os.fsdecode(b"/home/caf\xe9")
 
@@ -53,3 +56,19 @@ def test_a_shell_reads_every_word_back(word: str) -> None:
 
 def test_a_printable_word_is_quoted_as_shlex_quotes_it() -> None:
     assert shell_line(["elydora", "recover", "--root", "/a b", "/c"]) == "elydora recover --root '/a b' /c"
+
+
+@settings(max_examples=1000)
+@given(st.lists(st.text(alphabet=st.sampled_from(list(' \t"\\ab:,;&()%@=é')), max_size=10), min_size=1, max_size=4))
+def test_a_windows_command_line_gives_its_words_back_to_the_program(words: list[str]) -> None:
+    """What the user pastes into cmd.exe or PowerShell reaches the program as these words (the C runtime's
+    reading of its command line)."""
+    assert parse_msvc(" ".join(windows_word(word) for word in words)) == words
+
+
+def test_a_windows_word_is_quoted_only_where_a_shell_would_read_it() -> None:
+    assert windows_word("C:\\Users\\Zoë\\.elydora-state") == "C:\\Users\\Zoë\\.elydora-state"
+    assert windows_word("C:\\Users\\John Smith") == '"C:\\Users\\John Smith"'
+    for special in ("a,b", "a;b", "a&b", "(a)", "@a", "a=b", "a%b", "a'b", ""):
+        assert windows_word(special) == f'"{special}"'
+    assert windows_word("C:\\a b\\") == '"C:\\a b\\\\"'  # the closing quote is not escaped

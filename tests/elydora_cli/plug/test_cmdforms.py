@@ -14,14 +14,12 @@ from elydora_cli.plug.cmdforms import (
     encoded_powershell,
     looks_like_python,
     parse_encoded_powershell,
-    parse_msvc,
     parse_posix,
     parse_powershell_call,
     posix_command,
     powershell_call,
     shell_plain,
     system_root,
-    windows_word,
 )
 
 WORDS = st.text(alphabet=st.sampled_from(list(" \t\r\nab/.-_=x'\"\\$#")), max_size=12)
@@ -139,18 +137,3 @@ def test_a_command_is_encoded_as_the_codec_encodes_it(script: str) -> None:
         found = None
     assert found == expected
 
-
-@settings(max_examples=1000)
-@given(st.lists(st.text(alphabet=st.sampled_from(list(' \t"\\ab:,;&()%@=é')), max_size=10), min_size=1, max_size=4))
-def test_a_windows_command_line_gives_its_words_back_to_the_program(words: list[str]) -> None:
-    """What the user pastes into cmd.exe or PowerShell reaches the program as these words (the C runtime's
-    reading of its command line)."""
-    assert parse_msvc(" ".join(windows_word(word) for word in words)) == words
-
-
-def test_a_windows_word_is_quoted_only_where_a_shell_would_read_it() -> None:
-    assert windows_word("C:\\Users\\Zoë\\.elydora-state") == "C:\\Users\\Zoë\\.elydora-state"
-    assert windows_word("C:\\Users\\John Smith") == '"C:\\Users\\John Smith"'
-    for special in ("a,b", "a;b", "a&b", "(a)", "@a", "a=b", "a%b", "a'b", ""):
-        assert windows_word(special) == f'"{special}"'
-    assert windows_word("C:\\a b\\") == '"C:\\a b\\\\"'  # the closing quote is not escaped
