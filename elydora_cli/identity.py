@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from elydora_config import files, keys
+from elydora_config import _platform, files, keys
 from elydora_config.errors import ConfigError, PathLike, UnsafePathError
 from elydora_config.keys import decode_private_seed
 from elydora_config.records import record
@@ -208,7 +207,7 @@ def read_secret_file(path: PathLike, what: str) -> str:
     result = files.read_physical_stat(path, max_bytes=SECRET_LIMIT)
     if result is None:
         raise IdentityError(path, f"{what} file does not exist")
-    if stat.S_IMODE(result.stat.st_mode) & 0o077:
+    if not _platform.is_private(result.stat):
         raise UnsafePathError(path, f"{what} file is accessible by other users; run chmod 600 on it")
     text = files.decode_text(result.data, path)
     body = text[:-1] if text.endswith("\n") else text

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any
 
-from elydora_config import files, keys, paths
+from elydora_config import _platform, files, keys, paths
 
 from .. import agentstate, catalog, identity, managed
 from ..exitcodes import UsageError
@@ -256,7 +256,7 @@ def _owner_only(directory: str) -> list[str]:
     for name in (identity.CONFIG, identity.PRIVATE_KEY):
         path = os.path.join(directory, name)
         info = os.lstat(path)
-        if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077:
+        if stat.S_ISREG(info.st_mode) and not _platform.is_private(info):
             os.chmod(path, 0o600)
             notes.append(f"repaired: {path} made owner-only")
     return notes

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elydora_config import keys
+from elydora_config import _platform, keys
 
 from .. import agentstate, identity, managed
 from ..runtime import bytecode, stubs
@@ -147,7 +146,7 @@ def stage_state_repair(tx: Transaction, agent_dir: Path) -> list[tuple[Path, str
     for name in (identity.CONFIG, identity.PRIVATE_KEY):
         path = agent_dir / name
         data = tx.read(path, max_bytes=identity.CONFIG_LIMIT)
-        if data is not None and stat.S_IMODE(os.lstat(path).st_mode) & 0o077:
+        if data is not None and not _platform.is_private(os.lstat(path)):
             tx.write(path, data, mode=0o600)
             notes.append((path, f"{path}: made owner-only"))
     if not identity.read_config(agent_dir).is_local:

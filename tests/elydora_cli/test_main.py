@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from elydora_testkit.platforms import posix_only
+from elydora_testkit.platforms import NO_LONG_NAME_ERROR, NO_SPECIAL_FILES, NO_UNDECODABLE_NAMES, posix_only
 
 from elydora_cli import __version__, catalog, exitcodes
 from elydora_cli.commands import Parser
@@ -404,6 +404,7 @@ def test_an_empty_root_or_state_root_is_refused_never_taken_for_the_default(
     assert sorted(os.listdir(real)) == [".claude"] and os.listdir(real / ".claude") == []
 
 
+@posix_only(NO_UNDECODABLE_NAMES)
 @pytest.mark.parametrize("where", ["--root", "--state-root", "HOME"])
 def test_a_home_or_state_root_that_is_not_utf8_is_refused_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
@@ -428,7 +429,7 @@ def test_a_home_or_state_root_that_is_not_utf8_is_refused_naming_it(
     assert os.listdir(tmp_path / "h") == []
 
 
-@pytest.mark.parametrize("special", ["file", "fifo"])
+@pytest.mark.parametrize("special", ["file", pytest.param("fifo", marks=posix_only(NO_SPECIAL_FILES))])
 def test_a_state_root_that_is_not_a_directory_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, special: str
 ) -> None:
@@ -447,6 +448,7 @@ def test_a_state_root_that_is_not_a_directory_is_refused(
     assert os.listdir(tmp_path / "h") == []
 
 
+@posix_only(NO_LONG_NAME_ERROR)
 def test_a_root_whose_name_is_too_long_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -467,9 +469,9 @@ def test_a_relative_home_is_refused(
     """``HOME=relhome``: installed below this folder, the agent started anywhere else would not find it."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "relhome" / ".claude").mkdir(parents=True)
-    monkeypatch.setenv("HOME", "relhome")
+    monkeypatch.setenv(HOME_VARIABLE, "relhome")
     code, out, err = run(capsys, "install", "claudecode")
     assert (code, out) == (2, "")
-    assert err == ("Error: HOME=relhome is not an absolute path: each agent would resolve it from its own working "
-                   "directory; set it to an absolute path, or give --root DIR\n")
+    assert err == (f"Error: {HOME_VARIABLE}=relhome is not an absolute path: each agent would resolve it from its "
+                   "own working directory; set it to an absolute path, or give --root DIR\n")
     assert os.listdir(tmp_path / "relhome" / ".claude") == [] and not (tmp_path / "relhome" / ".elydora").exists()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from elydora_testkit.platforms import posix_only, split_command_line
+from elydora_testkit.platforms import NO_CONTROL_CHARACTERS, posix_only, split_command_line
 
 
 def _elydora(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -49,6 +49,7 @@ def test_a_command_is_quoted_as_shlex_quotes_each_word() -> None:
     )
 
 
+@posix_only(NO_CONTROL_CHARACTERS)
 def test_a_command_naming_a_path_with_a_control_character_stays_on_one_line() -> None:
     """A newline or a tab in the home: ``$'...'`` (a terminal's copy would turn a quoted tab into blanks)."""
     from types import SimpleNamespace

@@ -34,3 +34,6 @@ NO_LINKS = "Wine cannot make symbolic links or junctions (test_platform.py subst
 NO_SPECIAL_FILES = "Windows has no FIFOs or sockets in the file system"
 NO_NICENESS = "Windows has priority classes, not niceness (the flusher starts BELOW_NORMAL_PRIORITY_CLASS)"
 NO_OWNERS = "Windows files have no owner or group the library keeps"
+NO_UNDECODABLE_NAMES = "Windows file names are UTF-16 text: no name holds bytes that are not UTF-8"
+NO_CONTROL_CHARACTERS = "Windows file names cannot hold a control character (a newline, a tab)"
+NO_LONG_NAME_ERROR = "Wine reports a name over 255 characters as not found (ERROR_FILE_NOT_FOUND), not as too long"

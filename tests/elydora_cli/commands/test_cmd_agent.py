@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 from elydora_testkit.fake_elydora_server import FakeElydora, ServerState
+from elydora_testkit.platforms import NO_MODES, WINDOWS, posix_only
 
 from elydora_cli import identity
+from elydora_cli.commands.options import HOME_VARIABLE
 from elydora_cli.main import main
 from elydora_cli.runtime import generate, runtime_argv
 from elydora_config import keys
@@ -34,11 +36,16 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.lstat().st_mode)
 
 
+def _has_mode(path: Path, mode: int) -> bool:
+    """The permission bits are ``mode`` (Windows: always, it keeps none but the read-only attribute)."""
+    return WINDOWS or _mode(path) == mode
+
+
 def test_create_local_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _cli(capsys, "agent", "create", "--provider", "gemini", "--state-root", str(tmp_path))
     assert (code, err) == (0, "")
     directory = tmp_path / ".elydora" / "gemini"
-    assert str(directory) in out and _mode(directory) == 0o700
+    assert str(directory) in out and _has_mode(directory, 0o700)
     config = json.loads((directory / "config.json").read_text())
     key = identity.read_private_key(directory)
     assert config == {
@@ -50,9 +57,9 @@ def test_create_local_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     }
     assert json.loads((directory / "status.json").read_text())["status"] == "active"
     for name in ("config.json", "private.key", "status.json"):
-        assert _mode(directory / name) == 0o600
+        assert _has_mode(directory / name, 0o600)
     for name, (data, mode) in generate("gemini", directory, sys.executable).items():
-        assert (directory / name).read_bytes() == data and _mode(directory / name) == mode
+        assert (directory / name).read_bytes() == data and _has_mode(directory / name, mode)
 
 
 def test_create_uses_root_when_no_state_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -151,7 +158,7 @@ def test_create_server_agent_from_owner_only_files(
 @pytest.mark.parametrize(
     ("content", "mode", "needle"),
     [
-        ("tok-secret-abc\n", 0o644, "accessible by other users"),
+        pytest.param("tok-secret-abc\n", 0o644, "accessible by other users", marks=posix_only(NO_MODES)),
         ("tok-secret-abc\nsecond\n", 0o600, "exactly one non-empty line"),
         ("", 0o600, "exactly one non-empty line"),
         ("x" * (70 << 10), 0o600, "limit"),
@@ -237,7 +244,7 @@ def test_server_agent_cannot_be_frozen_locally(
 
 
 def test_cli_entry_point_runs(tmp_path: Path) -> None:
-    env = dict(os.environ, HOME=str(tmp_path))
+    env = dict(os.environ, **{HOME_VARIABLE: str(tmp_path)})
     result = subprocess.run(
         [sys.executable, "-m", "elydora_cli", "agent", "create", "--provider", "letta"], env=env, capture_output=True
     )
@@ -273,3 +280,16 @@ def test_freeze_in_a_read_only_state_directory_names_status_json(tmp_path, capsy
     err = capsys.readouterr().err
     status = tmp_path / ".elydora" / "claudecode" / "status.json"
     assert code == 1 and err == f"Error: {status}: Read-only file system\n"
+
+
+def test_a_healthy_agents_files_are_not_repaired(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A reinstall, a freeze and an unfreeze of a healthy agent leave its identity files alone and report no
+    repair; on Windows too, where every file's mode shows read and write for all (access is the folder's ACL)."""
+    root = str(tmp_path)
+    assert _cli(capsys, "install", "claudecode", "--root", root)[0] == 0
+    directory = tmp_path / ".elydora" / "claudecode"
+    before = {name: (directory / name).stat().st_mtime_ns for name in ("config.json", "private.key")}
+    for argv in (["install", "claudecode"], ["agent", "freeze", "claudecode"], ["agent", "unfreeze", "claudecode"]):
+        code, out, err = _cli(capsys, *argv, "--root", root)
+        assert (code, err) == (0, "") and "repaired" not in out, argv
+    assert {name: (directory / name).stat().st_mtime_ns for name in before} == before

@@ -133,17 +133,17 @@ def test_tail_takes_the_agent_as_other_commands_do_and_an_empty_ledger_is_an_emp
 def test_flush_while_a_background_flusher_holds_the_lock_is_exit_3(
     agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fcntl
     import os
 
     from elydora_cli.commands import audit
+    from elydora_config._platform import locking
 
     with (agent / "spool.jsonl").open("ab") as spool:
         spool.write(b'\n9 {"tool_name": "T9", "session_id": "s", "n": 9}\n')
     monkeypatch.setattr(audit, "WAIT_SECONDS", 0.2)
     fd = os.open(agent / "flush.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locking.flock(fd, locking.LOCK_EX)
         code, out, err = _cli(capsys, "audit", "flush", *_args(agent))
         assert (code, out) == (3, "")
         assert err.startswith(f"Error: {agent / 'flush.lock'}: a background flusher is still delivering")

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from elydora_testkit.platforms import NO_LINKS, NO_SPECIAL_FILES, posix_only
 
 from elydora_cli.main import main
 from elydora_config import _sysio
@@ -15,12 +16,13 @@ from elydora_config.files import TEMP_MARKER
 
 
 def tree(root: Path) -> dict[str, bytes | str]:
-    """Every entry below ``root``: file bytes, or a marker for directories, links and specials."""
+    """Every entry below ``root`` by its ``/``-separated relative path: file bytes, or a marker for directories,
+    links and specials."""
     found: dict[str, bytes | str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             path = Path(dirpath) / name
-            rel = str(path.relative_to(root))
+            rel = path.relative_to(root).as_posix()
             if path.is_symlink():
                 found[rel] = f"-> {os.readlink(path)}"
             elif path.is_dir():
@@ -94,7 +96,15 @@ def test_gemini_trailing_comma_refused(tmp_path, capsys):
     assert tree(home) == before
 
 
-@pytest.mark.parametrize("kind", ["directory", "fifo", "symlink", "symlinked parent"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "directory",
+        pytest.param("fifo", marks=posix_only(NO_SPECIAL_FILES)),
+        pytest.param("symlink", marks=posix_only(NO_LINKS)),
+        pytest.param("symlinked parent", marks=posix_only(NO_LINKS)),
+    ],
+)
 def test_wrong_kind_of_file_refused(tmp_path, capsys, kind):
     home = tmp_path / "home"
     target = settings(home)

@@ -17,15 +17,19 @@ from elydora_config import pending
 
 THEIRS = b'{\n  "model": "opus",\n  "edited": "by the agent after the crash"\n}\n'
 
+# Dies once our bytes are at settings.json: after the exchange (Linux), or after the rename that follows the
+# verify where there is no exchange (Windows: the exchange raises ENOSYS, so it never dies there).
 KILL_AFTER_SETTINGS = """
 import os, sys
 from elydora_config import _sysio
-real = _sysio.exchange
-def exchange_then_die(src, dst, **kwargs):
-    real(src, dst, **kwargs)
-    if dst == "settings.json":
-        os._exit(77)
-_sysio.exchange = exchange_then_die
+def then_die(real):
+    def call(src, dst, **kwargs):
+        real(src, dst, **kwargs)
+        if dst == "settings.json":
+            os._exit(77)
+    return call
+_sysio.exchange = then_die(_sysio.exchange)
+_sysio.rename = then_die(_sysio.rename)
 from elydora_cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -37,14 +41,19 @@ def _killed_after_settings_written(tmp_path: Path) -> tuple[Path, bytes]:
     (reference / ".claude").mkdir(parents=True)
     (reference / ".claude" / "settings.json").write_bytes(ORIGINAL)
     assert _run_crashing(10**9, reference) == 0
-    ours = (reference / ".claude" / "settings.json").read_bytes().replace(bytes(reference), b"HOME")
+    ours = (reference / ".claude" / "settings.json").read_bytes().replace(_in_json(reference), b"HOME")
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_bytes(ORIGINAL)
     argv = [sys.executable, "-c", KILL_AFTER_SETTINGS, "install", "claudecode", "--root", str(home)]
     assert subprocess.run(argv, capture_output=True, timeout=60).returncode == 77
     assert pending(home / ".elydora") and (home / ".claude" / "settings.json").read_bytes() != ORIGINAL
-    return home, ours.replace(b"HOME", bytes(home))
+    return home, ours.replace(b"HOME", _in_json(home))
+
+
+def _in_json(path: Path) -> bytes:
+    """``path`` as settings.json spells it (a Windows path's backslashes doubled)."""
+    return json.dumps(str(path))[1:-1].encode()
 
 
 def test_recover_after_killed_install_and_foreign_edit_exits_0_and_names_the_folder(

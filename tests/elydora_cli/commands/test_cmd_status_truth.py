@@ -12,11 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+from elydora_testkit.platforms import NO_MODES, NO_SPECIAL_FILES, WINDOWS, posix_only
 
 from elydora_cli.main import main
 from elydora_cli.runtime import runtime_argv
 
 PROVIDER = "claudecode"
+TOO_OPEN = pytest.param("too open", marks=posix_only(NO_MODES))
 
 
 def cli(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> tuple[int, str, str]:
@@ -63,7 +65,9 @@ def _break(directory: Path, how: str) -> None:
         (directory / "config.json").chmod(0o640)
 
 
-@pytest.mark.parametrize("how", ["missing", "corrupt", "too open", "config too open"])
+@pytest.mark.parametrize(
+    "how", ["missing", "corrupt", TOO_OPEN, pytest.param("config too open", marks=posix_only(NO_MODES))]
+)
 def test_guard_off_status_healthy_freeze_refused(installed: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
     root = installed
     _break(agent_dir(root), how)
@@ -82,11 +86,11 @@ def test_guard_off_status_healthy_freeze_refused(installed: Path, capsys: pytest
         assert "repaired" in out
     if how == "config too open":
         assert cli(capsys, root, "install", PROVIDER)[0] == 0
-    assert os.stat(agent_dir(root) / "status.json").st_mode & 0o077 == 0
+    assert WINDOWS or os.stat(agent_dir(root) / "status.json").st_mode & 0o077 == 0  # Windows: NO_MODES
     assert status_json(capsys, root)[1]["state"] == "frozen"
 
 
-@pytest.mark.parametrize("how", ["missing", "corrupt", "too open"])
+@pytest.mark.parametrize("how", ["missing", "corrupt", TOO_OPEN])
 def test_guard_off_reinstall_restores_status(installed: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
     root = installed
     assert cli(capsys, root, "agent", "freeze", "--provider", PROVIDER)[0] == 0
@@ -169,7 +173,7 @@ def test_audit_losses_without_a_trace_dead_flusher_is_unaudited(
     root = installed
     spool = agent_dir(root) / "spool.jsonl"
     old = int((time.time() - 600) * 1000)
-    fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0), 0o600)  # no CRLF
     os.write(fd, b'\n%d {"hook_event_name": "PostToolUse"}\n\n%d {"hook_event_name": "Stop"}\n' % (old, old + 1))
     os.close(fd)
     (agent_dir(root) / "error.log").write_text("2026-01-01T00:00:00Z [elydora-hook] flush: disk on fire\n")
@@ -184,6 +188,7 @@ def test_audit_losses_without_a_trace_dead_flusher_is_unaudited(
     assert (code, row["state"]) == (0, "healthy") and row["audit"]["spooled"] == 0  # type: ignore[index]
 
 
+@posix_only(NO_SPECIAL_FILES)
 def test_hangs_fifo_manifest_does_not_hang_status(installed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = installed
     manifest = agent_dir(root) / "install-manifest.json"
